@@ -1,0 +1,163 @@
+// Command bench measures lakeformat's encoders on one core: 1,000,000
+// records of about 150-byte JSON payloads over 100 partitions, in every
+// format and codec, and pyarrow writing the same rows with the same Parquet
+// settings in the same run. It prints a Markdown table for BENCHMARKS.md.
+//
+//	go run ./bench -python .cache/venv/bin/python   (from lakeformat/; make bench-lakeformat does it)
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
+	"slices"
+	"time"
+
+	"github.com/queen-mq/queen-go/lakeformat"
+	"github.com/queen-mq/queen-go/lakeformat/internal/gen"
+)
+
+func main() {
+	n := flag.Int("records", 1_000_000, "records to encode")
+	partitions := flag.Int("partitions", 100, "partitions the records spread over")
+	payload := flag.Int("payload", 150, "payload bytes per record, about")
+	runs := flag.Int("runs", 3, "runs of each encoder; the median is reported")
+	python := flag.String("python", "", "python with pyarrow, for the comparison (none: skipped)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the encoders to this file")
+	flag.Parse()
+	runtime.GOMAXPROCS(1)
+	log.SetFlags(0)
+
+	recs := gen.Sorted(gen.Records(*n, *partitions, *payload, 1791007200000000, 42))
+	var input int64 // the uncompressed JSONL bytes: the input every figure is measured against
+	for i := range recs {
+		input += int64(len(lakeformat.AppendLine(nil, &recs[i])))
+	}
+	fmt.Printf("%d records, %d partitions, %.1f MB of JSONL input (%d bytes a record), GOMAXPROCS=1, %s, %s/%s\n\n",
+		*n, *partitions, float64(input)/1e6, input/int64(*n), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+
+	opts := []lakeformat.Options{
+		{Format: lakeformat.JSONL, Codec: lakeformat.Zstd},
+		{Format: lakeformat.JSONL, Codec: lakeformat.Gzip},
+		{Format: lakeformat.JSONL, Codec: lakeformat.None},
+		{Format: lakeformat.Parquet, Codec: lakeformat.Zstd},
+		{Format: lakeformat.Parquet, Codec: lakeformat.Snappy},
+	}
+	ours := map[string]float64{}
+	var sample []byte
+	fmt.Println("| encoder | records/s | MB/s of input | output MB | ratio | vs pyarrow |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|")
+	rows := map[string]string{}
+	for _, o := range opts {
+		o.Tenant, o.Queue = "t", "q"
+		var secs []float64
+		var out []byte
+		for r := 0; r < *runs; r++ {
+			runtime.GC()
+			start := time.Now()
+			out = encode(o, recs)
+			secs = append(secs, time.Since(start).Seconds())
+		}
+		slices.Sort(secs)
+		s := secs[len(secs)/2]
+		ours[o.WriterID()] = s
+		if o.Format == lakeformat.Parquet && o.Codec == lakeformat.Snappy {
+			sample = out
+		}
+		rows[o.WriterID()] = fmt.Sprintf("| lakeformat %s | %.0f | %.0f | %.1f | %.2f |", o.WriterID(),
+			float64(*n)/s, float64(input)/s/1e6, float64(len(out))/1e6, float64(input)/float64(len(out)))
+	}
+	if *cpuprofile != "" {
+		pprof.StopCPUProfile()
+	}
+
+	py := map[string]pyResult{}
+	if *python != "" && sample != nil {
+		py = runPyarrow(*python, sample, *runs)
+	}
+	for _, o := range opts {
+		id := o.WriterID()
+		vs := ""
+		if p, ok := py[o.Codec.String()]; ok && o.Format == lakeformat.Parquet {
+			vs = fmt.Sprintf("%.2fx", p.Seconds/ours[id])
+		}
+		fmt.Printf("%s %s |\n", rows[id], vs)
+	}
+	for _, codec := range []string{"zstd", "snappy"} {
+		if p, ok := py[codec]; ok {
+			fmt.Printf("| pyarrow %s parquet+%s | %.0f | %.0f | %.1f | %.2f | 1.00x |\n", p.Version, codec,
+				float64(*n)/p.Seconds, float64(input)/p.Seconds/1e6, float64(p.Bytes)/1e6, float64(input)/float64(p.Bytes))
+		}
+	}
+	fmt.Println("\n\"vs pyarrow\" is pyarrow's time over ours for the same rows and codec: above 1 means lakeformat is faster.")
+}
+
+func encode(o lakeformat.Options, recs []lakeformat.Record) []byte {
+	var buf bytes.Buffer
+	buf.Grow(64 << 20)
+	enc, err := lakeformat.NewEncoder(&buf, o)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for i := range recs {
+		if err := enc.Add(&recs[i]); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if err := enc.Close(); err != nil {
+		log.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+type pyResult struct {
+	Version string  `json:"version"`
+	Seconds float64 `json:"seconds"`
+	Bytes   int64   `json:"bytes"`
+}
+
+// runPyarrow has bench/pyarrow_write.py read our Parquet sample (untimed)
+// and time pyarrow writing the same table with each codec.
+func runPyarrow(python string, sample []byte, runs int) map[string]pyResult {
+	dir, err := os.MkdirTemp("", "lakebench")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	in := filepath.Join(dir, "rows.parquet")
+	if err := os.WriteFile(in, sample, 0o644); err != nil {
+		log.Fatal(err)
+	}
+	debug.FreeOSMemory()
+	_, self, _, _ := runtime.Caller(0)
+	cmd := exec.Command(python, filepath.Join(filepath.Dir(self), "pyarrow_write.py"), in, fmt.Sprint(runs))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		log.Fatalf("pyarrow: %v", err)
+	}
+	res := map[string]pyResult{}
+	if err := json.Unmarshal(out, &res); err != nil {
+		log.Fatalf("pyarrow printed %q: %v", out, err)
+	}
+	return res
+}

@@ -1,0 +1,220 @@
+package lakeformat
+
+import "unicode/utf8"
+
+// maxJSONDepth is the deepest nesting validJSON accepts, the same bound as
+// encoding/json's scanner, so that a payload the lake writes as JSON is one
+// every Go reader can parse.
+const maxJSONDepth = 10000
+
+// strSafe[b] is true for the bytes that may stand for themselves inside a
+// JSON string without further checks: printable ASCII but '"' and '\\'.
+var strSafe = func() (t [256]bool) {
+	for b := 0x20; b < 0x80; b++ {
+		t[b] = b != '"' && b != '\\'
+	}
+	return t
+}()
+
+// validJSON reports whether p is one JSON value (RFC 8259), optionally
+// surrounded by whitespace, in valid UTF-8, nested at most maxJSONDepth deep.
+// It equals json.Valid(p) && utf8.Valid(p), and is faster than either.
+func validJSON(p []byte) bool {
+	v := validator{p: p}
+	i, ok := v.value(v.ws(0), 0)
+	return ok && v.ws(i) == len(p)
+}
+
+type validator struct{ p []byte }
+
+// ws returns the index of the first byte at or after i that is not JSON whitespace.
+func (v *validator) ws(i int) int {
+	for i < len(v.p) {
+		switch v.p[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// value checks the value at p[i:] and returns the index just after it.
+func (v *validator) value(i, depth int) (int, bool) {
+	if i >= len(v.p) {
+		return i, false
+	}
+	switch c := v.p[i]; {
+	case c == '{':
+		return v.object(i+1, depth+1)
+	case c == '[':
+		return v.array(i+1, depth+1)
+	case c == '"':
+		return v.str(i + 1)
+	case c == '-' || c >= '0' && c <= '9':
+		return v.number(i)
+	case c == 't':
+		return v.literal(i, "true")
+	case c == 'f':
+		return v.literal(i, "false")
+	case c == 'n':
+		return v.literal(i, "null")
+	}
+	return i, false
+}
+
+func (v *validator) literal(i int, lit string) (int, bool) {
+	if len(v.p)-i < len(lit) || string(v.p[i:i+len(lit)]) != lit {
+		return i, false
+	}
+	return i + len(lit), true
+}
+
+func (v *validator) object(i, depth int) (int, bool) {
+	if depth > maxJSONDepth {
+		return i, false
+	}
+	i = v.ws(i)
+	if i < len(v.p) && v.p[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(v.p) || v.p[i] != '"' {
+			return i, false
+		}
+		var ok bool
+		if i, ok = v.str(i + 1); !ok {
+			return i, false
+		}
+		if i = v.ws(i); i >= len(v.p) || v.p[i] != ':' {
+			return i, false
+		}
+		if i, ok = v.value(v.ws(i+1), depth); !ok {
+			return i, false
+		}
+		if i = v.ws(i); i >= len(v.p) {
+			return i, false
+		}
+		switch v.p[i] {
+		case ',':
+			i = v.ws(i + 1)
+		case '}':
+			return i + 1, true
+		default:
+			return i, false
+		}
+	}
+}
+
+func (v *validator) array(i, depth int) (int, bool) {
+	if depth > maxJSONDepth {
+		return i, false
+	}
+	i = v.ws(i)
+	if i < len(v.p) && v.p[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		var ok bool
+		if i, ok = v.value(i, depth); !ok {
+			return i, false
+		}
+		if i = v.ws(i); i >= len(v.p) {
+			return i, false
+		}
+		switch v.p[i] {
+		case ',':
+			i = v.ws(i + 1)
+		case ']':
+			return i + 1, true
+		default:
+			return i, false
+		}
+	}
+}
+
+// str checks a string whose opening quote is at p[i-1].
+func (v *validator) str(i int) (int, bool) {
+	p := v.p
+	for i < len(p) {
+		c := p[i]
+		if strSafe[c] {
+			i++
+			continue
+		}
+		switch {
+		case c == '"':
+			return i + 1, true
+		case c == '\\':
+			if i+1 >= len(p) {
+				return i, false
+			}
+			switch p[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(p) || !isHex(p[i+2]) || !isHex(p[i+3]) || !isHex(p[i+4]) || !isHex(p[i+5]) {
+					return i, false
+				}
+				i += 6
+			default:
+				return i, false
+			}
+		case c < 0x20:
+			return i, false
+		default: // c >= 0x80
+			r, n := utf8.DecodeRune(p[i:])
+			if r == utf8.RuneError && n <= 1 {
+				return i, false
+			}
+			i += n
+		}
+	}
+	return i, false
+}
+
+func (v *validator) number(i int) (int, bool) {
+	p := v.p
+	if p[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(p) && p[i] == '0':
+		i++
+	case i < len(p) && p[i] >= '1' && p[i] <= '9':
+		i = digits(p, i)
+	default:
+		return i, false
+	}
+	if i < len(p) && p[i] == '.' {
+		j := digits(p, i+1)
+		if j == i+1 {
+			return j, false
+		}
+		i = j
+	}
+	if i < len(p) && (p[i] == 'e' || p[i] == 'E') {
+		i++
+		if i < len(p) && (p[i] == '+' || p[i] == '-') {
+			i++
+		}
+		j := digits(p, i)
+		if j == i {
+			return j, false
+		}
+		i = j
+	}
+	return i, true
+}
+
+func digits(p []byte, i int) int {
+	for i < len(p) && p[i] >= '0' && p[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
