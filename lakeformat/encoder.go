@@ -58,7 +58,7 @@ func (e *Encoder) Add(r *Record) error {
 	if e.err != nil {
 		return e.err
 	}
-	if err := r.Validate(); err != nil {
+	if err := r.validate(e.records > 0 && r.Partition == e.prevPartition); err != nil {
 		return err
 	}
 	if e.records > 0 {

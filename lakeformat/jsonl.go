@@ -63,11 +63,11 @@ func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		c := s[i]
-		if strSafe[c] {
-			i++
-			continue
+		i += plainRun(readOnly(s[i:]))
+		if i >= len(s) {
+			break
 		}
+		c := s[i]
 		if c >= utf8.RuneSelf {
 			r, n := utf8.DecodeRuneInString(s[i:])
 			if r != utf8.RuneError || n > 1 {

@@ -1,6 +1,10 @@
 package lakeformat
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"unicode/utf8"
+	"unsafe"
+)
 
 // maxJSONDepth is the deepest nesting validJSON accepts, the same bound as
 // encoding/json's scanner, so that a payload the lake writes as JSON is one
@@ -15,6 +19,37 @@ var strSafe = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// plainRun returns how many leading bytes of p are strSafe, eight at a time
+// while it can.
+func plainRun(p []byte) int {
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		if special(binary.LittleEndian.Uint64(p[i:])) {
+			break
+		}
+	}
+	for i < len(p) && strSafe[p[i]] {
+		i++
+	}
+	return i
+}
+
+// readOnly returns the bytes of s without copying them.
+//
+// REQUIRES: the caller never writes to the result.
+func readOnly(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// special reports whether any byte of the word x is not strSafe: below 0x20,
+// '"', '\\', or 0x80 and above. Each test is the classic "has a zero byte"
+// bit trick, which can report a byte next to a true match but never misses
+// one: a false answer is exact.
+func special(x uint64) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	q := x ^ (lo * '"')
+	b := x ^ (lo * '\\')
+	return ((x-lo*0x20)&^x|(q-lo)&^q|(b-lo)&^b|x)&hi != 0
+}
 
 // validJSON reports whether p is one JSON value (RFC 8259), optionally
 // surrounded by whitespace, in valid UTF-8, nested at most maxJSONDepth deep.
@@ -138,11 +173,11 @@ func (v *validator) array(i, depth int) (int, bool) {
 func (v *validator) str(i int) (int, bool) {
 	p := v.p
 	for i < len(p) {
-		c := p[i]
-		if strSafe[c] {
-			i++
-			continue
+		i += plainRun(p[i:])
+		if i >= len(p) {
+			break
 		}
+		c := p[i]
 		switch {
 		case c == '"':
 			return i + 1, true

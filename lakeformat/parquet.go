@@ -35,7 +35,8 @@ const (
 	// Parquet object takes: offsets into a row group's buffers are int32.
 	maxValueBytes = 1 << 30
 
-	parquetZstdLevel = 3
+	// zstd level 1 (klauspost's SpeedFastest), Arrow's default for Parquet too.
+	parquetZstdLevel = 1
 	dataPageBytes    = 1 << 20
 	writeBatchRows   = 1024
 )

@@ -35,10 +35,16 @@ var ErrInvalidRecord = errors.New("lakeformat: invalid record")
 // Validate reports the first field of r that the lake cannot store, in an
 // error wrapping ErrInvalidRecord that names the field and its value.
 func (r *Record) Validate() error {
+	return r.validate(false)
+}
+
+// validate is Validate, with the partition name taken as valid when
+// partitionKnown: the encoders check a name once per run of records.
+func (r *Record) validate(partitionKnown bool) error {
 	switch {
-	case r.Partition == "":
+	case !partitionKnown && r.Partition == "":
 		return fmt.Errorf("%w: partition is empty (offset %d)", ErrInvalidRecord, r.Offset)
-	case !utf8.ValidString(r.Partition):
+	case !partitionKnown && !utf8.ValidString(r.Partition):
 		return fmt.Errorf("%w: partition %q is not valid UTF-8", ErrInvalidRecord, r.Partition)
 	case r.Offset < 0:
 		return fmt.Errorf("%w: partition %q: offset %d is negative", ErrInvalidRecord, r.Partition, r.Offset)

@@ -3,6 +3,7 @@ package lakeformat
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 )
 
@@ -183,4 +184,14 @@ func EncodeWindow(keys Keys, w Window, align Align, layout Layout, o Options, re
 		return nil, err
 	}
 	return objs, nil
+}
+
+// ManifestObject returns o's entry in its window's manifest.
+func (o *Object) ManifestObject() ManifestObject {
+	m := ManifestObject{Key: o.Key, Bytes: int64(len(o.Body)), Records: o.Records, SHA256: hex.EncodeToString(o.SHA256[:])}
+	if o.Part != nil {
+		p, first, last := o.Part.Partition, o.Part.FirstOffset, o.Part.LastOffset
+		m.Partition, m.FirstOffset, m.LastOffset = &p, &first, &last
+	}
+	return m
 }

@@ -155,3 +155,40 @@ func TestWindowEmitError(t *testing.T) {
 		t.Errorf("close after emit error: %v", err)
 	}
 }
+
+// The objects of a window make a manifest that validates and round trips.
+func TestWindowManifest(t *testing.T) {
+	recs := gen.Sorted(gen.Records(500, 3, 80, 1791007200000000, 5))
+	w := testWindow()
+	o := lakeformat.Options{Format: lakeformat.Parquet, Codec: lakeformat.Zstd}
+	objs, err := lakeformat.EncodeWindow(mustKeys(t), w, lakeformat.AlignHour, lakeformat.PerPartition, o, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := lakeformat.Manifest{Sink: "default", Tenant: w.Tenant, Queue: w.Queue, K: w.K, TStart: w.TStart, TEnd: w.TEnd,
+		Format: o.Format, Codec: o.Codec, Layout: lakeformat.PerPartition, Partitions: int64(len(objs)),
+		Writer: "queen-s3/test " + o.WriterID(), CommittedAt: w.TEnd}
+	minTs, maxTs := objs[0].MinTs, objs[0].MaxTs
+	for _, obj := range objs {
+		mo := obj.ManifestObject()
+		if mo.Bytes != int64(len(obj.Body)) || *mo.Partition != obj.Part.Partition || *mo.LastOffset != obj.Part.LastOffset {
+			t.Fatalf("manifest entry %+v does not describe object %s", mo, obj.Key)
+		}
+		m.Objects = append(m.Objects, mo)
+		m.Records += mo.Records
+		m.Bytes += mo.Bytes
+		minTs, maxTs = min(minTs, obj.MinTs), max(maxTs, obj.MaxTs)
+	}
+	m.MinTs, m.MaxTs = &minTs, &maxTs
+	b, err := m.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := lakeformat.DecodeManifest(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Records != 500 || len(back.Objects) != 3 || back.Objects[2].SHA256 != m.Objects[2].SHA256 {
+		t.Errorf("manifest came back as %+v", back)
+	}
+}

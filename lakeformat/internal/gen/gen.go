@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/queen-mq/queen-go/lakeformat"
 )
@@ -37,7 +38,9 @@ func Records(n, partitions, payloadBytes int, start int64, seed uint64) []lakefo
 	return out
 }
 
-// Sorted returns records sorted in the lake's order (partition, then offset).
+// Sorted returns records sorted in the lake's order (partition, then
+// offset), their bytes laid out in that order in one block of memory, as a
+// sink that fetched each partition's records holds them.
 func Sorted(records []lakeformat.Record) []lakeformat.Record {
 	s := slices.Clone(records)
 	slices.SortStableFunc(s, func(a, b lakeformat.Record) int {
@@ -49,6 +52,30 @@ func Sorted(records []lakeformat.Record) []lakeformat.Record {
 		}
 		return 0
 	})
+	size := 0
+	for _, r := range s {
+		size += len(r.Partition) + len(r.TransactionID) + len(r.Payload)
+	}
+	arena := make([]byte, 0, size)
+	str := func(v string) string {
+		arena = append(arena, v...)
+		return unsafe.String(&arena[len(arena)-len(v)], len(v))
+	}
+	for i := range s {
+		r := &s[i]
+		if i > 0 && r.Partition == s[i-1].Partition {
+			r.Partition = s[i-1].Partition
+		} else if r.Partition != "" {
+			r.Partition = str(r.Partition)
+		}
+		if r.TransactionID != "" {
+			r.TransactionID = str(r.TransactionID)
+		}
+		if len(r.Payload) > 0 {
+			arena = append(arena, r.Payload...)
+			r.Payload = arena[len(arena)-len(r.Payload) : len(arena) : len(arena)]
+		}
+	}
 	return s
 }
 
@@ -68,6 +95,12 @@ func uuidLike(rng *rand.Rand) string {
 
 var statuses = []string{"new", "paid", "shipped", "cancelled", "refunded"}
 
+// words fill the note: text like a person's, not random letters, so that
+// codecs see what they see in a real queue.
+var words = []string{"please", "deliver", "to", "the", "back", "door", "after", "five", "pm", "call",
+	"before", "arrival", "gift", "wrap", "leave", "with", "neighbour", "fragile", "handle", "care",
+	"order", "replaces", "earlier", "one", "customer", "asked", "for", "express", "shipping", "invoice"}
+
 // payload is an order-like JSON object padded with a note to about size bytes.
 func payload(rng *rand.Rand, size int) []byte {
 	b := []byte(`{"order":`)
@@ -85,9 +118,9 @@ func payload(rng *rand.Rand, size int) []byte {
 	b = append(b, `","qty":`...)
 	b = strconv.AppendInt(b, 1+rng.Int64N(9), 10)
 	b = append(b, `}],"note":"`...)
-	const words = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor "
 	for len(b) < size-2 {
-		b = append(b, words[rng.IntN(len(words))])
+		b = append(b, words[rng.IntN(len(words))]...)
+		b = append(b, ' ')
 	}
-	return append(b, `"}`...)
+	return append(b[:size-2], `"}`...)
 }
