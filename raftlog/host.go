@@ -1,0 +1,226 @@
+package raftlog
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/lni/dragonboat/v4"
+	"github.com/lni/dragonboat/v4/config"
+	"github.com/lni/dragonboat/v4/raftio"
+	sm "github.com/lni/dragonboat/v4/statemachine"
+)
+
+// Config says how a node joins its cluster. Zero durations and sizes take
+// the defaults named on each field.
+type Config struct {
+	// NodeID is this node's id in the cluster: 1 or more, unique.
+	NodeID uint64
+	// RaftAddress is host:port where this node's raft transport listens
+	// and where its peers reach it.
+	RaftAddress string
+	// DataDir holds the raft log and every shard's store. The store lives
+	// beside the raft log and goes with it: never copy one without the other.
+	DataDir string
+	// Members are the initial members, node id to raft address, this node
+	// included. Every node of a new cluster gets the same map. A node that
+	// restarts ignores it; a node added later sets Join and no Members.
+	Members map[uint64]string
+	// Join makes a node that was added to a running cluster wait for it.
+	Join bool
+	// RTT is the round trip between nodes (default 50 ms); elections take
+	// ElectionRTT of them (default 10) and heartbeats HeartbeatRTT (default 1).
+	RTT          time.Duration
+	ElectionRTT  uint64
+	HeartbeatRTT uint64
+	// SnapshotEntries is how many entries apply between automatic snapshots
+	// (default 100,000); CompactionOverhead how many entries the raft log
+	// keeps behind a snapshot for slow followers (default 20,000).
+	SnapshotEntries    uint64
+	CompactionOverhead uint64
+	// MaxInMemLogSize bounds the raft log in memory not yet applied
+	// (default 512 MiB); past it proposals wait (ErrSystemBusy, retried).
+	MaxInMemLogSize uint64
+	// TickInterval is how often the leader proposes an empty entry when
+	// nothing else was proposed, so safeTime keeps moving on an idle
+	// cluster (default 1 s; negative: never).
+	TickInterval time.Duration
+	// Logger receives the host's logs (default slog.Default()).
+	Logger *slog.Logger
+}
+
+func (c *Config) withDefaults() Config {
+	d := *c
+	if d.RTT <= 0 {
+		d.RTT = 50 * time.Millisecond
+	}
+	if d.ElectionRTT == 0 {
+		d.ElectionRTT = 10
+	}
+	if d.HeartbeatRTT == 0 {
+		d.HeartbeatRTT = 1
+	}
+	if d.SnapshotEntries == 0 {
+		d.SnapshotEntries = 100_000
+	}
+	if d.CompactionOverhead == 0 {
+		d.CompactionOverhead = 20_000
+	}
+	if d.MaxInMemLogSize == 0 {
+		d.MaxInMemLogSize = 512 << 20
+	}
+	if d.TickInterval == 0 {
+		d.TickInterval = time.Second
+	}
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	return d
+}
+
+// Validate reports the first field of c that cannot work, naming it.
+func (c *Config) Validate() error {
+	switch {
+	case c.NodeID == 0:
+		return errors.New("raftlog: NodeID is 0; it is 1 or more")
+	case c.RaftAddress == "":
+		return errors.New("raftlog: RaftAddress is empty; it is host:port")
+	case c.DataDir == "":
+		return errors.New("raftlog: DataDir is empty")
+	case c.Join && len(c.Members) > 0:
+		return errors.New("raftlog: a joining node takes no Members")
+	case !c.Join && len(c.Members) > 0 && c.Members[c.NodeID] == "":
+		return fmt.Errorf("raftlog: Members do not name node %d, this node", c.NodeID)
+	case c.ElectionRTT != 0 && c.ElectionRTT <= 2*max(c.HeartbeatRTT, 1):
+		return fmt.Errorf("raftlog: ElectionRTT %d must exceed twice HeartbeatRTT %d", c.ElectionRTT, c.HeartbeatRTT)
+	}
+	return nil
+}
+
+// Host is one node: a dragonboat NodeHost and the shards it runs.
+type Host struct {
+	cfg Config
+	nh  *dragonboat.NodeHost
+	log *slog.Logger
+
+	mu     sync.Mutex
+	shards map[uint64]*Shard
+	closed bool
+}
+
+// NewHost starts the node's raft host. Shards start with StartShard.
+func NewHost(cfg Config) (*Host, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	c := cfg.withDefaults()
+	setDragonboatLogger(c.Logger)
+	h := &Host{cfg: c, log: c.Logger, shards: map[uint64]*Shard{}}
+	nh, err := dragonboat.NewNodeHost(config.NodeHostConfig{
+		NodeHostDir:       filepath.Join(c.DataDir, "raft"),
+		WALDir:            filepath.Join(c.DataDir, "raft"),
+		RTTMillisecond:    uint64(max(c.RTT.Milliseconds(), 1)),
+		RaftAddress:       c.RaftAddress,
+		RaftEventListener: leaderListener{h},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("raftlog: start raft host %d at %s: %w", c.NodeID, c.RaftAddress, err)
+	}
+	h.nh = nh
+	return h, nil
+}
+
+// leaderListener wakes a shard's LeaderChanged watchers.
+type leaderListener struct{ h *Host }
+
+func (l leaderListener) LeaderUpdated(info raftio.LeaderInfo) {
+	if s := l.h.Shard(info.ShardID); s != nil {
+		s.watch.wake([]string{leaderKey})
+	}
+}
+
+// NodeID returns this node's id.
+func (h *Host) NodeID() uint64 { return h.cfg.NodeID }
+
+// StartShard starts shard shardID on this node with the given appliers (by
+// op kind, besides the queue log's own). Every node of a shard must run the
+// same appliers.
+func (h *Host) StartShard(shardID uint64, appliers map[OpKind]Applier) (*Shard, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, ErrClosed
+	}
+	if _, ok := h.shards[shardID]; ok {
+		return nil, fmt.Errorf("raftlog: shard %d is running already", shardID)
+	}
+	all := map[OpKind]Applier{}
+	for _, k := range []OpKind{OpPush, OpConfigure, OpTrim} {
+		all[k] = queueApplier{kind: k}
+	}
+	for _, k := range slices.Sorted(maps.Keys(appliers)) {
+		if _, ok := all[k]; ok {
+			return nil, fmt.Errorf("raftlog: op kind %d is the queue log's", k)
+		}
+		all[k] = appliers[k]
+	}
+	s := &Shard{id: shardID, host: h, watch: newWatchers(), log: h.log.With("shard", shardID)}
+	dir := filepath.Join(h.cfg.DataDir, "sm", "shard-"+strconv.FormatUint(shardID, 10))
+	factory := func(shard, replica uint64) sm.IOnDiskStateMachine {
+		s.sm = newStateMachine(shard, replica, dir, all, s.log, s.watch)
+		return s.sm
+	}
+	members := map[uint64]dragonboat.Target{}
+	for id, addr := range h.cfg.Members {
+		members[id] = addr
+	}
+	err := h.nh.StartOnDiskReplica(members, h.cfg.Join, factory, config.Config{
+		ReplicaID:          h.cfg.NodeID,
+		ShardID:            shardID,
+		CheckQuorum:        true,
+		PreVote:            true,
+		ElectionRTT:        h.cfg.ElectionRTT,
+		HeartbeatRTT:       h.cfg.HeartbeatRTT,
+		SnapshotEntries:    h.cfg.SnapshotEntries,
+		CompactionOverhead: h.cfg.CompactionOverhead,
+		MaxInMemLogSize:    h.cfg.MaxInMemLogSize,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("raftlog: start shard %d on node %d: %w", shardID, h.cfg.NodeID, err)
+	}
+	h.shards[shardID] = s
+	if h.cfg.TickInterval > 0 {
+		s.startTicker(h.cfg.TickInterval)
+	}
+	return s, nil
+}
+
+// Shard returns a running shard, or nil.
+func (h *Host) Shard(shardID uint64) *Shard {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.shards[shardID]
+}
+
+// Close stops every shard and the raft host. Answered writes are durable
+// already; Close waits for nothing else.
+func (h *Host) Close() {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return
+	}
+	h.closed = true
+	shards := slices.Collect(maps.Values(h.shards))
+	h.mu.Unlock()
+	for _, s := range shards {
+		s.stopTicker()
+	}
+	h.nh.Close()
+}

@@ -1,0 +1,165 @@
+package raftlog
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// The queue log's keys. Names are length-prefixed (uvarint), so no name can
+// run into the next field, and a queue's partitions share a key prefix.
+//
+//	'Q' tenant queue                    → queue meta (options)
+//	'P' tenant queue partition          → partition meta
+//	'C' tenant queue seq(8)             → partition name, in creation order
+//	'R' uid(8) offset(8)                → record
+//	'D' uid(8) transactionId            → dedup entry
+//	'N' 'p'                             → the next partition uid
+const (
+	prefixQueue     = 'Q'
+	prefixPartition = 'P'
+	prefixCreated   = 'C'
+	prefixRecord    = 'R'
+	prefixDedup     = 'D'
+	prefixNext      = 'N'
+)
+
+var nextUIDKey = []byte{prefixNext, 'p'}
+
+func appendName(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func queueKey(tenant, queue string) []byte {
+	return appendName(appendName([]byte{prefixQueue}, tenant), queue)
+}
+
+// queuePrefix is the end of 'Q'/'P'/'C' keys shared by one queue.
+func queuePrefix(prefix byte, tenant, queue string) []byte {
+	return appendName(appendName([]byte{prefix}, tenant), queue)
+}
+
+func partitionKey(tenant, queue, partition string) []byte {
+	return appendName(queuePrefix(prefixPartition, tenant, queue), partition)
+}
+
+func createdKey(tenant, queue string, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(queuePrefix(prefixCreated, tenant, queue), seq)
+}
+
+func recordKey(uid uint64, offset int64) []byte {
+	b := binary.BigEndian.AppendUint64([]byte{prefixRecord}, uid)
+	return binary.BigEndian.AppendUint64(b, uint64(offset))
+}
+
+func dedupKey(uid uint64, txid string) []byte {
+	return append(binary.BigEndian.AppendUint64([]byte{prefixDedup}, uid), txid...)
+}
+
+// prefixEnd returns the first key after every key that starts with p.
+func prefixEnd(p []byte) []byte {
+	end := append([]byte(nil), p...)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] < 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
+}
+
+// watchKey is the Watch key of a partition: notified when it gains records
+// or is trimmed.
+func watchKey(shard uint64, uid uint64) string { return fmt.Sprintf("p/%d/%d", shard, uid) }
+
+// partitionMeta is what the queue log keeps about one partition.
+type partitionMeta struct {
+	Seq        uint64   // creation order within its queue, from 1
+	UID        uint64   // shard-wide id of the partition's records
+	ID         [16]byte // its UUID, new per incarnation (derived from the log)
+	NextOffset int64    // the high watermark: the offset the next record gets
+	LogStart   int64    // the first offset not trimmed
+	LastWrite  int64    // stamp of the last push that appended to it
+	Created    int64    // stamp of the push that created it
+}
+
+const metaVersion = 1
+
+func (m *partitionMeta) encode() []byte {
+	b := []byte{metaVersion}
+	b = binary.AppendUvarint(b, m.Seq)
+	b = binary.AppendUvarint(b, m.UID)
+	b = append(b, m.ID[:]...)
+	b = binary.AppendVarint(b, m.NextOffset)
+	b = binary.AppendVarint(b, m.LogStart)
+	b = binary.AppendVarint(b, m.LastWrite)
+	return binary.AppendVarint(b, m.Created)
+}
+
+func decodePartitionMeta(b []byte) (partitionMeta, error) {
+	var m partitionMeta
+	if len(b) < 1 || b[0] != metaVersion {
+		return m, fmt.Errorf("%w: partition meta version", ErrStorage)
+	}
+	d := decoder{b: b[1:]}
+	m.Seq, m.UID = d.uvarint(), d.uvarint()
+	if len(d.b) < 16 {
+		return m, fmt.Errorf("%w: partition meta", ErrStorage)
+	}
+	copy(m.ID[:], d.b[:16])
+	d.b = d.b[16:]
+	m.NextOffset, m.LogStart, m.LastWrite, m.Created = d.varint(), d.varint(), d.varint(), d.varint()
+	if d.err != nil || len(d.b) != 0 {
+		return m, fmt.Errorf("%w: partition meta", ErrStorage)
+	}
+	return m, nil
+}
+
+// storedRecord is a record as the queue log stores it.
+type storedRecord struct {
+	Stamp   int64
+	MsgID   [16]byte
+	TxID    string
+	Payload []byte
+}
+
+func (r *storedRecord) encode() []byte {
+	b := make([]byte, 0, 1+10+16+2+len(r.TxID)+len(r.Payload))
+	b = append(b, metaVersion)
+	b = binary.AppendVarint(b, r.Stamp)
+	b = append(b, r.MsgID[:]...)
+	b = appendName(b, r.TxID)
+	return append(b, r.Payload...)
+}
+
+func decodeRecord(b []byte) (storedRecord, error) {
+	var r storedRecord
+	if len(b) < 1 || b[0] != metaVersion {
+		return r, fmt.Errorf("%w: record version", ErrStorage)
+	}
+	d := decoder{b: b[1:]}
+	r.Stamp = d.varint()
+	if len(d.b) < 16 {
+		return r, fmt.Errorf("%w: record", ErrStorage)
+	}
+	copy(r.MsgID[:], d.b[:16])
+	d.b = d.b[16:]
+	r.TxID = string(d.bytes())
+	if d.err != nil {
+		return r, fmt.Errorf("%w: record", ErrStorage)
+	}
+	r.Payload = d.b
+	return r, nil
+}
+
+// recordStamp reads only the stamp of an encoded record.
+func recordStamp(b []byte) (int64, error) {
+	if len(b) < 2 || b[0] != metaVersion {
+		return 0, fmt.Errorf("%w: record version", ErrStorage)
+	}
+	v, n := binary.Varint(b[1:])
+	if n <= 0 {
+		return 0, fmt.Errorf("%w: record stamp", ErrStorage)
+	}
+	return v, nil
+}

@@ -1,0 +1,205 @@
+package raftlog
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// PushItem is one record to append to a queue's partition.
+type PushItem struct {
+	Queue, Partition string
+	// TransactionID is the producer's id, or the message id's text when the
+	// producer sent none.
+	TransactionID string
+	// MessageID is the broker's id of the message, chosen by the proposer.
+	MessageID [16]byte
+	// Dedup makes a TransactionID seen in the partition within the queue's
+	// dedup window answer the original offset instead of appending.
+	Dedup bool
+	// Payload is stored byte for byte.
+	Payload []byte
+}
+
+// PushOp appends records, in order, to the partitions of one tenant's
+// queues; queues and partitions are created on first push. Every record of
+// the op gets the entry's stamp.
+type PushOp struct {
+	Tenant string
+	Items  []PushItem
+}
+
+// PushAnswer says what became of one PushItem.
+type PushAnswer struct {
+	// Duplicate: the item's TransactionID was seen within the dedup window;
+	// nothing was written and Offset and MessageID are the original's.
+	Duplicate bool
+	Offset    int64
+	MessageID [16]byte
+	// PartitionID is the UUID of the partition's incarnation.
+	PartitionID [16]byte
+}
+
+const opVersion = 1
+
+// Op encodes p as an op of a command.
+func (p *PushOp) Op() Op {
+	size := 16
+	for i := range p.Items {
+		size += len(p.Items[i].Queue) + len(p.Items[i].Partition) + len(p.Items[i].TransactionID) + len(p.Items[i].Payload) + 30
+	}
+	b := make([]byte, 0, size)
+	b = append(b, opVersion)
+	b = appendName(b, p.Tenant)
+	b = binary.AppendUvarint(b, uint64(len(p.Items)))
+	for i := range p.Items {
+		it := &p.Items[i]
+		b = appendName(b, it.Queue)
+		b = appendName(b, it.Partition)
+		b = appendName(b, it.TransactionID)
+		b = append(b, it.MessageID[:]...)
+		if it.Dedup {
+			b = append(b, 1)
+		} else {
+			b = append(b, 0)
+		}
+		b = appendName(b, string(it.Payload))
+	}
+	return Op{Kind: OpPush, Data: b}
+}
+
+func decodePushOp(b []byte) (PushOp, error) {
+	var p PushOp
+	if len(b) == 0 || b[0] != opVersion {
+		return p, fmt.Errorf("%w: push op version", ErrCorruptEntry)
+	}
+	d := decoder{b: b[1:]}
+	p.Tenant = string(d.bytes())
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		return p, fmt.Errorf("%w: push of %d items", ErrCorruptEntry, n)
+	}
+	p.Items = make([]PushItem, n)
+	for i := range p.Items {
+		it := &p.Items[i]
+		it.Queue, it.Partition, it.TransactionID = string(d.bytes()), string(d.bytes()), string(d.bytes())
+		if len(d.b) < 17 {
+			d.fail("push item")
+			break
+		}
+		copy(it.MessageID[:], d.b)
+		it.Dedup = d.b[16] == 1
+		d.b = d.b[17:]
+		it.Payload = d.bytes()
+	}
+	if d.err == nil && len(d.b) != 0 {
+		d.fail("trailing bytes")
+	}
+	return p, d.err
+}
+
+// DecodePushAnswers reads the answer of a PushOp.
+func DecodePushAnswers(b []byte) ([]PushAnswer, error) {
+	d := decoder{b: b}
+	n := d.uvarint()
+	if n > uint64(len(b)) {
+		return nil, fmt.Errorf("%w: push answer", ErrCorruptEntry)
+	}
+	out := make([]PushAnswer, n)
+	for i := range out {
+		if len(d.b) < 1 {
+			d.fail("push answer")
+			break
+		}
+		out[i].Duplicate = d.b[0] == 1
+		d.b = d.b[1:]
+		out[i].Offset = d.varint()
+		if len(d.b) < 32 {
+			d.fail("push answer")
+			break
+		}
+		copy(out[i].MessageID[:], d.b)
+		copy(out[i].PartitionID[:], d.b[16:])
+		d.b = d.b[32:]
+	}
+	return out, d.err
+}
+
+func appendPushAnswer(b []byte, a PushAnswer) []byte {
+	if a.Duplicate {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
+	b = binary.AppendVarint(b, a.Offset)
+	b = append(b, a.MessageID[:]...)
+	return append(b, a.PartitionID[:]...)
+}
+
+// ConfigureOp stores a queue's options, creating the queue if need be.
+// Options is a JSON object; merged into the stored options (a null removes
+// a key, restoring its default), or replacing them.
+type ConfigureOp struct {
+	Tenant, Queue string
+	Replace       bool
+	Options       []byte
+}
+
+// Op encodes c as an op of a command.
+func (c *ConfigureOp) Op() Op {
+	b := []byte{opVersion}
+	b = appendName(b, c.Tenant)
+	b = appendName(b, c.Queue)
+	if c.Replace {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
+	return Op{Kind: OpConfigure, Data: append(b, c.Options...)}
+}
+
+func decodeConfigureOp(b []byte) (ConfigureOp, error) {
+	var c ConfigureOp
+	if len(b) == 0 || b[0] != opVersion {
+		return c, fmt.Errorf("%w: configure op version", ErrCorruptEntry)
+	}
+	d := decoder{b: b[1:]}
+	c.Tenant, c.Queue = string(d.bytes()), string(d.bytes())
+	if d.err != nil || len(d.b) < 1 {
+		return c, fmt.Errorf("%w: configure op", ErrCorruptEntry)
+	}
+	c.Replace = d.b[0] == 1
+	c.Options = d.b[1:]
+	return c, nil
+}
+
+// TrimOp deletes, on every node alike, the records of a queue stamped
+// before Before: of one partition, or of all when Partition is empty. The
+// log start of each partition moves past them. Its answer is the count of
+// records deleted (uvarint).
+type TrimOp struct {
+	Tenant, Queue, Partition string
+	Before                   int64
+}
+
+// Op encodes t as an op of a command.
+func (t *TrimOp) Op() Op {
+	b := []byte{opVersion}
+	b = appendName(b, t.Tenant)
+	b = appendName(b, t.Queue)
+	b = appendName(b, t.Partition)
+	return Op{Kind: OpTrim, Data: binary.AppendVarint(b, t.Before)}
+}
+
+func decodeTrimOp(b []byte) (TrimOp, error) {
+	var t TrimOp
+	if len(b) == 0 || b[0] != opVersion {
+		return t, fmt.Errorf("%w: trim op version", ErrCorruptEntry)
+	}
+	d := decoder{b: b[1:]}
+	t.Tenant, t.Queue, t.Partition = string(d.bytes()), string(d.bytes()), string(d.bytes())
+	t.Before = d.varint()
+	if d.err == nil && len(d.b) != 0 {
+		d.fail("trailing bytes")
+	}
+	return t, d.err
+}

@@ -1,0 +1,225 @@
+package raftlog
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// Read errors of the queue log.
+var (
+	// ErrUnknownPartition: the tenant has no such queue, or the queue no
+	// such partition.
+	ErrUnknownPartition = errors.New("raftlog: unknown queue or partition")
+	// ErrOffsetOutOfRange: the offset is below the partition's log start
+	// (retention deleted it) or above its high watermark.
+	ErrOffsetOutOfRange = errors.New("raftlog: offset out of range")
+)
+
+// Record is a record as the queue log reads it back.
+type Record struct {
+	Offset        int64
+	Stamp         int64
+	MessageID     [16]byte
+	TransactionID string
+	Payload       []byte
+}
+
+// Batch is what ReadRecords answers.
+type Batch struct {
+	Records []Record
+	// HighWatermark is the offset the partition's next record will get.
+	HighWatermark int64
+	// LogStart is the partition's first offset not deleted by retention.
+	LogStart int64
+}
+
+// ReadLimits bound one ReadRecords call. The first record is returned even
+// when it alone passes MaxBytes.
+type ReadLimits struct {
+	MaxRecords int // 0: no bound
+	MaxBytes   int // payload bytes; 0: no bound
+}
+
+func (v *View) partition(tenant, queue, partition string) (partitionMeta, error) {
+	b, ok, err := v.Get(partitionKey(tenant, queue, partition))
+	if err != nil {
+		return partitionMeta{}, err
+	}
+	if !ok {
+		return partitionMeta{}, fmt.Errorf("%w: %s/%s", ErrUnknownPartition, queue, partition)
+	}
+	return decodePartitionMeta(b)
+}
+
+// ReadRecords reads a partition's records from offset from on.
+func (v *View) ReadRecords(tenant, queue, partition string, from int64, lim ReadLimits) (Batch, error) {
+	p, err := v.partition(tenant, queue, partition)
+	if err != nil {
+		return Batch{}, err
+	}
+	b := Batch{HighWatermark: p.NextOffset, LogStart: p.LogStart}
+	if from < p.LogStart || from > p.NextOffset {
+		return b, fmt.Errorf("%w: offset %d of %s/%s, which holds %d..%d", ErrOffsetOutOfRange, from, queue, partition, p.LogStart, p.NextOffset)
+	}
+	bytes := 0
+	var derr error
+	err = v.Scan(recordKey(p.UID, from), recordKey(p.UID, p.NextOffset), func(k, val []byte) bool {
+		r, err := decodeRecord(val)
+		if err != nil {
+			derr = err
+			return false
+		}
+		if len(b.Records) > 0 && lim.MaxBytes > 0 && bytes+len(r.Payload) > lim.MaxBytes {
+			return false
+		}
+		bytes += len(r.Payload)
+		r.Payload = append([]byte(nil), r.Payload...)
+		b.Records = append(b.Records, Record{Offset: int64(binary.BigEndian.Uint64(k[9:])), Stamp: r.Stamp,
+			MessageID: r.MsgID, TransactionID: r.TxID, Payload: r.Payload})
+		return lim.MaxRecords <= 0 || len(b.Records) < lim.MaxRecords
+	})
+	if err == nil {
+		err = derr
+	}
+	return b, err
+}
+
+// OffsetAt is what OffsetForTime answers.
+type OffsetAt struct {
+	// Found is false when no record at or after the time exists (yet).
+	Found         bool
+	Offset, Stamp int64
+	HighWatermark int64
+	LogStart      int64
+}
+
+// OffsetForTime finds the first record of a partition stamped at or after
+// ts. Stamps never decrease along a partition, so it searches by halves.
+func (v *View) OffsetForTime(tenant, queue, partition string, ts int64) (OffsetAt, error) {
+	p, err := v.partition(tenant, queue, partition)
+	if err != nil {
+		return OffsetAt{}, err
+	}
+	a := OffsetAt{HighWatermark: p.NextOffset, LogStart: p.LogStart}
+	lo, hi := p.LogStart, p.NextOffset // the answer is in [lo, hi]; hi means none
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		val, ok, err := v.Get(recordKey(p.UID, mid))
+		if err != nil {
+			return a, err
+		}
+		if !ok {
+			return a, fmt.Errorf("%w: record %d of %s/%s missing", ErrStorage, mid, queue, partition)
+		}
+		stamp, err := recordStamp(val)
+		if err != nil {
+			return a, err
+		}
+		if stamp >= ts {
+			hi = mid
+			a.Stamp = stamp
+		} else {
+			lo = mid + 1
+		}
+	}
+	if lo < p.NextOffset {
+		a.Found, a.Offset = true, lo
+		if val, ok, err := v.Get(recordKey(p.UID, lo)); err == nil && ok {
+			a.Stamp, err = recordStamp(val)
+			return a, err
+		}
+	}
+	return a, nil
+}
+
+// PartitionInfo describes one partition of a queue.
+type PartitionInfo struct {
+	Name string
+	// ID is the UUID of the partition's incarnation.
+	ID [16]byte
+	// LastOffset is the offset of the last record, -1 when none.
+	LastOffset int64
+	LogStart   int64
+	// LastWrite is the stamp of the last push to it.
+	LastWrite int64
+	// Seq is its place in the queue's creation order, from 1: the cursor.
+	Seq uint64
+}
+
+// PartitionsChanged lists a queue's partitions last written at or after
+// since (math.MinInt64: all), in creation order, after the one whose Seq is
+// after, up to limit (at least 1). next is the Seq to pass as after for the
+// next page, 0 when there is none.
+func (v *View) PartitionsChanged(tenant, queue string, since int64, after uint64, limit int) (parts []PartitionInfo, next uint64, err error) {
+	if _, ok, err := getQueue(v.Get, tenant, queue); err != nil || !ok {
+		if err == nil {
+			err = fmt.Errorf("%w: queue %s", ErrUnknownPartition, queue)
+		}
+		return nil, 0, err
+	}
+	limit = max(limit, 1)
+	var scanErr error
+	prefix := queuePrefix(prefixCreated, tenant, queue)
+	err = v.Scan(createdKey(tenant, queue, after+1), prefixEnd(prefix), func(k, name []byte) bool {
+		seq := binary.BigEndian.Uint64(k[len(k)-8:])
+		if len(parts) == limit {
+			next = seq - 1
+			return false
+		}
+		p, err := v.partition(tenant, queue, string(name))
+		if err != nil {
+			scanErr = err
+			return false
+		}
+		if p.LastWrite >= since {
+			parts = append(parts, PartitionInfo{Name: string(name), ID: p.ID, LastOffset: p.NextOffset - 1,
+				LogStart: p.LogStart, LastWrite: p.LastWrite, Seq: seq})
+		}
+		return true
+	})
+	if err == nil {
+		err = scanErr
+	}
+	return parts, next, err
+}
+
+// QueueInfo describes one queue.
+type QueueInfo struct {
+	Name       string
+	Created    int64
+	Partitions uint64
+	// Options is the stored options, a JSON object.
+	Options []byte
+}
+
+// Queue reads one queue's description; ok is false when it does not exist.
+func (v *View) Queue(tenant, queue string) (QueueInfo, bool, error) {
+	q, ok, err := getQueue(v.Get, tenant, queue)
+	if err != nil || !ok {
+		return QueueInfo{}, false, err
+	}
+	return QueueInfo{Name: queue, Created: q.Created, Partitions: q.Partitions, Options: q.Options}, true, nil
+}
+
+// Queues lists a tenant's queues by name.
+func (v *View) Queues(tenant string) ([]QueueInfo, error) {
+	prefix := appendName([]byte{prefixQueue}, tenant)
+	var out []QueueInfo
+	var derr error
+	err := v.Scan(prefix, prefixEnd(prefix), func(k, val []byte) bool {
+		d := decoder{b: k[len(prefix):]}
+		name := string(d.bytes())
+		q, err := decodeQueueMeta(val)
+		if err != nil {
+			derr = err
+			return false
+		}
+		out = append(out, QueueInfo{Name: name, Created: q.Created, Partitions: q.Partitions, Options: append([]byte(nil), q.Options...)})
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	return out, err
+}

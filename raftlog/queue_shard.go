@@ -1,0 +1,94 @@
+package raftlog
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// ErrRejected is wrapped by the error of an op its applier refused: the
+// entry applied nothing.
+var ErrRejected = errors.New("raftlog: rejected")
+
+// proposeOne commits a command of one op and returns the op's answer.
+func (s *Shard) proposeOne(ctx context.Context, op Op) ([]byte, int64, error) {
+	res, err := s.Propose(ctx, Command{Ops: []Op{op}})
+	if err != nil {
+		return nil, 0, err
+	}
+	if reason, ok := Rejected(res.Ops[0]); ok {
+		return nil, res.Stamp, fmt.Errorf("%w: %s", ErrRejected, reason)
+	}
+	return res.Ops[0], res.Stamp, nil
+}
+
+// Push appends op's items as one entry and answers each item in order, with
+// the entry's stamp (every appended record's ts).
+func (s *Shard) Push(ctx context.Context, op PushOp) ([]PushAnswer, int64, error) {
+	answer, stamp, err := s.proposeOne(ctx, op.Op())
+	if err != nil {
+		return nil, stamp, err
+	}
+	a, err := DecodePushAnswers(answer)
+	return a, stamp, err
+}
+
+// Configure stores a queue's options and returns them as stored.
+func (s *Shard) Configure(ctx context.Context, op ConfigureOp) ([]byte, error) {
+	answer, _, err := s.proposeOne(ctx, op.Op())
+	return answer, err
+}
+
+// Trim deletes a queue's records stamped before op.Before on every node and
+// returns how many it deleted.
+func (s *Shard) Trim(ctx context.Context, op TrimOp) (uint64, error) {
+	answer, _, err := s.proposeOne(ctx, op.Op())
+	if err != nil {
+		return 0, err
+	}
+	n, _ := binary.Uvarint(answer)
+	return n, nil
+}
+
+// WaitRecords returns once this node has applied a record of the partition
+// at offset or beyond (its high watermark passed offset), or when ctx ends
+// (ctx.Err()). It waits on the apply loop's notification, never polls.
+func (s *Shard) WaitRecords(ctx context.Context, tenant, queue, partition string, offset int64) error {
+	// Each round takes the watch first and reads the state after it, so an
+	// entry applied between the two wakes the wait instead of being missed.
+	uid := uint64(0)
+	for {
+		key := newPartitionKey(s.id)
+		if uid != 0 {
+			key = watchKey(s.id, uid)
+		}
+		wake := s.Watch(key)
+		got, err := s.LocalRead(func(v *View) (any, error) {
+			p, err := v.partition(tenant, queue, partition)
+			if errors.Is(err, ErrUnknownPartition) {
+				return partitionMeta{}, nil
+			}
+			return p, err
+		})
+		if err != nil {
+			return err
+		}
+		p := got.(partitionMeta)
+		switch {
+		case p.UID != 0 && p.NextOffset > offset:
+			return nil
+		case p.UID != uid:
+			uid = p.UID // created since: watch the partition itself
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-wake:
+		}
+	}
+}
+
+// newPartitionKey is notified whenever a push creates a partition.
+func newPartitionKey(shard uint64) string { return fmt.Sprintf("newpartition/%d", shard) }

@@ -1,0 +1,211 @@
+package raftlog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/lni/dragonboat/v4"
+)
+
+// The errors a write can end with, besides the context's own. Only
+// ErrTimeout leaves the outcome unknown: the entry may still apply, and the
+// caller retries with the same ids (transactionId, KV expect) to be safe.
+var (
+	// ErrTimeout: the deadline passed after the entry was proposed; it may
+	// or may not apply.
+	ErrTimeout = errors.New("raftlog: timeout, outcome unknown")
+	// ErrNoLeader: no leader was known until the deadline; nothing was
+	// proposed.
+	ErrNoLeader = errors.New("raftlog: no leader")
+)
+
+// Shard is one raft group on this node: its replicated state machine and
+// the calls that propose to it and read from it.
+type Shard struct {
+	id    uint64
+	host  *Host
+	sm    *stateMachine // set by dragonboat's factory when the replica starts
+	watch *watchers
+	log   *slog.Logger
+
+	tickMu   sync.Mutex
+	tickStop chan struct{}
+	tickDone chan struct{}
+}
+
+// ID returns the shard's id.
+func (s *Shard) ID() uint64 { return s.id }
+
+// now is the proposer's clock: microseconds since the epoch.
+func now() int64 { return time.Now().UnixMicro() }
+
+// Propose commits cmd and returns what applying it answered. It returns
+// only once the entry is committed (written and fsynced on a majority) and
+// applied on this node. cmd.Clock is set to this node's clock when zero.
+//
+// A proposal the shard could not take (no leader yet, or too busy) is
+// retried until ctx ends, with ErrNoLeader then; a proposal that was taken
+// but not answered before ctx ended returns ErrTimeout: its outcome is
+// unknown.
+func (s *Shard) Propose(ctx context.Context, cmd Command) (Result, error) {
+	if cmd.Clock == 0 {
+		cmd.Clock = now()
+	}
+	data := AppendCommand(nil, &cmd)
+	session := s.host.nh.GetNoOPSession(s.id)
+	for backoff := time.Millisecond; ; backoff = min(2*backoff, 100*time.Millisecond) {
+		r, err := s.host.nh.SyncPropose(ctx, session, data)
+		if err == nil {
+			return DecodeResult(r.Data)
+		}
+		if !retryable(err) {
+			return Result{}, s.proposeError(ctx, err)
+		}
+		select {
+		case <-ctx.Done():
+			return Result{}, ErrNoLeader
+		case <-time.After(backoff):
+		}
+	}
+}
+
+// retryable errors mean the proposal or read was not taken: trying again
+// cannot apply it twice.
+func retryable(err error) bool {
+	return errors.Is(err, dragonboat.ErrShardNotReady) || errors.Is(err, dragonboat.ErrSystemBusy)
+}
+
+func (s *Shard) proposeError(ctx context.Context, err error) error {
+	switch {
+	case errors.Is(err, dragonboat.ErrTimeout), errors.Is(err, dragonboat.ErrCanceled),
+		errors.Is(err, dragonboat.ErrAborted), errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, context.Canceled):
+		return fmt.Errorf("%w: %w", ErrTimeout, err)
+	case errors.Is(err, dragonboat.ErrClosed), errors.Is(err, dragonboat.ErrShardClosed),
+		errors.Is(err, dragonboat.ErrShardNotFound):
+		return fmt.Errorf("%w: %w", ErrClosed, err)
+	}
+	return fmt.Errorf("raftlog: shard %d: %w", s.id, err)
+}
+
+// Read runs fn on a linearizable view of the state: it sees every write
+// answered before Read was called (dragonboat's ReadIndex). It returns fn's
+// answer and error, or ErrNoLeader, ErrTimeout or ErrClosed.
+func (s *Shard) Read(ctx context.Context, fn func(*View) (any, error)) (any, error) {
+	var fnErr error // Lookup runs fn on this goroutine, inside SyncRead
+	read := func(v *View) (any, error) {
+		r, err := fn(v)
+		fnErr = err
+		return r, err
+	}
+	for backoff := time.Millisecond; ; backoff = min(2*backoff, 100*time.Millisecond) {
+		v, err := s.host.nh.SyncRead(ctx, s.id, read)
+		switch {
+		case fnErr != nil:
+			return nil, fnErr
+		case err == nil:
+			return v, nil
+		case !retryable(err):
+			return nil, s.proposeError(ctx, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ErrNoLeader
+		case <-time.After(backoff):
+		}
+	}
+}
+
+// LocalRead runs fn on this node's applied state, which may trail the
+// leader but never holds anything uncommitted. It does not wait for the
+// network.
+func (s *Shard) LocalRead(fn func(*View) (any, error)) (any, error) {
+	if s.sm == nil {
+		return nil, ErrClosed
+	}
+	return s.sm.Lookup(fn)
+}
+
+// SafeTime returns the stamp of the last entry this node applied: every
+// entry it has not applied yet will get a greater stamp.
+func (s *Shard) SafeTime() int64 {
+	if s.sm == nil {
+		return 0
+	}
+	return s.sm.stamp.Load()
+}
+
+// Applied returns the index of the last entry this node applied.
+func (s *Shard) Applied() uint64 {
+	if s.sm == nil {
+		return 0
+	}
+	return s.sm.applied.Load()
+}
+
+// Watch returns a channel closed when an entry that notified key (see
+// Txn.Notify) is applied on this node, or when a snapshot replaced the
+// state. Read the state after Watch, then wait: nothing is missed between.
+func (s *Shard) Watch(key string) <-chan struct{} { return s.watch.watch(key) }
+
+// leaderKey is the watch key woken when the shard's leader changes.
+const leaderKey = "\x00leader"
+
+// LeaderChanged returns a channel closed at this node's next news of a
+// change of leader. Take it, then call Leader: no change is missed between.
+func (s *Shard) LeaderChanged() <-chan struct{} { return s.watch.watch(leaderKey) }
+
+// Leader returns the leader's node id, or 0 when none is known.
+func (s *Shard) Leader() uint64 {
+	id, _, ok, err := s.host.nh.GetLeaderID(s.id)
+	if err != nil || !ok {
+		return 0
+	}
+	return id
+}
+
+// startTicker proposes an empty command every interval in which this node
+// was the leader and applied nothing new, so safeTime moves on an idle
+// cluster.
+func (s *Shard) startTicker(interval time.Duration) {
+	s.tickMu.Lock()
+	defer s.tickMu.Unlock()
+	s.tickStop, s.tickDone = make(chan struct{}), make(chan struct{})
+	go func(stop, done chan struct{}) {
+		defer close(done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		var last uint64
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+			if applied := s.Applied(); applied != last || s.Leader() != s.host.cfg.NodeID {
+				last = applied
+				continue
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), interval)
+			if _, err := s.Propose(ctx, Command{}); err != nil {
+				s.log.Debug("tick not committed", "err", err)
+			}
+			cancel()
+			last = s.Applied()
+		}
+	}(s.tickStop, s.tickDone)
+}
+
+func (s *Shard) stopTicker() {
+	s.tickMu.Lock()
+	defer s.tickMu.Unlock()
+	if s.tickStop != nil {
+		close(s.tickStop)
+		<-s.tickDone
+		s.tickStop = nil
+	}
+}

@@ -1,0 +1,284 @@
+package raftlog
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble/v2"
+	sm "github.com/lni/dragonboat/v4/statemachine"
+)
+
+// metaKey holds the state machine's own state: the applied index and the
+// last stamp, written in the same batch as the data they describe.
+//
+// INVARIANT: every other key of the store belongs to an applier, is not
+// empty, and starts with a byte in 0x01..0xfe, so keyspaceEnd bounds them all.
+var metaKey = []byte{0x00, 'm'}
+
+var keyspaceEnd = []byte{0xff}
+
+// stateMachine is the on-disk state machine of one shard: dragonboat's
+// IOnDiskStateMachine over Pebble. See doc.go for why apply must be
+// deterministic.
+type stateMachine struct {
+	shardID   uint64
+	replicaID uint64
+	dir       string
+	appliers  map[OpKind]Applier // looked up by kind, never iterated
+	log       *slog.Logger
+	watch     *watchers
+
+	// mu guards db against Close while Lookup runs beside Update.
+	mu sync.RWMutex
+	db *pebble.DB
+
+	applied atomic.Uint64 // index of the last applied entry
+	stamp   atomic.Int64  // stamp of the last applied entry: safeTime
+	tx      Txn           // reused by Update, which dragonboat never runs concurrently
+}
+
+var _ sm.IOnDiskStateMachine = (*stateMachine)(nil)
+
+func newStateMachine(shardID, replicaID uint64, dir string, appliers map[OpKind]Applier, log *slog.Logger, w *watchers) *stateMachine {
+	return &stateMachine{shardID: shardID, replicaID: replicaID, dir: dir, appliers: appliers, log: log, watch: w}
+}
+
+func pebbleOptions() *pebble.Options {
+	o := &pebble.Options{Logger: quietPebble{}}
+	o.EnsureDefaults()
+	return o
+}
+
+// quietPebble drops Pebble's info lines and keeps its errors off stderr's
+// default logger: the host logs what matters through slog.
+type quietPebble struct{}
+
+func (quietPebble) Infof(string, ...any)  {}
+func (quietPebble) Errorf(string, ...any) {}
+func (quietPebble) Fatalf(format string, args ...any) {
+	panic(fmt.Sprintf("pebble: "+format, args...))
+}
+
+// Open opens the store and returns the index of the last entry it holds.
+func (s *stateMachine) Open(<-chan struct{}) (uint64, error) {
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrStorage, err)
+	}
+	db, err := pebble.Open(s.dir, pebbleOptions())
+	if err != nil {
+		return 0, fmt.Errorf("%w: open %s: %w", ErrStorage, s.dir, err)
+	}
+	applied, stamp, err := readMeta(db)
+	if err != nil {
+		db.Close()
+		return 0, err
+	}
+	s.mu.Lock()
+	s.db = db
+	s.mu.Unlock()
+	s.applied.Store(applied)
+	s.stamp.Store(stamp)
+	return applied, nil
+}
+
+func readMeta(r pebble.Reader) (applied uint64, stamp int64, err error) {
+	v, closer, err := r.Get(metaKey)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return 0, 0, nil
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("%w: read meta: %w", ErrStorage, err)
+	}
+	defer closer.Close()
+	if len(v) != 16 {
+		return 0, 0, fmt.Errorf("%w: meta of %d bytes", ErrStorage, len(v))
+	}
+	return binary.BigEndian.Uint64(v), int64(binary.BigEndian.Uint64(v[8:])), nil
+}
+
+func metaValue(applied uint64, stamp int64) []byte {
+	v := binary.BigEndian.AppendUint64(make([]byte, 0, 16), applied)
+	return binary.BigEndian.AppendUint64(v, uint64(stamp))
+}
+
+// Update applies a run of committed entries in one Pebble batch, with the
+// last entry's index and stamp.
+func (s *stateMachine) Update(entries []sm.Entry) ([]sm.Entry, error) {
+	b := s.db.NewIndexedBatch()
+	defer b.Close()
+	stamp := s.stamp.Load()
+	var woken []string
+	for i := range entries {
+		e := &entries[i]
+		cmd, derr := DecodeCommand(e.Cmd)
+		stamp = max(cmd.Clock, stamp+1)
+		var res Result
+		if derr != nil {
+			res = Result{Stamp: stamp, Aborted: 0, Ops: [][]byte{rejected(derr)}}
+		} else {
+			s.tx.reset(b)
+			var err error
+			if res, err = s.applyCommand(&s.tx, cmd, e.Index, stamp); err != nil {
+				return nil, err
+			}
+			if res.Applied() {
+				if err := s.tx.flush(); err != nil {
+					return nil, err
+				}
+				woken = append(woken, s.tx.notify...)
+			}
+		}
+		e.Result = sm.Result{Value: e.Index, Data: AppendResult(nil, &res)}
+	}
+	last := entries[len(entries)-1].Index
+	if err := b.Set(metaKey, metaValue(last, stamp), nil); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrStorage, err)
+	}
+	if err := b.Commit(pebble.NoSync); err != nil {
+		return nil, fmt.Errorf("%w: commit: %w", ErrStorage, err)
+	}
+	s.applied.Store(last)
+	s.stamp.Store(stamp)
+	s.watch.wake(woken)
+	return entries, nil
+}
+
+// Lookup runs a read against the applied state: q is a func(*View) (any, error).
+func (s *stateMachine) Lookup(q any) (any, error) {
+	fn, ok := q.(func(*View) (any, error))
+	if !ok {
+		return nil, fmt.Errorf("raftlog: lookup of %T", q)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.db == nil {
+		return nil, ErrClosed
+	}
+	snap := s.db.NewSnapshot()
+	defer snap.Close()
+	_, stamp, err := readMeta(snap)
+	if err != nil {
+		return nil, err
+	}
+	return fn(&View{r: snap, stamp: stamp})
+}
+
+// Sync makes everything applied so far durable: dragonboat calls it before
+// it drops the raft log a snapshot covers.
+func (s *stateMachine) Sync() error {
+	if err := s.db.LogData(nil, pebble.Sync); err != nil {
+		return fmt.Errorf("%w: sync: %w", ErrStorage, err)
+	}
+	return nil
+}
+
+// PrepareSnapshot pins the state a snapshot will stream.
+func (s *stateMachine) PrepareSnapshot() (any, error) { return s.db.NewSnapshot(), nil }
+
+// snapshotMagic starts every snapshot stream; the version after it only grows.
+const snapshotMagic = "queen-raftlog-snapshot\x00\x01"
+
+// SaveSnapshot streams every key and value of the pinned state:
+// magic | (uvarint key length | key | uvarint value length | value)* | uvarint 0.
+func (s *stateMachine) SaveSnapshot(ctx any, w io.Writer, stop <-chan struct{}) error {
+	snap := ctx.(*pebble.Snapshot)
+	defer snap.Close()
+	if _, err := io.WriteString(w, snapshotMagic); err != nil {
+		return err
+	}
+	it, err := snap.NewIter(nil)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStorage, err)
+	}
+	defer it.Close()
+	buf := make([]byte, 0, 64<<10)
+	for it.First(); it.Valid(); it.Next() {
+		buf = binary.AppendUvarint(buf, uint64(len(it.Key())))
+		buf = append(buf, it.Key()...)
+		buf = binary.AppendUvarint(buf, uint64(len(it.Value())))
+		buf = append(buf, it.Value()...)
+		if len(buf) >= 64<<10 {
+			select {
+			case <-stop:
+				return sm.ErrSnapshotStopped
+			default:
+			}
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	if err := it.Error(); err != nil {
+		return fmt.Errorf("%w: %w", ErrStorage, err)
+	}
+	_, err = w.Write(binary.AppendUvarint(buf, 0))
+	return err
+}
+
+// RecoverFromSnapshot replaces the whole state with a snapshot's, in one
+// synced batch: a crash midway leaves the old state, never a mix.
+func (s *stateMachine) RecoverFromSnapshot(r io.Reader, stop <-chan struct{}) error {
+	br := newByteReader(r)
+	magic := make([]byte, len(snapshotMagic))
+	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != snapshotMagic {
+		return fmt.Errorf("%w: not a raftlog snapshot", ErrCorruptEntry)
+	}
+	b := s.db.NewBatch()
+	defer b.Close()
+	if err := b.DeleteRange(nil, keyspaceEnd, nil); err != nil {
+		return err
+	}
+	for n := 0; ; n++ {
+		if n%4096 == 0 {
+			select {
+			case <-stop:
+				return sm.ErrSnapshotStopped
+			default:
+			}
+		}
+		k, err := br.chunk()
+		if err != nil {
+			return err
+		}
+		if len(k) == 0 {
+			break // the end mark
+		}
+		v, err := br.chunk()
+		if err != nil {
+			return err
+		}
+		if err := b.Set(k, v, nil); err != nil {
+			return err
+		}
+	}
+	if err := b.Commit(pebble.Sync); err != nil {
+		return fmt.Errorf("%w: %w", ErrStorage, err)
+	}
+	applied, stamp, err := readMeta(s.db)
+	if err != nil {
+		return err
+	}
+	s.applied.Store(applied)
+	s.stamp.Store(stamp)
+	s.watch.wakeAll()
+	return nil
+}
+
+// Close closes the store. Lookups after it answer ErrClosed.
+func (s *stateMachine) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.db == nil {
+		return nil
+	}
+	err := s.db.Close()
+	s.db = nil
+	return err
+}

@@ -1,0 +1,196 @@
+package raftlog
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// ErrStorage is wrapped by errors of the state machine's store. An applier
+// that meets one returns it: apply stops and the node halts rather than
+// diverge from its peers.
+var ErrStorage = errors.New("raftlog: storage")
+
+// Txn is an entry's view of the state while it applies: reads see the
+// state after the entries before it and the entry's own writes, and the
+// writes reach the store only if every op of the entry succeeds.
+//
+// A Txn is used by one goroutine, for one entry; appliers never keep it.
+type Txn struct {
+	base *pebble.Batch // the Update's indexed batch over the store
+	// INVARIANT: index[k] is the position in writes of the last write to k.
+	writes []write
+	index  map[string]int
+	ranges []keyRange // DeleteRange calls, in order
+	notify []string   // keys whose watchers wake once the entry is stored
+}
+
+type write struct {
+	key, val []byte
+	del      bool
+}
+
+// keyRange is a DeleteRange call; mark is how many writes came before it,
+// the writes it hides.
+type keyRange struct {
+	start, end []byte
+	mark       int
+}
+
+func (t *Txn) reset(base *pebble.Batch) {
+	t.base = base
+	t.writes = t.writes[:0]
+	clear(t.index)
+	t.ranges = t.ranges[:0]
+	t.notify = t.notify[:0]
+}
+
+func (t *Txn) deletedByRange(key []byte, after int) bool {
+	for _, r := range t.ranges[after:] {
+		if bytes.Compare(key, r.start) >= 0 && bytes.Compare(key, r.end) < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Get returns the value of key, or ok false when it has none. The value is
+// the caller's to keep.
+func (t *Txn) Get(key []byte) (val []byte, ok bool, err error) {
+	if i, hit := t.index[string(key)]; hit {
+		w := t.writes[i]
+		if w.del || t.deletedByRange(key, t.rangesAfter(i)) {
+			return nil, false, nil
+		}
+		return slices.Clone(w.val), true, nil
+	}
+	if t.deletedByRange(key, 0) {
+		return nil, false, nil
+	}
+	v, closer, err := t.base.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: get: %w", ErrStorage, err)
+	}
+	v = slices.Clone(v)
+	return v, true, closer.Close()
+}
+
+// rangesAfter returns how many DeleteRange calls came before write i: only
+// the later ones hide it.
+func (t *Txn) rangesAfter(i int) int {
+	for n, r := range t.ranges {
+		if r.mark > i {
+			return n
+		}
+	}
+	return len(t.ranges)
+}
+
+// Set writes key = val. The Txn keeps val: the caller must not change it.
+func (t *Txn) Set(key, val []byte) {
+	t.put(write{key: slices.Clone(key), val: val})
+}
+
+// Delete removes key.
+func (t *Txn) Delete(key []byte) {
+	t.put(write{key: slices.Clone(key), del: true})
+}
+
+func (t *Txn) put(w write) {
+	if t.index == nil {
+		t.index = map[string]int{}
+	}
+	t.index[string(w.key)] = len(t.writes)
+	t.writes = append(t.writes, w)
+}
+
+// DeleteRange removes every key in [start, end).
+func (t *Txn) DeleteRange(start, end []byte) {
+	t.ranges = append(t.ranges, keyRange{start: slices.Clone(start), end: slices.Clone(end), mark: len(t.writes)})
+}
+
+// Notify wakes the watchers of key (Shard.Watch) once the entry is stored.
+func (t *Txn) Notify(key string) { t.notify = append(t.notify, key) }
+
+// Scan calls fn for each key in [lower, upper) in key order, with the
+// state as Get sees it, until fn returns false. fn must not keep key or val.
+func (t *Txn) Scan(lower, upper []byte, fn func(key, val []byte) bool) error {
+	var own []int // positions of this entry's latest writes in range
+	for k, i := range t.index {
+		if bytes.Compare([]byte(k), lower) >= 0 && (upper == nil || bytes.Compare([]byte(k), upper) < 0) {
+			own = append(own, i)
+		}
+	}
+	slices.SortFunc(own, func(a, b int) int { return bytes.Compare(t.writes[a].key, t.writes[b].key) })
+	it, err := t.base.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return fmt.Errorf("%w: scan: %w", ErrStorage, err)
+	}
+	defer it.Close()
+	it.First()
+	for {
+		var key, val []byte
+		switch {
+		case len(own) > 0 && (!it.Valid() || bytes.Compare(t.writes[own[0]].key, it.Key()) <= 0):
+			w := t.writes[own[0]]
+			if it.Valid() && bytes.Equal(w.key, it.Key()) {
+				it.Next()
+			}
+			hidden := w.del || t.deletedByRange(w.key, t.rangesAfter(own[0]))
+			own = own[1:]
+			if hidden {
+				continue
+			}
+			key, val = w.key, w.val
+		case it.Valid():
+			key, val = it.Key(), it.Value()
+			it.Next()
+			if t.deletedByRange(key, 0) {
+				continue
+			}
+		default:
+			if err := it.Error(); err != nil {
+				return fmt.Errorf("%w: scan: %w", ErrStorage, err)
+			}
+			return nil
+		}
+		if !fn(key, val) {
+			return nil
+		}
+	}
+}
+
+// flush moves the entry's writes into the Update's batch, in the order they
+// were made, so the batch's end state is the entry's.
+func (t *Txn) flush() error {
+	ri := 0
+	for i, w := range t.writes {
+		for ri < len(t.ranges) && t.ranges[ri].mark <= i {
+			if err := t.base.DeleteRange(t.ranges[ri].start, t.ranges[ri].end, nil); err != nil {
+				return fmt.Errorf("%w: %w", ErrStorage, err)
+			}
+			ri++
+		}
+		var err error
+		if w.del {
+			err = t.base.Delete(w.key, nil)
+		} else {
+			err = t.base.Set(w.key, w.val, nil)
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrStorage, err)
+		}
+	}
+	for ; ri < len(t.ranges); ri++ {
+		if err := t.base.DeleteRange(t.ranges[ri].start, t.ranges[ri].end, nil); err != nil {
+			return fmt.Errorf("%w: %w", ErrStorage, err)
+		}
+	}
+	return nil
+}
