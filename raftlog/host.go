@@ -136,11 +136,14 @@ func NewHost(cfg Config) (*Host, error) {
 	return h, nil
 }
 
-// leaderListener wakes a shard's LeaderChanged watchers.
+// leaderListener keeps a shard's leader as the events name it and wakes
+// its LeaderChanged watchers. dragonboat sends the event before GetLeaderID
+// knows of the change, so Leader answers from the event, not from there.
 type leaderListener struct{ h *Host }
 
 func (l leaderListener) LeaderUpdated(info raftio.LeaderInfo) {
 	if s := l.h.Shard(info.ShardID); s != nil {
+		s.leader.Store(info.LeaderID)
 		s.watch.wake([]string{leaderKey})
 	}
 }
@@ -152,14 +155,6 @@ func (h *Host) NodeID() uint64 { return h.cfg.NodeID }
 // op kind, besides the queue log's own). Every node of a shard must run the
 // same appliers.
 func (h *Host) StartShard(shardID uint64, appliers map[OpKind]Applier) (*Shard, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed {
-		return nil, ErrClosed
-	}
-	if _, ok := h.shards[shardID]; ok {
-		return nil, fmt.Errorf("raftlog: shard %d is running already", shardID)
-	}
 	all := map[OpKind]Applier{}
 	for _, k := range []OpKind{OpPush, OpConfigure, OpTrim} {
 		all[k] = queueApplier{kind: k}
@@ -171,10 +166,25 @@ func (h *Host) StartShard(shardID uint64, appliers map[OpKind]Applier) (*Shard, 
 		all[k] = appliers[k]
 	}
 	s := &Shard{id: shardID, host: h, watch: newWatchers(), log: h.log.With("shard", shardID)}
+	// The shard is listed before its replica starts, and h.mu is not held
+	// while it does: dragonboat's leader events look the shard up.
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if _, ok := h.shards[shardID]; ok {
+		h.mu.Unlock()
+		return nil, fmt.Errorf("raftlog: shard %d is running already", shardID)
+	}
+	h.shards[shardID] = s
+	h.mu.Unlock()
+
 	dir := filepath.Join(h.cfg.DataDir, "sm", "shard-"+strconv.FormatUint(shardID, 10))
 	factory := func(shard, replica uint64) sm.IOnDiskStateMachine {
-		s.sm = newStateMachine(shard, replica, dir, all, s.log, s.watch)
-		return s.sm
+		m := newStateMachine(shard, replica, dir, all, s.log, s.watch)
+		s.sm.Store(m)
+		return m
 	}
 	members := map[uint64]dragonboat.Target{}
 	for id, addr := range h.cfg.Members {
@@ -190,11 +200,16 @@ func (h *Host) StartShard(shardID uint64, appliers map[OpKind]Applier) (*Shard, 
 		SnapshotEntries:    h.cfg.SnapshotEntries,
 		CompactionOverhead: h.cfg.CompactionOverhead,
 		MaxInMemLogSize:    h.cfg.MaxInMemLogSize,
+		// The shard returned has opened its store: LocalRead and
+		// WaitRecords work at once instead of answering ErrClosed.
+		WaitReady: true,
 	})
 	if err != nil {
+		h.mu.Lock()
+		delete(h.shards, shardID)
+		h.mu.Unlock()
 		return nil, fmt.Errorf("raftlog: start shard %d on node %d: %w", shardID, h.cfg.NodeID, err)
 	}
-	h.shards[shardID] = s
 	if h.cfg.TickInterval > 0 {
 		s.startTicker(h.cfg.TickInterval)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lni/dragonboat/v4"
@@ -28,9 +29,11 @@ var (
 type Shard struct {
 	id    uint64
 	host  *Host
-	sm    *stateMachine // set by dragonboat's factory when the replica starts
+	sm    atomic.Pointer[stateMachine] // set by dragonboat's factory when the replica starts
 	watch *watchers
 	log   *slog.Logger
+	// leader is the leader named by the latest LeaderUpdated event, 0 for none.
+	leader atomic.Uint64
 
 	tickMu   sync.Mutex
 	tickStop chan struct{}
@@ -124,27 +127,28 @@ func (s *Shard) Read(ctx context.Context, fn func(*View) (any, error)) (any, err
 // leader but never holds anything uncommitted. It does not wait for the
 // network.
 func (s *Shard) LocalRead(fn func(*View) (any, error)) (any, error) {
-	if s.sm == nil {
+	m := s.sm.Load()
+	if m == nil {
 		return nil, ErrClosed
 	}
-	return s.sm.Lookup(fn)
+	return m.Lookup(fn)
 }
 
 // SafeTime returns the stamp of the last entry this node applied: every
 // entry it has not applied yet will get a greater stamp.
 func (s *Shard) SafeTime() int64 {
-	if s.sm == nil {
-		return 0
+	if m := s.sm.Load(); m != nil {
+		return m.stamp.Load()
 	}
-	return s.sm.stamp.Load()
+	return 0
 }
 
 // Applied returns the index of the last entry this node applied.
 func (s *Shard) Applied() uint64 {
-	if s.sm == nil {
-		return 0
+	if m := s.sm.Load(); m != nil {
+		return m.applied.Load()
 	}
-	return s.sm.applied.Load()
+	return 0
 }
 
 // Watch returns a channel closed when an entry that notified key (see
@@ -160,13 +164,7 @@ const leaderKey = "\x00leader"
 func (s *Shard) LeaderChanged() <-chan struct{} { return s.watch.watch(leaderKey) }
 
 // Leader returns the leader's node id, or 0 when none is known.
-func (s *Shard) Leader() uint64 {
-	id, _, ok, err := s.host.nh.GetLeaderID(s.id)
-	if err != nil || !ok {
-		return 0
-	}
-	return id
-}
+func (s *Shard) Leader() uint64 { return s.leader.Load() }
 
 // startTicker proposes an empty command every interval in which this node
 // was the leader and applied nothing new, so safeTime moves on an idle

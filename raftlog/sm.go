@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 	sm "github.com/lni/dragonboat/v4/statemachine"
 )
 
@@ -49,8 +50,16 @@ func newStateMachine(shardID, replicaID uint64, dir string, appliers map[OpKind]
 	return &stateMachine{shardID: shardID, replicaID: replicaID, dir: dir, appliers: appliers, log: log, watch: w}
 }
 
+// blockCache is shared by every shard's store in the process.
+var blockCache = sync.OnceValue(func() *pebble.Cache { return pebble.NewCache(128 << 20) })
+
+// pebbleOptions are the store's settings. Bloom filters on every level keep
+// the dedup lookups, which mostly miss, from reading data blocks.
 func pebbleOptions() *pebble.Options {
-	o := &pebble.Options{Logger: quietPebble{}}
+	o := &pebble.Options{Logger: quietPebble{}, Cache: blockCache()}
+	for i := range o.Levels {
+		o.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
 	o.EnsureDefaults()
 	return o
 }

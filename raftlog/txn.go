@@ -150,10 +150,16 @@ func (t *Txn) Scan(lower, upper []byte, fn func(key, val []byte) bool) error {
 			key, val = w.key, w.val
 		case it.Valid():
 			key, val = it.Key(), it.Value()
-			it.Next()
 			if t.deletedByRange(key, 0) {
+				it.Next()
 				continue
 			}
+			// key and val are the iterator's only until it moves: fn first.
+			if !fn(key, val) {
+				return nil
+			}
+			it.Next()
+			continue
 		default:
 			if err := it.Error(); err != nil {
 				return fmt.Errorf("%w: scan: %w", ErrStorage, err)

@@ -1,0 +1,82 @@
+// Package raftlog is Queen's replicated log: a dragonboat v4 raft host
+// whose shards each run one on-disk state machine over Pebble v2, the
+// broker clock that stamps every entry, and the queue log of ordered
+// partitions built on them.
+//
+// # What it owns
+//
+//   - Host (host.go): one node's dragonboat NodeHost, started from a Config
+//     (node id, raft address, data directory, initial members), and the
+//     shards it runs. Every API names its shard: one shard holds every
+//     queue today, and queues will later hash onto several.
+//   - The entry codec (codec.go): a Command is the proposer's clock and one
+//     or more Ops, in a versioned binary encoding; a Result is what applying
+//     it answered.
+//   - The state machine (sm.go, apply.go, txn.go): Update decodes each
+//     entry, stamps it, and hands each op to the Applier registered for its
+//     kind, through a Txn that makes the entry all or nothing; all entries
+//     of one Update and the applied index go to Pebble in one batch.
+//   - The queue log (queue_*.go): push (offsets from 0 without gaps, payload
+//     bytes kept exactly, deduplication by transactionId within the queue's
+//     window), configure (queue options), trim (retention, replicated so
+//     every node deletes the same records); reads from a node's applied
+//     state: records by offset, the first offset at a time, partitions
+//     changed since a time, and WaitRecords for long polls.
+//   - Snapshots (sm.go): a Pebble snapshot streamed key by key, and the
+//     whole state replaced from one in a single synced batch.
+//
+// raftlog imports neither chi, the AWS SDK nor s3sink (a test enforces it).
+//
+// # The broker clock
+//
+// The proposer writes its wall clock (µs) into the Command; apply stamps
+// the entry max(Clock, previous stamp + 1). Every record of a push gets its
+// entry's stamp. SafeTime is the stamp of the last entry the node applied,
+// so every entry it has not applied yet will be stamped above it: a window
+// that closes below safeTime can never gain a record. TTLs, dedup windows,
+// retention and (later) leases are judged on stamps, never on a node's own
+// clock. The leader proposes an empty Command when the shard was idle for
+// Config.TickInterval, so safeTime keeps moving.
+//
+// # Invariants
+//
+// Apply is deterministic. Update reads nothing but the entry and the state
+// before it: no time.Now, no randomness, no map iteration that reaches the
+// store or an answer. Every node applies the same entries in the same order
+// and must end in the same state, byte for byte; a node that computed
+// anything else would answer differently from its peers and, after a
+// leader change, hand out offsets or versions its peers already gave away.
+// Appliers are held to the same rule (see Applier), and a test applies one
+// recorded log to two state machines and compares their whole stores.
+//
+// An entry is all or nothing: its ops write into an overlay (Txn) that
+// reaches the Update's batch only when every op succeeded. An op that
+// aborts (Abort) or fails rolls the entry back and is answered in the
+// Result; only a storage error stops the node.
+//
+// Durability: a write is answered once its entry is committed, written and
+// fsynced on a majority (dragonboat's log), and applied here. Pebble writes
+// without its own sync; Sync, which dragonboat calls before it drops log
+// entries a snapshot covers, syncs Pebble's WAL. A crash loses nothing
+// answered: dragonboat replays its log from the index Open returns.
+//
+// Unknown outcomes: dragonboat does not deduplicate proposals on on-disk
+// state machines, and a proposal that timed out (ErrTimeout) may still
+// apply. Callers retry with the same ids (transactionId, KV expect) and the
+// state machine's deduplication makes the retry safe.
+//
+// # Usage
+//
+//	h, err := raftlog.NewHost(raftlog.Config{
+//		NodeID: 1, RaftAddress: "127.0.0.1:7000", DataDir: "/var/lib/queen/raft",
+//		Members: map[uint64]string{1: "127.0.0.1:7000"},
+//	})
+//	shard, err := h.StartShard(1, kvstore.Appliers())
+//	answers, stamp, err := shard.Push(ctx, raftlog.PushOp{Tenant: t, Items: []raftlog.PushItem{
+//		{Queue: "orders", Partition: "cust-1", TransactionID: id, MessageID: mid, Dedup: true, Payload: body},
+//	}})
+//	got, err := shard.LocalRead(func(v *raftlog.View) (any, error) {
+//		return v.ReadRecords(t, "orders", "cust-1", 0, raftlog.ReadLimits{MaxRecords: 100})
+//	})
+//	defer h.Close()
+package raftlog
