@@ -42,6 +42,7 @@ type stateMachine struct {
 	applied atomic.Uint64 // index of the last applied entry
 	stamp   atomic.Int64  // stamp of the last applied entry: safeTime
 	tx      Txn           // reused by Update, which dragonboat never runs concurrently
+	cache   metaCache     // the queue log's metadata, as of the last Update (Update's own)
 }
 
 var _ sm.IOnDiskStateMachine = (*stateMachine)(nil)
@@ -131,13 +132,15 @@ func (s *stateMachine) Update(entries []sm.Entry) ([]sm.Entry, error) {
 		if derr != nil {
 			res = Result{Stamp: stamp, Aborted: 0, Ops: [][]byte{rejected(derr)}}
 		} else {
-			s.tx.reset(b)
+			s.tx.reset(b, &s.cache)
 			var err error
 			if res, err = s.applyCommand(&s.tx, cmd, e.Index, stamp); err != nil {
+				s.cache.clear()
 				return nil, err
 			}
 			if res.Applied() {
 				if err := s.tx.flush(); err != nil {
+					s.cache.clear()
 					return nil, err
 				}
 				woken = append(woken, s.tx.notify...)
@@ -147,9 +150,11 @@ func (s *stateMachine) Update(entries []sm.Entry) ([]sm.Entry, error) {
 	}
 	last := entries[len(entries)-1].Index
 	if err := b.Set(metaKey, metaValue(last, stamp), nil); err != nil {
+		s.cache.clear()
 		return nil, fmt.Errorf("%w: %w", ErrStorage, err)
 	}
 	if err := b.Commit(pebble.NoSync); err != nil {
+		s.cache.clear()
 		return nil, fmt.Errorf("%w: commit: %w", ErrStorage, err)
 	}
 	s.applied.Store(last)
@@ -267,6 +272,7 @@ func (s *stateMachine) RecoverFromSnapshot(r io.Reader, stop <-chan struct{}) er
 			return err
 		}
 	}
+	s.cache.clear()
 	if err := b.Commit(pebble.Sync); err != nil {
 		return fmt.Errorf("%w: %w", ErrStorage, err)
 	}

@@ -20,7 +20,8 @@ var ErrStorage = errors.New("raftlog: storage")
 //
 // A Txn is used by one goroutine, for one entry; appliers never keep it.
 type Txn struct {
-	base *pebble.Batch // the Update's indexed batch over the store
+	base  *pebble.Batch // the Update's indexed batch over the store
+	cache *metaCache    // the state machine's, written through by flush
 	// INVARIANT: index[k] is the position in writes of the last write to k.
 	writes []write
 	index  map[string]int
@@ -40,8 +41,8 @@ type keyRange struct {
 	mark       int
 }
 
-func (t *Txn) reset(base *pebble.Batch) {
-	t.base = base
+func (t *Txn) reset(base *pebble.Batch, cache *metaCache) {
+	t.base, t.cache = base, cache
 	t.writes = t.writes[:0]
 	clear(t.index)
 	t.ranges = t.ranges[:0]
@@ -70,14 +71,26 @@ func (t *Txn) Get(key []byte) (val []byte, ok bool, err error) {
 	if t.deletedByRange(key, 0) {
 		return nil, false, nil
 	}
+	useCache := t.cache != nil && cacheable(key)
+	if useCache {
+		if v, found, hit := t.cache.get(key); hit {
+			return slices.Clone(v), found, nil
+		}
+	}
 	v, closer, err := t.base.Get(key)
 	if errors.Is(err, pebble.ErrNotFound) {
+		if useCache {
+			t.cache.put(key, nil)
+		}
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("%w: get: %w", ErrStorage, err)
 	}
 	v = slices.Clone(v)
+	if useCache {
+		t.cache.put(key, slices.Clone(v))
+	}
 	return v, true, closer.Close()
 }
 
@@ -178,8 +191,8 @@ func (t *Txn) flush() error {
 	ri := 0
 	for i, w := range t.writes {
 		for ri < len(t.ranges) && t.ranges[ri].mark <= i {
-			if err := t.base.DeleteRange(t.ranges[ri].start, t.ranges[ri].end, nil); err != nil {
-				return fmt.Errorf("%w: %w", ErrStorage, err)
+			if err := t.flushRange(t.ranges[ri]); err != nil {
+				return err
 			}
 			ri++
 		}
@@ -189,14 +202,33 @@ func (t *Txn) flush() error {
 		} else {
 			err = t.base.Set(w.key, w.val, nil)
 		}
+		if t.cache != nil && cacheable(w.key) {
+			if w.del {
+				t.cache.put(w.key, nil)
+			} else {
+				t.cache.put(w.key, slices.Clone(w.val))
+			}
+		}
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrStorage, err)
 		}
 	}
 	for ; ri < len(t.ranges); ri++ {
-		if err := t.base.DeleteRange(t.ranges[ri].start, t.ranges[ri].end, nil); err != nil {
-			return fmt.Errorf("%w: %w", ErrStorage, err)
+		if err := t.flushRange(t.ranges[ri]); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+func (t *Txn) flushRange(r keyRange) error {
+	if err := t.base.DeleteRange(r.start, r.end, nil); err != nil {
+		return fmt.Errorf("%w: %w", ErrStorage, err)
+	}
+	// A range over the cached metadata ('P' and 'Q' keys) empties the cache.
+	if t.cache != nil && bytes.Compare(r.start, []byte{prefixQueue + 1}) < 0 &&
+		(r.end == nil || bytes.Compare(r.end, []byte{prefixPartition}) > 0) {
+		t.cache.clear()
 	}
 	return nil
 }
