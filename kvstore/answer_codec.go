@@ -1,0 +1,207 @@
+package kvstore
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// reasons numbers the write reasons in the answer codec; 0 is none.
+var reasons = [...]string{"", ReasonExists, ReasonAbsent, ReasonVersion, ReasonLimit, ReasonType}
+
+func reasonCode(r string) byte {
+	for i, s := range reasons {
+		if s == r {
+			return byte(i)
+		}
+	}
+	panic("kvstore: unknown reason " + r) // every reason comes from the constants above
+}
+
+// result flags.
+const (
+	rflagApplied = 1 << iota
+	rflagFound
+	rflagTruncated
+	rflagValue
+	rflagsKnown = rflagApplied | rflagFound | rflagTruncated | rflagValue
+)
+
+// appendAnswer appends a's encoding (Stamp is not part of it: the entry's
+// result carries it):
+//
+//	version | ok (1) | ok ? count (uvarint), count × result
+//	                    : failedIndex (uvarint) | kvReason (1) | version (uvarint) | [value]
+//	result = kind (1) | flags (1) | reason (1) | key | [value] | version (uvarint) |
+//	         expiresAt, updatedAt (varint) | rows (uvarint count, rows) | missing (uvarint count, strings) | nextAfter
+//	row    = flags (1) | key | [value] | version (uvarint) | expiresAt, updatedAt (varint)
+//
+// where [value] is present when the flags say rflagValue.
+func appendAnswer(b []byte, a *Answer) []byte {
+	b = append(b, callVersion)
+	if !a.OK {
+		b = append(b, 0)
+		b = binary.AppendUvarint(b, uint64(a.FailedIndex))
+		b = append(b, reasonCode(a.KVReason))
+		b = binary.AppendUvarint(b, a.Version)
+		b = append(b, valueFlag(a.Value))
+		if a.Value != nil {
+			b = appendString(b, string(a.Value))
+		}
+		return b
+	}
+	b = append(b, 1)
+	b = binary.AppendUvarint(b, uint64(len(a.Results)))
+	for i := range a.Results {
+		r := &a.Results[i]
+		flags := valueFlag(r.Value)
+		if r.Applied {
+			flags |= rflagApplied
+		}
+		if r.Found {
+			flags |= rflagFound
+		}
+		if r.Truncated {
+			flags |= rflagTruncated
+		}
+		b = append(b, byte(kindOf(r.Op)))
+		b = append(b, flags)
+		b = append(b, reasonCode(r.Reason))
+		b = appendString(b, r.Key)
+		if r.Value != nil {
+			b = appendString(b, string(r.Value))
+		}
+		b = binary.AppendUvarint(b, r.Version)
+		b = binary.AppendVarint(b, r.ExpiresAt)
+		b = binary.AppendVarint(b, r.UpdatedAt)
+		b = binary.AppendUvarint(b, uint64(len(r.Rows)))
+		for j := range r.Rows {
+			w := &r.Rows[j]
+			b = append(b, valueFlag(w.Value))
+			b = appendString(b, w.Key)
+			if w.Value != nil {
+				b = appendString(b, string(w.Value))
+			}
+			b = binary.AppendUvarint(b, w.Version)
+			b = binary.AppendVarint(b, w.ExpiresAt)
+			b = binary.AppendVarint(b, w.UpdatedAt)
+		}
+		b = binary.AppendUvarint(b, uint64(len(r.Missing)))
+		for _, k := range r.Missing {
+			b = appendString(b, k)
+		}
+		b = appendString(b, r.NextAfter)
+	}
+	return b
+}
+
+// valueFlag is rflagValue when v is present.
+func valueFlag(v []byte) byte {
+	if v != nil {
+		return rflagValue
+	}
+	return 0
+}
+
+// DecodeAnswer reads the answer of an OpKV op from an entry's result
+// (raftlog.Result.Ops[i]), including the answer of a call a required op
+// rolled back. Stamp is left 0: it is the entry's, in raftlog.Result.
+// An answer raftlog.Rejected recognizes is not a KV answer.
+func DecodeAnswer(b []byte) (*Answer, error) {
+	if len(b) == 0 || b[0] != callVersion {
+		return nil, fmt.Errorf("%w: answer version", ErrCorrupt)
+	}
+	d := decoder{b: b[1:]}
+	ok := d.byte()
+	a := &Answer{OK: ok == 1}
+	switch {
+	case d.err != nil || ok > 1:
+		d.fail("ok")
+	case !a.OK:
+		a.Reason = ReasonPrecondition
+		if fi := d.uvarint(); fi > 1<<31-1 {
+			d.fail("failed index")
+		} else {
+			a.FailedIndex = int(fi)
+		}
+		a.KVReason = d.reason()
+		a.Version = d.uvarint()
+		if f := d.byte(); f&^rflagValue != 0 {
+			d.fail("flags")
+		} else if f != 0 {
+			a.Value = d.bytes()
+		}
+	default:
+		if n := d.count(minResultBytes); n > 0 {
+			a.Results = make([]Result, n)
+			for i := range a.Results {
+				d.result(&a.Results[i], i)
+				if d.err != nil {
+					break
+				}
+			}
+		}
+	}
+	if d.err == nil && len(d.b) > 0 {
+		d.fail("trailing bytes")
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	return a, nil
+}
+
+// minResultBytes and minRowBytes are the sizes of the smallest encoded
+// result and row.
+const (
+	minResultBytes = 10
+	minRowBytes    = 5
+)
+
+func (d *decoder) reason() string {
+	c := d.byte()
+	if int(c) >= len(reasons) {
+		d.fail("reason")
+		return ""
+	}
+	return reasons[c]
+}
+
+func (d *decoder) result(r *Result, i int) {
+	r.Index = i
+	kind, flags := d.byte(), d.byte()
+	if d.err != nil || kind == 0 || kind >= byte(kindEnd) || flags&^rflagsKnown != 0 {
+		d.fail("result kind or flags")
+		return
+	}
+	r.Op = kindNames[kind]
+	r.Applied, r.Found, r.Truncated = flags&rflagApplied != 0, flags&rflagFound != 0, flags&rflagTruncated != 0
+	r.Reason = d.reason()
+	r.Key = d.string()
+	if flags&rflagValue != 0 {
+		r.Value = d.bytes()
+	}
+	r.Version, r.ExpiresAt, r.UpdatedAt = d.uvarint(), d.varint(), d.varint()
+	if n := d.count(minRowBytes); n > 0 {
+		r.Rows = make([]Row, n)
+		for j := range r.Rows {
+			w := &r.Rows[j]
+			f := d.byte()
+			if f&^rflagValue != 0 {
+				d.fail("row flags")
+				return
+			}
+			w.Key = d.string()
+			if f != 0 {
+				w.Value = d.bytes()
+			}
+			w.Version, w.ExpiresAt, w.UpdatedAt = d.uvarint(), d.varint(), d.varint()
+		}
+	}
+	if n := d.count(1); n > 0 {
+		r.Missing = make([]string, n)
+		for j := range r.Missing {
+			r.Missing[j] = d.string()
+		}
+	}
+	r.NextAfter = d.string()
+}

@@ -1,0 +1,61 @@
+package kvstore
+
+import "testing"
+
+func TestIsNumber(t *testing.T) {
+	for s, want := range map[string]bool{
+		"0": true, "-0": true, "12": true, "1.5": true, "-0.25": true, "1e5": true, "1E+5": true, "2.5e-3": true,
+		"": false, "-": false, "01": false, "1.": false, ".5": false, "+1": false, "1e": false, "1e+": false,
+		"NaN": false, "Infinity": false, "0x10": false, " 1": false, "1 ": false, `"1"`: false, "null": false,
+	} {
+		if got := isNumber(s); got != want {
+			t.Errorf("isNumber(%q) = %v", s, got)
+		}
+	}
+}
+
+func TestAddNumbers(t *testing.T) {
+	cases := []struct {
+		cur, delta, lo, hi string
+		want               string
+		outcome            incrOutcome
+	}{
+		{"0.1", "0.2", "", "", "0.3", incrOK},
+		{"", "1", "", "", "1", incrOK},
+		{"", "-2.50", "", "", "-2.50", incrOK},
+		{"1.10", "0.2", "", "", "1.30", incrOK},
+		{"-0.5", "0.5", "", "", "0.0", incrOK},
+		{"99999999999999999999999999", "1", "", "", "100000000000000000000000000", incrOK},
+		{"0.000000001", "0.000000002", "", "", "0.000000003", incrOK},
+		{"1e2", "1", "", "", "101", incrOK},
+		{"2E+3", "1e3", "", "", "3E+3", incrOK},
+		{"1", "1", "2", "2", "2", incrOK}, // bounds are inclusive
+		{"1", "1", "", "1.99", "", incrLimit},
+		{"1", "-1", "0.5", "", "", incrLimit},
+		{`"1"`, "1", "", "", "", incrType},
+		{"null", "1", "", "", "", incrType},
+		{"[1]", "1", "", "", "", incrType},
+		{"1", "1e999999999999", "", "", "", incrLimit},   // beyond apd's exponent range
+		{"1e100000", "1e-100000", "", "", "", incrLimit}, // 200,001 digits: longer than a value may be
+	}
+	for _, c := range cases {
+		got, outcome := addNumbers(c.cur, c.delta, c.lo, c.hi)
+		if got != c.want || outcome != c.outcome {
+			t.Errorf("addNumbers(%q, %q, [%q, %q]) = %q, %d; want %q, %d", c.cur, c.delta, c.lo, c.hi, got, outcome, c.want, c.outcome)
+		}
+	}
+}
+
+func TestFormatStamp(t *testing.T) {
+	for us, want := range map[int64]string{
+		0:                "1970-01-01T00:00:00+00:00",
+		1790072130123400: "2026-09-22T10:15:30.1234+00:00",
+		1790072130000001: "2026-09-22T10:15:30.000001+00:00",
+		1790072130500000: "2026-09-22T10:15:30.5+00:00",
+		1790072130000000: "2026-09-22T10:15:30+00:00",
+	} {
+		if got := FormatStamp(us); got != want {
+			t.Errorf("FormatStamp(%d) = %s, want %s", us, got, want)
+		}
+	}
+}
