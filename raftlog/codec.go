@@ -158,9 +158,12 @@ func (d *decoder) fail(what string) {
 	d.b = nil
 }
 
+// uvarint and varint refuse a padded encoding (a last byte of 0 after
+// others): each value has one encoding, so a decoded entry encodes back to
+// the same bytes.
 func (d *decoder) uvarint() uint64 {
 	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
+	if n <= 0 || (n > 1 && d.b[n-1] == 0) {
 		d.fail("uvarint")
 		return 0
 	}
@@ -170,7 +173,7 @@ func (d *decoder) uvarint() uint64 {
 
 func (d *decoder) varint() int64 {
 	v, n := binary.Varint(d.b)
-	if n <= 0 {
+	if n <= 0 || (n > 1 && d.b[n-1] == 0) {
 		d.fail("varint")
 		return 0
 	}

@@ -82,7 +82,7 @@ func decodePushOp(b []byte) (PushOp, error) {
 	for i := range p.Items {
 		it := &p.Items[i]
 		it.Queue, it.Partition, it.TransactionID = string(d.bytes()), string(d.bytes()), string(d.bytes())
-		if len(d.b) < 17 {
+		if len(d.b) < 17 || d.b[16] > 1 {
 			d.fail("push item")
 			break
 		}
@@ -164,7 +164,7 @@ func decodeConfigureOp(b []byte) (ConfigureOp, error) {
 	}
 	d := decoder{b: b[1:]}
 	c.Tenant, c.Queue = string(d.bytes()), string(d.bytes())
-	if d.err != nil || len(d.b) < 1 {
+	if d.err != nil || len(d.b) < 1 || d.b[0] > 1 {
 		return c, fmt.Errorf("%w: configure op", ErrCorruptEntry)
 	}
 	c.Replace = d.b[0] == 1

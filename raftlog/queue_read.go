@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // Read errors of the queue log.
@@ -221,5 +223,7 @@ func (v *View) Queues(tenant string) ([]QueueInfo, error) {
 	if err == nil {
 		err = derr
 	}
+	// Keys order names by length first (they are length-prefixed).
+	slices.SortFunc(out, func(a, b QueueInfo) int { return strings.Compare(a.Name, b.Name) })
 	return out, err
 }

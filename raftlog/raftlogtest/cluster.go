@@ -80,25 +80,45 @@ func (c *Cluster) Config(id uint64) raftlog.Config {
 // Start starts node id, or starts it again after Stop, with its data.
 func (c *Cluster) Start(id uint64) *raftlog.Shard {
 	c.T.Helper()
+	c.startHost(id)
+	return c.startShard(id)
+}
+
+func (c *Cluster) startHost(id uint64) {
+	c.T.Helper()
 	h, err := raftlog.NewHost(c.Config(id))
 	if err != nil {
 		c.T.Fatal(err)
 	}
-	s, err := h.StartShard(ShardID, c.Appliers)
+	c.Hosts[id] = h
+}
+
+func (c *Cluster) startShard(id uint64) *raftlog.Shard {
+	c.T.Helper()
+	s, err := c.Hosts[id].StartShard(ShardID, c.Appliers)
 	if err != nil {
-		h.Close()
+		c.Hosts[id].Close()
+		delete(c.Hosts, id)
 		c.T.Fatal(err)
 	}
-	c.Hosts[id], c.Shards[id] = h, s
+	c.Shards[id] = s
 	return s
 }
 
-// StartAll starts every node not running.
+// StartAll starts every node not running. Every host listens before any
+// shard starts: a raft message to a peer not listening yet is dropped, and
+// dragonboat's transport then drops what follows to it for up to a second,
+// a proposal forwarded by a follower included (it ends in ErrTimeout).
 func (c *Cluster) StartAll() {
+	var ids []uint64
 	for _, id := range slices.Sorted(maps.Keys(c.Members)) {
 		if c.Hosts[id] == nil {
-			c.Start(id)
+			c.startHost(id)
+			ids = append(ids, id)
 		}
+	}
+	for _, id := range ids {
+		c.startShard(id)
 	}
 }
 

@@ -1,0 +1,105 @@
+package raftlog
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
+
+// checkCanonical fails the test unless raw, which decode accepted,
+// encodes back to itself.
+func checkCanonical(t *testing.T, what string, raw, again []byte) {
+	t.Helper()
+	if !bytes.Equal(raw, again) {
+		t.Fatalf("%s decoded from %x encodes to %x", what, raw, again)
+	}
+}
+
+func checkRefusal(t *testing.T, err error) {
+	t.Helper()
+	if !errors.Is(err, ErrCorruptEntry) {
+		t.Fatalf("refusal %v does not wrap ErrCorruptEntry", err)
+	}
+}
+
+// FuzzPushOp: a PushOp survives its encoding field for field, and bytes
+// that decode as one encode back to themselves.
+func FuzzPushOp(f *testing.F) {
+	f.Add([]byte{}, "t", "q", "p", "tx", []byte("0123456789abcdef"), true, []byte(`{"a":1}`), uint8(1))
+	f.Add((&PushOp{Tenant: "t", Items: []PushItem{{Queue: "q", Partition: "p", Payload: []byte{0, 1}}}}).Op().Data, "", "", "", "", []byte(nil), false, []byte(nil), uint8(0))
+	f.Add([]byte{1, 0, 1, 1, 'q', 1, 'p', 0}, "t", "q", "p", "", []byte{}, false, []byte{}, uint8(3))
+	f.Fuzz(func(t *testing.T, raw []byte, tenant, queue, partition, txid string, mid []byte, dedup bool, payload []byte, n uint8) {
+		if p, err := decodePushOp(raw); err != nil {
+			checkRefusal(t, err)
+		} else {
+			checkCanonical(t, "push op", raw, p.Op().Data)
+		}
+		op := PushOp{Tenant: tenant}
+		for i := range int(n % 4) {
+			it := PushItem{Queue: queue, Partition: partition, TransactionID: txid, Dedup: dedup != (i%2 == 1), Payload: payload}
+			copy(it.MessageID[:], mid)
+			it.MessageID[15] = byte(i)
+			op.Items = append(op.Items, it)
+		}
+		enc := op.Op()
+		if enc.Kind != OpPush {
+			t.Fatalf("kind %d", enc.Kind)
+		}
+		got, err := decodePushOp(enc.Data)
+		if err != nil {
+			t.Fatalf("decode of %+v: %v", op, err)
+		}
+		if got.Tenant != op.Tenant || len(got.Items) != len(op.Items) {
+			t.Fatalf("decoded %+v from %+v", got, op)
+		}
+		for i, it := range got.Items {
+			w := op.Items[i]
+			if it.Queue != w.Queue || it.Partition != w.Partition || it.TransactionID != w.TransactionID ||
+				it.MessageID != w.MessageID || it.Dedup != w.Dedup || !bytes.Equal(it.Payload, w.Payload) {
+				t.Fatalf("item %d decoded %+v from %+v", i, it, w)
+			}
+		}
+		checkCanonical(t, "push op", enc.Data, got.Op().Data)
+	})
+}
+
+// FuzzConfigureOp: the same for ConfigureOp.
+func FuzzConfigureOp(f *testing.F) {
+	f.Add([]byte{}, "t", "q", true, []byte(`{"dedupWindowSeconds":5}`))
+	f.Add((&ConfigureOp{Tenant: "t", Queue: "q", Options: []byte(`{}`)}).Op().Data, "", "", false, []byte(nil))
+	f.Fuzz(func(t *testing.T, raw []byte, tenant, queue string, replace bool, options []byte) {
+		if c, err := decodeConfigureOp(raw); err != nil {
+			checkRefusal(t, err)
+		} else {
+			checkCanonical(t, "configure op", raw, c.Op().Data)
+		}
+		op := ConfigureOp{Tenant: tenant, Queue: queue, Replace: replace, Options: options}
+		enc := op.Op()
+		got, err := decodeConfigureOp(enc.Data)
+		if err != nil || enc.Kind != OpConfigure {
+			t.Fatalf("decode of %+v (kind %d): %v", op, enc.Kind, err)
+		}
+		if got.Tenant != tenant || got.Queue != queue || got.Replace != replace || !bytes.Equal(got.Options, options) {
+			t.Fatalf("decoded %+v from %+v", got, op)
+		}
+	})
+}
+
+// FuzzTrimOp: the same for TrimOp.
+func FuzzTrimOp(f *testing.F) {
+	f.Add([]byte{}, "t", "q", "", int64(1_795_990_000_000_000))
+	f.Add((&TrimOp{Tenant: "t", Queue: "q", Partition: "p", Before: -5}).Op().Data, "", "", "p", int64(0))
+	f.Fuzz(func(t *testing.T, raw []byte, tenant, queue, partition string, before int64) {
+		if tr, err := decodeTrimOp(raw); err != nil {
+			checkRefusal(t, err)
+		} else {
+			checkCanonical(t, "trim op", raw, tr.Op().Data)
+		}
+		op := TrimOp{Tenant: tenant, Queue: queue, Partition: partition, Before: before}
+		enc := op.Op()
+		got, err := decodeTrimOp(enc.Data)
+		if err != nil || enc.Kind != OpTrim || got != op {
+			t.Fatalf("decoded %+v, %v (kind %d) from %+v", got, err, enc.Kind, op)
+		}
+	})
+}

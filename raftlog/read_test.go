@@ -1,0 +1,218 @@
+package raftlog_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
+)
+
+// readErr runs one read of the queue log on s and returns its error too.
+func readErr[T any](t testing.TB, s *raftlog.Shard, fn func(v *raftlog.View) (T, error)) (T, error) {
+	t.Helper()
+	var out T
+	_, err := s.LocalRead(func(v *raftlog.View) (any, error) {
+		var err error
+		out, err = fn(v)
+		return nil, err
+	})
+	return out, err
+}
+
+// TestReadRecords: limits, the first record over MaxBytes, the high
+// watermark and log start, and the errors for offsets and names.
+func TestReadRecords(t *testing.T) {
+	c := raftlogtest.New(t, 1, nil)
+	c.StartAll()
+	_, s := c.Leader()
+	_, base := push(t, s, item("other", "p", "first", nil))
+	for i := range 10 { // record i: 10(i+1) bytes, stamped base + 1000(i+1)
+		pushAt(t, s, base+1000*int64(i+1), item("q", "p", fmt.Sprint(i), bytes.Repeat([]byte{byte('a' + i)}, 10*(i+1))))
+	}
+	rr := func(from int64, lim raftlog.ReadLimits) (raftlog.Batch, error) {
+		return readErr(t, s, func(v *raftlog.View) (raftlog.Batch, error) { return v.ReadRecords(tenant, "q", "p", from, lim) })
+	}
+	for _, tc := range []struct {
+		from    int64
+		lim     raftlog.ReadLimits
+		offsets []int64
+	}{
+		{0, raftlog.ReadLimits{}, []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+		{2, raftlog.ReadLimits{MaxRecords: 3}, []int64{2, 3, 4}},
+		{0, raftlog.ReadLimits{MaxBytes: 60}, []int64{0, 1, 2}},                  // 10+20+30
+		{0, raftlog.ReadLimits{MaxBytes: 99}, []int64{0, 1, 2}},                  // +40 passes 99
+		{4, raftlog.ReadLimits{MaxBytes: 5}, []int64{4}},                         // the first, 50 bytes, all the same
+		{8, raftlog.ReadLimits{MaxBytes: 1 << 20, MaxRecords: 5}, []int64{8, 9}}, // the end comes first
+		{1, raftlog.ReadLimits{MaxBytes: 1 << 20, MaxRecords: 2}, []int64{1, 2}},
+		{10, raftlog.ReadLimits{}, nil}, // at the high watermark: nothing yet
+	} {
+		b, err := rr(tc.from, tc.lim)
+		if err != nil {
+			t.Fatalf("from %d %+v: %v", tc.from, tc.lim, err)
+		}
+		var got []int64
+		for _, r := range b.Records {
+			got = append(got, r.Offset)
+			if len(r.Payload) != 10*int(r.Offset+1) || r.Payload[0] != byte('a'+r.Offset) || r.Stamp != base+1000*(r.Offset+1) {
+				t.Fatalf("offset %d: payload %q stamp %d", r.Offset, r.Payload, r.Stamp)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.offsets) || b.HighWatermark != 10 || b.LogStart != 0 {
+			t.Fatalf("from %d %+v: offsets %v high watermark %d log start %d; want %v, 10, 0", tc.from, tc.lim, got, b.HighWatermark, b.LogStart, tc.offsets)
+		}
+	}
+	for _, from := range []int64{-1, 11, 1 << 40} {
+		b, err := rr(from, raftlog.ReadLimits{})
+		if !errors.Is(err, raftlog.ErrOffsetOutOfRange) || b.HighWatermark != 10 || b.LogStart != 0 || len(b.Records) != 0 {
+			t.Fatalf("from %d: %v, %+v; want ErrOffsetOutOfRange with the bounds", from, err, b)
+		}
+	}
+
+	// Retention moves the log start: below it is out of range.
+	if n, err := s.Trim(raftlogtest.Ctx(t, testTimeout), raftlog.TrimOp{Tenant: tenant, Queue: "q", Partition: "p", Before: base + 4000}); err != nil || n != 3 {
+		t.Fatalf("trim: %d, %v; want 3 deleted", n, err)
+	}
+	if b, err := rr(2, raftlog.ReadLimits{}); !errors.Is(err, raftlog.ErrOffsetOutOfRange) || b.LogStart != 3 {
+		t.Fatalf("from 2 after trim: %v, log start %d", err, b.LogStart)
+	}
+	if b, err := rr(3, raftlog.ReadLimits{MaxRecords: 1}); err != nil || len(b.Records) != 1 || b.Records[0].Offset != 3 || b.LogStart != 3 {
+		t.Fatalf("from 3 after trim: %v, %+v", err, b)
+	}
+
+	// Names: a queue, a partition or a tenant that does not exist.
+	for _, n := range [][3]string{{tenant, "nope", "p"}, {tenant, "q", "nope"}, {"t2", "q", "p"}, {tenant, "", "p"}} {
+		_, err := readErr(t, s, func(v *raftlog.View) (raftlog.Batch, error) {
+			return v.ReadRecords(n[0], n[1], n[2], 0, raftlog.ReadLimits{})
+		})
+		if !errors.Is(err, raftlog.ErrUnknownPartition) {
+			t.Fatalf("read of %v: %v, want ErrUnknownPartition", n, err)
+		}
+		_, err = readErr(t, s, func(v *raftlog.View) (raftlog.OffsetAt, error) { return v.OffsetForTime(n[0], n[1], n[2], 0) })
+		if !errors.Is(err, raftlog.ErrUnknownPartition) {
+			t.Fatalf("offset for time of %v: %v, want ErrUnknownPartition", n, err)
+		}
+	}
+}
+
+// TestOffsetForTime: the first offset stamped at or after a time, none
+// after the last record, and never below the log start.
+func TestOffsetForTime(t *testing.T) {
+	c := raftlogtest.New(t, 1, nil)
+	c.StartAll()
+	_, s := c.Leader()
+	_, base := push(t, s, item("other", "p", "first", nil))
+	at := func(i int64) int64 { return base + 1000*(i+1) }
+	for i := range int64(6) { // offsets 0..5 stamped at(0)..at(5)
+		pushAt(t, s, at(i), item("q", "p", fmt.Sprint(i), nil))
+	}
+	pushAt(t, s, at(6), item("q", "p", "6", nil), item("q", "p", "7", nil)) // offsets 6 and 7 share at(6)
+	oft := func(ts int64) raftlog.OffsetAt {
+		return read(t, s, func(v *raftlog.View) (raftlog.OffsetAt, error) { return v.OffsetForTime(tenant, "q", "p", ts) })
+	}
+	for _, tc := range []struct {
+		ts            int64
+		found         bool
+		offset, stamp int64
+	}{
+		{0, true, 0, at(0)},
+		{at(0), true, 0, at(0)},
+		{at(3) - 1, true, 3, at(3)},
+		{at(3), true, 3, at(3)},
+		{at(3) + 1, true, 4, at(4)},
+		{at(6), true, 6, at(6)},
+		{at(6) + 1, false, 0, 0},
+		{1 << 62, false, 0, 0},
+	} {
+		a := oft(tc.ts)
+		if a.Found != tc.found || a.HighWatermark != 8 || a.LogStart != 0 || (tc.found && (a.Offset != tc.offset || a.Stamp != tc.stamp)) {
+			t.Fatalf("at %d: %+v; want found %v offset %d stamp %d", tc.ts, a, tc.found, tc.offset, tc.stamp)
+		}
+	}
+	if _, err := s.Trim(raftlogtest.Ctx(t, testTimeout), raftlog.TrimOp{Tenant: tenant, Queue: "q", Before: at(2)}); err != nil {
+		t.Fatal(err)
+	}
+	if a := oft(0); !a.Found || a.Offset != 2 || a.Stamp != at(2) || a.LogStart != 2 {
+		t.Fatalf("at 0 after a trim to offset 2: %+v", a)
+	}
+}
+
+// TestPartitionsChanged: pages in creation order by cursor, with and
+// without since.
+func TestPartitionsChanged(t *testing.T) {
+	c := raftlogtest.New(t, 1, nil)
+	c.StartAll()
+	_, s := c.Leader()
+	_, base := push(t, s, item("other", "p", "first", nil))
+	ids := map[string][16]byte{}
+	for k := 1; k <= 5; k++ { // c1..c5 created in order, written at base+1000k
+		name := fmt.Sprintf("c%d", k)
+		ans, _ := pushAt(t, s, base+1000*int64(k), item("pc", name, name, nil))
+		ids[name] = ans[0].PartitionID
+	}
+	pushAt(t, s, base+10_000, item("pc", "c4", "c4b", nil))
+	pushAt(t, s, base+11_000, item("pc", "c2", "c2b", nil))
+
+	type page struct {
+		names string
+		next  uint64
+	}
+	pc := func(since int64, after uint64, limit int) page {
+		parts, next := partitionsChanged(t, s, "pc", since, after, limit)
+		var names []string
+		for _, p := range parts {
+			names = append(names, p.Name)
+			wantLast := map[string]int64{"c2": 1, "c4": 1}[p.Name]
+			if p.ID != ids[p.Name] || p.ID == ([16]byte{}) || p.LastOffset != wantLast || p.LogStart != 0 || fmt.Sprint("c", p.Seq) != p.Name {
+				t.Fatalf("partition %+v (answered id %x)", p, ids[p.Name])
+			}
+		}
+		return page{strings.Join(names, ","), next}
+	}
+	for _, tc := range []struct {
+		since int64
+		after uint64
+		limit int
+		want  page
+	}{
+		{minStamp, 0, 2, page{"c1,c2", 2}},
+		{minStamp, 2, 2, page{"c3,c4", 4}},
+		{minStamp, 4, 2, page{"c5", 0}},
+		{minStamp, 0, 5, page{"c1,c2,c3,c4,c5", 0}},
+		{minStamp, 0, 0, page{"c1", 1}}, // a limit below 1 is 1
+		{minStamp, 5, 10, page{"", 0}},
+		{base + 3000, 0, 10, page{"c2,c3,c4,c5", 0}}, // c1 was last written before
+		{base + 10_000, 0, 10, page{"c2,c4", 0}},     // creation order, not write order
+		{base + 10_000, 0, 1, page{"c2", 2}},
+		{base + 10_000, 2, 1, page{"c4", 4}},
+		{base + 11_001, 0, 10, page{"", 0}},
+	} {
+		if got := pc(tc.since, tc.after, tc.limit); got != tc.want {
+			t.Errorf("since %d after %d limit %d: %+v, want %+v", tc.since-base, tc.after, tc.limit, got, tc.want)
+		}
+	}
+	_, err := readErr(t, s, func(v *raftlog.View) ([]raftlog.PartitionInfo, error) {
+		p, _, err := v.PartitionsChanged(tenant, "nope", minStamp, 0, 10)
+		return p, err
+	})
+	if !errors.Is(err, raftlog.ErrUnknownPartition) {
+		t.Fatalf("partitions of an unknown queue: %v", err)
+	}
+}
+
+// partitionsChanged reads one page of PartitionsChanged.
+func partitionsChanged(t testing.TB, s *raftlog.Shard, queue string, since int64, after uint64, limit int) ([]raftlog.PartitionInfo, uint64) {
+	t.Helper()
+	type res struct {
+		parts []raftlog.PartitionInfo
+		next  uint64
+	}
+	r := read(t, s, func(v *raftlog.View) (res, error) {
+		p, n, err := v.PartitionsChanged(tenant, queue, since, after, limit)
+		return res{p, n}, err
+	})
+	return r.parts, r.next
+}
