@@ -2,9 +2,7 @@ package kvstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/queen-mq/queen-go/raftlog"
 )
@@ -51,54 +49,17 @@ func (s *Store) Do(ctx context.Context, tenant string, ops []Op) (*Answer, error
 	return decodeResult(&res, 0)
 }
 
-// The first and the longest deadline of one try of a linearizable read,
-// and the pause after a try that failed at once.
-const (
-	firstReadTry = 250 * time.Millisecond
-	maxReadTry   = 2 * time.Second
-	retryPause   = 10 * time.Millisecond
-)
-
-// read runs a read-only call on a linearizable view. dragonboat answers
-// nothing to a ReadIndex whose message was lost (to a peer whose
-// connection is not up yet, or across a change of leader), so such a read
-// would wait for its whole deadline; and a try with less than one RTT
-// left fails with dragonboat's "timeout too small", which raftlog passes
-// on as a plain error. A read is safe to repeat, so each try gets a short
-// deadline of its own, and any failure but the evaluation's own or a
-// closed shard is tried again until ctx ends, then reported as
-// raftlog.ErrTimeout or raftlog.ErrNoLeader.
+// read runs a read-only call on a linearizable view (raftlog's Read, which
+// asks again when dragonboat loses a ReadIndex).
 func (s *Store) read(ctx context.Context, c *call) (*Answer, error) {
-	try := firstReadTry
-	for {
-		var evalErr error // fn runs on this goroutine, inside Read
-		tctx, cancel := context.WithTimeout(ctx, try)
-		v, err := s.shard.Read(tctx, func(v *raftlog.View) (any, error) {
-			e := evaluator{st: v, stamp: v.Stamp()}
-			a, err := e.run(c)
-			evalErr = err
-			return a, err
-		})
-		cancel()
-		switch {
-		case err == nil:
-			return v.(*Answer), nil
-		case evalErr != nil, errors.Is(err, raftlog.ErrClosed):
-			return nil, err
-		case ctx.Err() != nil:
-			if !errors.Is(err, raftlog.ErrTimeout) && !errors.Is(err, raftlog.ErrNoLeader) {
-				err = fmt.Errorf("%w: %w", raftlog.ErrTimeout, err)
-			}
-			return nil, err
-		case !errors.Is(err, raftlog.ErrTimeout) && !errors.Is(err, raftlog.ErrNoLeader):
-			// It failed at once: pause before the next try.
-			select {
-			case <-ctx.Done():
-			case <-time.After(retryPause):
-			}
-		}
-		try = min(2*try, maxReadTry)
+	v, err := s.shard.Read(ctx, func(v *raftlog.View) (any, error) {
+		e := evaluator{st: v, stamp: v.Stamp()}
+		return e.run(c)
+	})
+	if err != nil {
+		return nil, err
 	}
+	return v.(*Answer), nil
 }
 
 // Encode checks and encodes a call as one op, for a caller that proposes

@@ -97,6 +97,8 @@ func DecodeCommand(b []byte) (Command, error) {
 
 // Result is what applying one entry answered.
 type Result struct {
+	// Index is the entry's raft index (not encoded: Propose fills it in).
+	Index uint64
 	// Stamp is the entry's stamp: the ts of every record it appended.
 	Stamp int64
 	// Aborted is -1 when the entry applied, else the index of the op that

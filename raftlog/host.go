@@ -238,4 +238,8 @@ func (h *Host) Close() {
 		s.stopTicker()
 	}
 	h.nh.Close()
+	for _, s := range shards {
+		s.sm.Store(nil)   // reads now answer ErrClosed
+		s.watch.wakeAll() // and waits wake up to see it
+	}
 }

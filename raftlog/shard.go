@@ -63,10 +63,12 @@ func (s *Shard) Propose(ctx context.Context, cmd Command) (Result, error) {
 	for backoff := time.Millisecond; ; backoff = min(2*backoff, 100*time.Millisecond) {
 		r, err := s.host.nh.SyncPropose(ctx, session, data)
 		if err == nil {
-			return DecodeResult(r.Data)
+			res, err := DecodeResult(r.Data)
+			res.Index = r.Value // Update puts the entry's index there
+			return res, err
 		}
 		if !retryable(err) {
-			return Result{}, s.proposeError(ctx, err)
+			return Result{}, s.proposeError(err)
 		}
 		select {
 		case <-ctx.Done():
@@ -82,11 +84,15 @@ func retryable(err error) bool {
 	return errors.Is(err, dragonboat.ErrShardNotReady) || errors.Is(err, dragonboat.ErrSystemBusy)
 }
 
-func (s *Shard) proposeError(ctx context.Context, err error) error {
+// proposeError maps dragonboat's errors to raftlog's. A deadline too short
+// to propose at all (ErrTimeoutTooSmall, ErrInvalidDeadline) is a timeout
+// too: nothing was proposed, so a retry is safe, as after any ErrTimeout.
+func (s *Shard) proposeError(err error) error {
 	switch {
 	case errors.Is(err, dragonboat.ErrTimeout), errors.Is(err, dragonboat.ErrCanceled),
 		errors.Is(err, dragonboat.ErrAborted), errors.Is(err, context.DeadlineExceeded),
-		errors.Is(err, context.Canceled):
+		errors.Is(err, context.Canceled), errors.Is(err, dragonboat.ErrTimeoutTooSmall),
+		errors.Is(err, dragonboat.ErrInvalidDeadline):
 		return fmt.Errorf("%w: %w", ErrTimeout, err)
 	case errors.Is(err, dragonboat.ErrClosed), errors.Is(err, dragonboat.ErrShardClosed),
 		errors.Is(err, dragonboat.ErrShardNotFound):
@@ -98,6 +104,11 @@ func (s *Shard) proposeError(ctx context.Context, err error) error {
 // Read runs fn on a linearizable view of the state: it sees every write
 // answered before Read was called (dragonboat's ReadIndex). It returns fn's
 // answer and error, or ErrNoLeader, ErrTimeout or ErrClosed.
+//
+// dragonboat drops a ReadIndex request now and then (to a peer not yet
+// connected, across a change of leader) and answers it only at the
+// deadline. A read changes nothing, so Read asks again on a short deadline
+// of its own that doubles from readTry up to maxReadTry, until ctx ends.
 func (s *Shard) Read(ctx context.Context, fn func(*View) (any, error)) (any, error) {
 	var fnErr error // Lookup runs fn on this goroutine, inside SyncRead
 	read := func(v *View) (any, error) {
@@ -105,22 +116,43 @@ func (s *Shard) Read(ctx context.Context, fn func(*View) (any, error)) (any, err
 		fnErr = err
 		return r, err
 	}
+	try := readTry
 	for backoff := time.Millisecond; ; backoff = min(2*backoff, 100*time.Millisecond) {
-		v, err := s.host.nh.SyncRead(ctx, s.id, read)
+		tctx, cancel := context.WithTimeout(ctx, try)
+		v, err := s.host.nh.SyncRead(tctx, s.id, read)
+		cancel()
 		switch {
 		case fnErr != nil:
 			return nil, fnErr
 		case err == nil:
 			return v, nil
-		case !retryable(err):
-			return nil, s.proposeError(ctx, err)
+		case !retryable(err) && !lostRead(err):
+			return nil, s.proposeError(err)
 		}
+		try = min(2*try, maxReadTry)
 		select {
 		case <-ctx.Done():
-			return nil, ErrNoLeader
 		case <-time.After(backoff):
 		}
+		if ctx.Err() != nil {
+			if retryable(err) {
+				return nil, ErrNoLeader // the shard never had a leader to ask
+			}
+			return nil, fmt.Errorf("%w: %w", ErrTimeout, ctx.Err())
+		}
 	}
+}
+
+// The first and the longest deadline of one ReadIndex try.
+const (
+	readTry    = 250 * time.Millisecond
+	maxReadTry = 2 * time.Second
+)
+
+// lostRead reports a read that ran out of its own try's time: ask again.
+func lostRead(err error) bool {
+	return errors.Is(err, dragonboat.ErrTimeout) || errors.Is(err, dragonboat.ErrTimeoutTooSmall) ||
+		errors.Is(err, dragonboat.ErrInvalidDeadline) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // LocalRead runs fn on this node's applied state, which may trail the
@@ -162,6 +194,29 @@ const leaderKey = "\x00leader"
 // LeaderChanged returns a channel closed at this node's next news of a
 // change of leader. Take it, then call Leader: no change is missed between.
 func (s *Shard) LeaderChanged() <-chan struct{} { return s.watch.watch(leaderKey) }
+
+// WaitApplied returns once this node has applied the entry at index (see
+// Result.Index), or with ctx's error. A read on this node after it sees
+// that entry's writes.
+func (s *Shard) WaitApplied(ctx context.Context, index uint64) error {
+	for {
+		wake := s.watch.watch(appliedKey)
+		if s.sm.Load() == nil {
+			return ErrClosed
+		}
+		if s.Applied() >= index {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-wake:
+		}
+	}
+}
+
+// appliedKey is the watch key woken by every Update.
+const appliedKey = "\x00applied"
 
 // Leader returns the leader's node id, or 0 when none is known.
 func (s *Shard) Leader() uint64 { return s.leader.Load() }

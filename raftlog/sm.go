@@ -159,7 +159,7 @@ func (s *stateMachine) Update(entries []sm.Entry) ([]sm.Entry, error) {
 	}
 	s.applied.Store(last)
 	s.stamp.Store(stamp)
-	s.watch.wake(woken)
+	s.watch.wake(append(woken, appliedKey))
 	return entries, nil
 }
 
