@@ -57,7 +57,10 @@ var blockCache = sync.OnceValue(func() *pebble.Cache { return pebble.NewCache(12
 // pebbleOptions are the store's settings. Bloom filters on every level keep
 // the dedup lookups, which mostly miss, from reading data blocks.
 func pebbleOptions() *pebble.Options {
-	o := &pebble.Options{Logger: quietPebble{}, Cache: blockCache()}
+	o := &pebble.Options{Logger: quietPebble{}, Cache: blockCache(),
+		// A large memtable lets most records go by once: flushed late,
+		// many are trimmed or overwritten before a compaction rewrites them.
+		MemTableSize: 64 << 20}
 	for i := range o.Levels {
 		o.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}

@@ -12,9 +12,7 @@ import (
 	"fmt"
 	"log"
 	"log/slog"
-	"net"
 	"os"
-	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -23,6 +21,7 @@ import (
 	"time"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
 func main() {
@@ -32,7 +31,7 @@ func main() {
 	size := flag.Int("size", 200, "payload bytes per record")
 	duration := flag.Duration("duration", 5*time.Second, "how long each combination runs")
 	partitions := flag.Int("partitions", 100, "partitions the pushes spread over")
-	rtt = flag.Duration("rtt", 50*time.Millisecond, "raft round trip time (dragonboat RTTMillisecond)")
+	rtt := flag.Duration("rtt", 50*time.Millisecond, "raft round trip time (dragonboat RTTMillisecond)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file")
 	flag.Parse()
 	log.SetFlags(0)
@@ -52,15 +51,17 @@ func main() {
 	fmt.Println("| nodes | proposers | records/push | records/s | MB/s | pushes/s | p50 ms | p99 ms |")
 	fmt.Println("|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, n := range ints(*nodes) {
-		shard, stop := startCluster(n)
 		for _, p := range ints(*proposers) {
 			for _, b := range ints(*batches) {
+				// A fresh cluster for every row: a row never pays for the
+				// compactions of the rows before it.
+				shard, stop := startCluster(n, *rtt)
 				r := run(shard, p, b, *size, *partitions, *duration)
+				stop()
 				fmt.Printf("| %d | %d | %d | %.0f | %.1f | %.0f | %.2f | %.2f |\n", n, p, b,
 					r.records, r.records*float64(*size)/1e6, r.pushes, ms(r.p50), ms(r.p99))
 			}
 		}
-		stop()
 	}
 }
 
@@ -79,55 +80,19 @@ func ints(s string) []int {
 }
 
 // startCluster starts n hosts in this process and returns the leader's shard.
-var rtt *time.Duration
-
-func startCluster(n int) (*raftlog.Shard, func()) {
-	dir, err := os.MkdirTemp("", "raftlog-bench")
-	if err != nil {
-		log.Fatal(err)
-	}
-	members := map[uint64]string{}
-	for id := uint64(1); id <= uint64(n); id++ {
-		members[id] = "127.0.0.1:" + strconv.Itoa(freePort())
-	}
+func startCluster(n int, rtt time.Duration) (*raftlog.Shard, func()) {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	var hosts []*raftlog.Host
-	shards := map[uint64]*raftlog.Shard{}
-	for id := uint64(1); id <= uint64(n); id++ {
-		h, err := raftlog.NewHost(raftlog.Config{NodeID: id, RaftAddress: members[id], Members: members,
-			DataDir: filepath.Join(dir, strconv.FormatUint(id, 10)), RTT: *rtt, Logger: logger, TickInterval: -1})
-		if err != nil {
-			log.Fatal(err)
-		}
-		s, err := h.StartShard(1, nil)
-		if err != nil {
-			log.Fatal(err)
-		}
-		hosts = append(hosts, h)
-		shards[id] = s
-	}
-	stop := func() {
-		for _, h := range hosts {
-			h.Close()
-		}
-		os.RemoveAll(dir)
-	}
-	for {
-		changed := shards[1].LeaderChanged()
-		if l := shards[1].Leader(); l != 0 {
-			return shards[l], stop
-		}
-		<-changed
-	}
-}
-
-func freePort() int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := raftlogtest.StartLocal(n, nil, rtt, logger)
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := l.Leader(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return s, l.Close
 }
 
 type result struct {

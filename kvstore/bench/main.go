@@ -1,0 +1,108 @@
+// Command bench measures KV puts through kvstore, in process: one node or
+// three NodeHosts on 127.0.0.1, concurrent clients, each put one raft entry
+// answered only once committed (written and fsynced on a majority) and
+// applied. It prints a Markdown table for BENCHMARKS.md.
+//
+//	go run ./bench -nodes 1,3 -clients 1,16,64   (from kvstore/)
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"log/slog"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/queen-mq/queen-go/kvstore"
+	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
+)
+
+func main() {
+	nodes := flag.String("nodes", "1,3", "cluster sizes to run")
+	clients := flag.String("clients", "1,16,64", "concurrent clients")
+	size := flag.Int("size", 200, "value bytes")
+	keys := flag.Int("keys", 10000, "keys the puts spread over")
+	duration := flag.Duration("duration", 5*time.Second, "how long each combination runs")
+	rtt := flag.Duration("rtt", 50*time.Millisecond, "raft round trip time (dragonboat RTTMillisecond)")
+	flag.Parse()
+	log.SetFlags(0)
+
+	fmt.Printf("put of a %d-byte JSON value to one of %d keys, forever; %s per row; every put committed (fsync on a majority) before it is answered\n\n",
+		*size, *keys, *duration)
+	fmt.Println("| nodes | clients | puts/s | p50 ms | p99 ms |")
+	fmt.Println("|---:|---:|---:|---:|---:|")
+	value, _ := json.Marshal(map[string]string{"pad": strings.Repeat("x", max(*size-10, 0))})
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	for _, n := range ints(*nodes) {
+		for _, c := range ints(*clients) {
+			// A fresh cluster for every row, as in raftlog's bench.
+			l, err := raftlogtest.StartLocal(n, kvstore.Appliers(), *rtt, logger)
+			if err != nil {
+				log.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			leader, err := l.Leader(ctx)
+			cancel()
+			if err != nil {
+				log.Fatal(err)
+			}
+			puts, p50, p99 := run(kvstore.New(leader), c, *keys, value, *duration)
+			l.Close()
+			fmt.Printf("| %d | %d | %.0f | %.2f | %.2f |\n", n, c, puts, ms(p50), ms(p99))
+		}
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func ints(s string) []int {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			log.Fatalf("%q is not a list of numbers", s)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func run(store *kvstore.Store, clients, keys int, value []byte, d time.Duration) (float64, time.Duration, time.Duration) {
+	var mu sync.Mutex
+	var lat []time.Duration
+	var wg sync.WaitGroup
+	start := time.Now()
+	deadline := start.Add(d)
+	for c := 0; c < clients; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []time.Duration
+			for i := 0; time.Now().Before(deadline); i++ {
+				op := kvstore.Op{Op: kvstore.OpPut, NS: "bench", Key: "k-" + strconv.Itoa((c*7919+i*31)%keys),
+					Value: value, Forever: true}
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				t0 := time.Now()
+				_, err := store.Do(ctx, "bench", []kvstore.Op{op})
+				mine = append(mine, time.Since(t0))
+				cancel()
+				if err != nil {
+					log.Fatalf("put: %v", err)
+				}
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	slices.Sort(lat)
+	return float64(len(lat)) / time.Since(start).Seconds(), lat[len(lat)/2], lat[len(lat)*99/100]
+}
