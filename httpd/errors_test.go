@@ -1,0 +1,197 @@
+package httpd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestNoSuchRoute(t *testing.T) {
+	cases := []struct{ method, path string }{
+		{"GET", "/api/v1/nothing"},
+		{"GET", "/api/v1/push"},
+		{"PUT", "/api/v1/push"},
+		{"POST", "/api/v1/push/"},
+		{"GET", "/api/v2/push"},
+		{"GET", "/api/"},
+		{"POST", "/api/v1/kv/app/k"},
+		{"PATCH", "/api/v1/kv/app/k"},
+		{"GET", "/api/v1/kv/app"},
+		{"DELETE", "/api/v1/resources/queues/q"},
+		{"POST", "/api/v1/queues/q/clear"},
+		{"GET", "/api/v1/stats/refresh"},
+		{"POST", "/health"},
+		{"GET", "/nothing"},
+		{"BREW", "/api/v1/push"},
+	}
+	for _, c := range cases {
+		t.Run(c.method+" "+c.path, func(t *testing.T) {
+			e := newEnv(t, nil, Options{})
+			wantJSON(t, e.do(t, c.method, c.path, `{}`), http.StatusNotFound, `{"error":"Not Found","code":"no_such_route"}`)
+			e.fb.none(t)
+		})
+	}
+}
+
+// TestUnavailable: the unknown-outcome kinds are 503 with their code and
+// Retry-After: 1, on every route that calls the broker.
+func TestUnavailable(t *testing.T) {
+	kinds := []struct {
+		err  error
+		code string
+	}{
+		{ErrTimeout, CodeTimeout},
+		{fmt.Errorf("propose: %w", ErrTimeout), CodeTimeout},
+		{context.DeadlineExceeded, CodeTimeout},
+		{ErrNoLeader, CodeNoLeader},
+		{fmt.Errorf("read index: %w", ErrNoLeader), CodeNoLeader},
+		{ErrRetry, CodeRetry},
+	}
+	routes := []struct{ method, path, body string }{
+		{"POST", "/api/v1/push", `{"items":[{"queue":"q","payload":1}]}`},
+		{"POST", "/api/v1/fetch", `{"entries":[{"queue":"q","offset":0}]}`},
+		{"POST", "/api/v1/fetch/offsets", `{"entries":[{"queue":"q","timestamp":0}]}`},
+		{"POST", "/api/v1/partitions/changed", `{"entries":[]}`},
+		{"POST", "/api/v1/configure", `{"queue":"q"}`},
+		{"POST", "/api/v1/kv", `[]`},
+		{"GET", "/api/v1/kv/a/k", ``},
+		{"PUT", "/api/v1/kv/a/k", `{"value":1}`},
+		{"DELETE", "/api/v1/kv/a/k", ``},
+		{"GET", "/api/v1/resources/queues", ``},
+		{"GET", "/api/v1/resources/queues/q", ``},
+	}
+	for _, k := range kinds {
+		for _, r := range routes {
+			t.Run(k.err.Error()+" "+r.method+" "+r.path, func(t *testing.T) {
+				e := newEnv(t, failing(k.err), Options{})
+				w := e.do(t, r.method, r.path, r.body)
+				wantError(t, w, http.StatusServiceUnavailable, k.code, "")
+				if ra := w.Header().Get("Retry-After"); ra != "1" {
+					t.Fatalf("Retry-After = %q", ra)
+				}
+				if e.logLines() != 1 {
+					t.Fatalf("log = %q, want one line", e.log)
+				}
+			})
+		}
+	}
+}
+
+// failing is a broker whose every call fails with err.
+func failing(err error) *fakeBroker {
+	return &fakeBroker{
+		push:         func(context.Context, string, []PushItem) ([]PushResult, error) { return nil, err },
+		fetch:        func(context.Context, string, FetchRequest) ([]FetchEntry, error) { return nil, err },
+		fetchOffsets: func(context.Context, string, []OffsetQuery) ([]OffsetAnswer, error) { return nil, err },
+		changed:      func(context.Context, string, []ChangedQuery) (ChangedAnswer, error) { return ChangedAnswer{}, err },
+		configure: func(context.Context, string, ConfigureRequest) (ConfigureAnswer, error) {
+			return ConfigureAnswer{}, err
+		},
+		kv:     func(context.Context, string, []KVOp) (json.Marshaler, error) { return nil, err },
+		queues: func(context.Context, string) ([]QueueSummary, error) { return nil, err },
+		queue:  func(context.Context, string, string) (QueueDetail, bool, error) { return QueueDetail{}, false, err },
+	}
+}
+
+func TestBrokerErrors(t *testing.T) {
+	cases := []struct {
+		name       string
+		err        error
+		status     int
+		want       string
+		retryAfter bool
+		logged     bool
+	}{
+		{"retry with leader", &Error{Status: 503, Code: "retry", Message: "leader changed", Leader: "node-2:6632"}, 503,
+			`{"error":"leader changed","code":"retry","leader":"node-2:6632"}`, true, true},
+		{"overloaded", &Error{Status: 429, Code: "overloaded", Message: "write budget full"}, 429,
+			`{"error":"write budget full","code":"overloaded"}`, true, false},
+		{"storage full", &Error{Status: 507, Code: "storage_full", Message: "disk above 85%"}, 507,
+			`{"error":"disk above 85%","code":"storage_full"}`, false, true},
+		{"name too long", &Error{Status: 413, Code: "name_too_long"}, 413,
+			`{"error":"name_too_long","code":"name_too_long"}`, false, false},
+		{"wrapped", fmt.Errorf("push: %w", &Error{Status: 400, Code: "bad_request", Message: "no"}), 400,
+			`{"error":"no","code":"bad_request"}`, false, false},
+		{"no status", &Error{Code: "weird", Message: "m"}, 500, `{"error":"m","code":"weird"}`, false, true},
+		{"other", errors.New("pebble: disk on fire"), 500, `{"error":"internal error","code":"internal"}`, false, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, failing(c.err), Options{})
+			w := e.do(t, "POST", "/api/v1/push", `{"items":[{"queue":"q","payload":1}]}`)
+			wantJSON(t, w, c.status, c.want)
+			if got := w.Header().Get("Retry-After") == "1"; got != c.retryAfter {
+				t.Fatalf("Retry-After = %q", w.Header().Get("Retry-After"))
+			}
+			if logged := e.logLines() == 1; logged != c.logged || e.logLines() > 1 {
+				t.Fatalf("log = %q", e.log)
+			}
+			if c.name == "other" && !strings.Contains(e.log.String(), "disk on fire") {
+				t.Fatalf("the log line lacks the error: %q", e.log)
+			}
+		})
+	}
+}
+
+// TestClientGone: a request whose client went away is not logged.
+func TestClientGone(t *testing.T) {
+	e := newEnv(t, failing(context.Canceled), Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := newRequest("POST", "/api/v1/push", `{"items":[{"queue":"q","payload":1}]}`).WithContext(ctx)
+	w := serve(e, r)
+	wantStatus(t, w, statusClientClosed)
+	if e.logLines() != 0 {
+		t.Fatalf("log = %q", e.log)
+	}
+}
+
+func TestPanicIsInternal(t *testing.T) {
+	fb := &fakeBroker{push: func(context.Context, string, []PushItem) ([]PushResult, error) { panic("boom") }}
+	e := newEnv(t, fb, Options{})
+	w := e.do(t, "POST", "/api/v1/push", `{"items":[{"queue":"q","payload":1}]}`)
+	wantJSON(t, w, 500, `{"error":"internal error","code":"internal"}`)
+	if e.logLines() != 1 || !strings.Contains(e.log.String(), "boom") {
+		t.Fatalf("log = %q", e.log)
+	}
+}
+
+func TestBodyTooLarge(t *testing.T) {
+	big := `{"items":[{"queue":"q","payload":"` + strings.Repeat("x", 200) + `"}]}`
+	routes := []struct{ method, path string }{
+		{"POST", "/api/v1/push"},
+		{"POST", "/api/v1/fetch"},
+		{"POST", "/api/v1/fetch/offsets"},
+		{"POST", "/api/v1/partitions/changed"},
+		{"POST", "/api/v1/configure"},
+		{"POST", "/api/v1/kv"},
+		{"PUT", "/api/v1/kv/a/k"},
+		{"DELETE", "/api/v1/kv/a/k"},
+	}
+	for _, r := range routes {
+		t.Run(r.method+" "+r.path, func(t *testing.T) {
+			e := newEnv(t, nil, Options{MaxBodyBytes: 100})
+			wantError(t, e.do(t, r.method, r.path, big), http.StatusRequestEntityTooLarge, CodePayloadTooLarge, "over 100")
+			e.fb.none(t)
+
+			// Without a Content-Length the cap still holds.
+			req := newRequest(r.method, r.path, big)
+			req.ContentLength = -1
+			wantError(t, serve(e, req), http.StatusRequestEntityTooLarge, CodePayloadTooLarge, "over 100")
+			e.fb.none(t)
+		})
+	}
+	e := newEnv(t, nil, Options{MaxBodyBytes: int64(len(big))})
+	wantStatus(t, e.do(t, "POST", "/api/v1/push", big), http.StatusCreated)
+}
+
+func TestDefaultMaxBody(t *testing.T) {
+	e := newEnv(t, nil, Options{})
+	req := newRequest("POST", "/api/v1/push", `{}`)
+	req.ContentLength = DefaultMaxBodyBytes + 1
+	wantError(t, serve(e, req), http.StatusRequestEntityTooLarge, CodePayloadTooLarge, "")
+}

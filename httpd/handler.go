@@ -1,0 +1,105 @@
+package httpd
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// DefaultMaxBodyBytes is Options.MaxBodyBytes when it is 0
+// (QUEEN_MAX_BODY_BYTES' default).
+const DefaultMaxBodyBytes = 64 << 20
+
+// Options configure New. The zero value works.
+type Options struct {
+	// MaxBodyBytes caps a request body: past it, 413 payload_too_large.
+	// 0 means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// TenancyHeader takes the tenant from the x-queen-tenant header
+	// (QUEEN_TENANCY_HEADER); off, every request is DefaultTenant's.
+	TenancyHeader bool
+	// Logger gets one line per 5xx answer. nil: slog.Default().
+	Logger *slog.Logger
+	// Registry gets the HTTP series and is what /metrics/prometheus
+	// serves. nil: a registry of New's own.
+	Registry *prometheus.Registry
+	// Version is the broker's version, shown by /health.
+	Version string
+}
+
+// server is the state the routes share.
+type server struct {
+	b       Broker
+	maxBody int64
+	version string
+	log     *slog.Logger
+}
+
+// New returns the HTTP API of API.md served over b. It panics when b is
+// nil (a programmer's mistake at setup).
+func New(b Broker, o Options) http.Handler {
+	if b == nil {
+		panic("httpd: New: nil Broker")
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Registry == nil {
+		o.Registry = prometheus.NewRegistry()
+	}
+	s := &server{b: b, maxBody: o.MaxBodyBytes, version: o.Version, log: o.Logger}
+
+	r := chi.NewRouter()
+	r.Use(observe(newMetrics(o.Registry), o.Logger), middleware.GetHead)
+	r.NotFound(noRoute)
+	r.MethodNotAllowed(noRoute)
+
+	r.Method(http.MethodGet, "/health", s.health())
+	r.Method(http.MethodGet, "/status", s.status())
+	r.Method(http.MethodGet, "/metrics/prometheus", metricsHandler(o.Registry))
+
+	r.Route("/api/v1", func(r chi.Router) {
+		r.Use(tenancy(o.TenancyHeader))
+		r.Method(http.MethodPost, "/push", s.push())
+		r.Method(http.MethodPost, "/fetch", s.fetch())
+		r.Method(http.MethodPost, "/fetch/offsets", s.fetchOffsets())
+		r.Method(http.MethodPost, "/partitions/changed", s.partitionsChanged())
+		r.Method(http.MethodPost, "/configure", s.configure())
+		r.Method(http.MethodPost, "/kv", s.kvCall())
+		r.Method(http.MethodGet, "/kv/{ns}/*", s.kvGet())
+		r.Method(http.MethodPut, "/kv/{ns}/*", s.kvPut())
+		r.Method(http.MethodDelete, "/kv/{ns}/*", s.kvDelete())
+		r.Method(http.MethodGet, "/resources/queues", s.queues())
+		r.Method(http.MethodGet, "/resources/queues/{queue}", s.queue())
+		r.Method(http.MethodPost, "/stats/refresh", statsRefresh())
+	})
+	return r
+}
+
+// handle adapts a route's function, which answers or returns the error to
+// answer, to an http.Handler.
+type handle func(w http.ResponseWriter, r *http.Request) error
+
+func (h handle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := h(w, r); err != nil {
+		writeError(w, r, err)
+	}
+}
+
+// body reads and checks the request's JSON body.
+func (s *server) body(r *http.Request) ([]byte, error) {
+	b, err := readBody(r, s.maxBody)
+	if err != nil {
+		return nil, err
+	}
+	if err := parseJSON(b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}

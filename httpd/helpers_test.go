@@ -1,0 +1,304 @@
+package httpd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// fakeBroker is a Broker of funcs that records what it was called with.
+// A nil func answers a plain default.
+type fakeBroker struct {
+	push         func(ctx context.Context, tenant string, items []PushItem) ([]PushResult, error)
+	fetch        func(ctx context.Context, tenant string, req FetchRequest) ([]FetchEntry, error)
+	fetchOffsets func(ctx context.Context, tenant string, qs []OffsetQuery) ([]OffsetAnswer, error)
+	changed      func(ctx context.Context, tenant string, qs []ChangedQuery) (ChangedAnswer, error)
+	configure    func(ctx context.Context, tenant string, req ConfigureRequest) (ConfigureAnswer, error)
+	kv           func(ctx context.Context, tenant string, ops []KVOp) (json.Marshaler, error)
+	queues       func(ctx context.Context, tenant string) ([]QueueSummary, error)
+	queue        func(ctx context.Context, tenant, name string) (QueueDetail, bool, error)
+	health       func(ctx context.Context) (bool, any)
+	status       func(ctx context.Context) any
+
+	mu    sync.Mutex
+	calls []call
+}
+
+// call is one recorded Broker call: the method, the tenant and the
+// argument after it.
+type call struct {
+	method string
+	tenant string
+	arg    any
+}
+
+var _ Broker = (*fakeBroker)(nil)
+
+func (f *fakeBroker) record(method, tenant string, arg any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, call{method, tenant, arg})
+}
+
+// only returns the one call the test expects, failing when there is
+// another number of calls.
+func (f *fakeBroker) only(t *testing.T) call {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.calls) != 1 {
+		t.Fatalf("broker calls = %d (%v), want 1", len(f.calls), f.calls)
+	}
+	return f.calls[0]
+}
+
+// none fails when the broker was called.
+func (f *fakeBroker) none(t *testing.T) {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.calls) != 0 {
+		t.Fatalf("broker calls = %v, want none", f.calls)
+	}
+}
+
+func (f *fakeBroker) Push(ctx context.Context, tenant string, items []PushItem) ([]PushResult, error) {
+	f.record("Push", tenant, items)
+	if f.push != nil {
+		return f.push(ctx, tenant, items)
+	}
+	out := make([]PushResult, len(items))
+	for i, it := range items {
+		out[i] = PushResult{Offset: int64(i), MessageID: it.MessageID}
+	}
+	return out, nil
+}
+
+func (f *fakeBroker) Fetch(ctx context.Context, tenant string, req FetchRequest) ([]FetchEntry, error) {
+	f.record("Fetch", tenant, req)
+	if f.fetch != nil {
+		return f.fetch(ctx, tenant, req)
+	}
+	out := make([]FetchEntry, len(req.Entries))
+	for i, q := range req.Entries {
+		out[i] = FetchEntry{Queue: q.Queue, Partition: q.Partition}
+	}
+	return out, nil
+}
+
+func (f *fakeBroker) FetchOffsets(ctx context.Context, tenant string, qs []OffsetQuery) ([]OffsetAnswer, error) {
+	f.record("FetchOffsets", tenant, qs)
+	if f.fetchOffsets != nil {
+		return f.fetchOffsets(ctx, tenant, qs)
+	}
+	out := make([]OffsetAnswer, len(qs))
+	for i, q := range qs {
+		out[i] = OffsetAnswer{Queue: q.Queue, Partition: q.Partition}
+	}
+	return out, nil
+}
+
+func (f *fakeBroker) PartitionsChanged(ctx context.Context, tenant string, qs []ChangedQuery) (ChangedAnswer, error) {
+	f.record("PartitionsChanged", tenant, qs)
+	if f.changed != nil {
+		return f.changed(ctx, tenant, qs)
+	}
+	a := ChangedAnswer{Entries: make([]ChangedEntry, len(qs))}
+	for i, q := range qs {
+		a.Entries[i] = ChangedEntry{Queue: q.Queue}
+	}
+	return a, nil
+}
+
+func (f *fakeBroker) Configure(ctx context.Context, tenant string, req ConfigureRequest) (ConfigureAnswer, error) {
+	f.record("Configure", tenant, req)
+	if f.configure != nil {
+		return f.configure(ctx, tenant, req)
+	}
+	return ConfigureAnswer{Queue: req.Queue, Options: req.Options}, nil
+}
+
+func (f *fakeBroker) KV(ctx context.Context, tenant string, ops []KVOp) (json.Marshaler, error) {
+	f.record("KV", tenant, ops)
+	if f.kv != nil {
+		return f.kv(ctx, tenant, ops)
+	}
+	return rawAnswer(`{"results":[]}`), nil
+}
+
+func (f *fakeBroker) Queues(ctx context.Context, tenant string) ([]QueueSummary, error) {
+	f.record("Queues", tenant, nil)
+	if f.queues != nil {
+		return f.queues(ctx, tenant)
+	}
+	return nil, nil
+}
+
+func (f *fakeBroker) Queue(ctx context.Context, tenant, name string) (QueueDetail, bool, error) {
+	f.record("Queue", tenant, name)
+	if f.queue != nil {
+		return f.queue(ctx, tenant, name)
+	}
+	return QueueDetail{}, false, nil
+}
+
+func (f *fakeBroker) Health(ctx context.Context) (bool, any) {
+	f.record("Health", "", nil)
+	if f.health != nil {
+		return f.health(ctx)
+	}
+	return true, nil
+}
+
+func (f *fakeBroker) Status(ctx context.Context) any {
+	f.record("Status", "", nil)
+	if f.status != nil {
+		return f.status(ctx)
+	}
+	return map[string]any{}
+}
+
+// rawAnswer is a KV answer that marshals to its own text, as the
+// broker's kvstore.Answer does.
+type rawAnswer string
+
+func (a rawAnswer) MarshalJSON() ([]byte, error) { return []byte(a), nil }
+
+// env is a handler over a fake broker, with what it logged and its
+// registry.
+type env struct {
+	h   http.Handler
+	fb  *fakeBroker
+	log *bytes.Buffer
+	reg *prometheus.Registry
+}
+
+// newEnv serves fb with o (its Logger and Registry replaced by the env's).
+func newEnv(t *testing.T, fb *fakeBroker, o Options) *env {
+	t.Helper()
+	if fb == nil {
+		fb = &fakeBroker{}
+	}
+	e := &env{fb: fb, log: &bytes.Buffer{}, reg: prometheus.NewRegistry()}
+	o.Logger = slog.New(slog.NewTextHandler(&lockedWriter{w: e.log}, nil))
+	o.Registry = e.reg
+	e.h = New(fb, o)
+	return e
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// do sends one request; hdr is name, value pairs.
+func (e *env) do(t *testing.T, method, target, body string, hdr ...string) *httptest.ResponseRecorder {
+	t.Helper()
+	r := newRequest(method, target, body)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		r.Header.Set(hdr[i], hdr[i+1])
+	}
+	return serve(e, r)
+}
+
+// newRequest is a request with body ("" for none).
+func newRequest(method, target, body string) *http.Request {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	return httptest.NewRequest(method, target, rd)
+}
+
+// serve answers r with e's handler.
+func serve(e *env, r *http.Request) *httptest.ResponseRecorder {
+	w := httptest.NewRecorder()
+	e.h.ServeHTTP(w, r)
+	return w
+}
+
+// logLines counts the lines logged.
+func (e *env) logLines() int { return strings.Count(e.log.String(), "\n") }
+
+// wantStatus fails unless the answer has status.
+func wantStatus(t *testing.T, w *httptest.ResponseRecorder, status int) {
+	t.Helper()
+	if w.Code != status {
+		t.Fatalf("status = %d, want %d; body %s", w.Code, status, w.Body)
+	}
+}
+
+// wantJSON fails unless the answer has status and a body equal, as JSON,
+// to want.
+func wantJSON(t *testing.T, w *httptest.ResponseRecorder, status int, want string) {
+	t.Helper()
+	wantStatus(t, w, status)
+	if ct := w.Header().Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type = %q", ct)
+	}
+	var got, exp any
+	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
+		t.Fatalf("answer is not JSON: %v: %s", err, w.Body)
+	}
+	if err := json.Unmarshal([]byte(want), &exp); err != nil {
+		t.Fatalf("want is not JSON: %v", err)
+	}
+	if !reflect.DeepEqual(got, exp) {
+		t.Fatalf("body =\n%s\nwant\n%s", w.Body, want)
+	}
+}
+
+// errBody is an error answer of either shape.
+type errBody struct {
+	Error  string `json:"error"`
+	Code   string `json:"code"`
+	Reason string `json:"reason"`
+	Detail string `json:"detail"`
+	Leader string `json:"leader"`
+}
+
+// wantError fails unless the answer is an engine error with status and
+// code whose message holds msg.
+func wantError(t *testing.T, w *httptest.ResponseRecorder, status int, code, msg string) errBody {
+	t.Helper()
+	wantStatus(t, w, status)
+	var b errBody
+	if err := json.Unmarshal(w.Body.Bytes(), &b); err != nil {
+		t.Fatalf("error body is not JSON: %v: %s", err, w.Body)
+	}
+	if b.Code != code || !strings.Contains(b.Error, msg) {
+		t.Fatalf("error = %s, want code %q with %q", w.Body, code, msg)
+	}
+	return b
+}
+
+// wantKVError fails unless the answer is a KV error with status, error
+// code and reason.
+func wantKVError(t *testing.T, w *httptest.ResponseRecorder, status int, code, reason string) errBody {
+	t.Helper()
+	wantStatus(t, w, status)
+	var b errBody
+	if err := json.Unmarshal(w.Body.Bytes(), &b); err != nil {
+		t.Fatalf("error body is not JSON: %v: %s", err, w.Body)
+	}
+	if b.Error != code || b.Reason != reason || b.Detail == "" || b.Code != "" {
+		t.Fatalf("error = %s, want error %q reason %q and a detail", w.Body, code, reason)
+	}
+	return b
+}

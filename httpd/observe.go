@@ -1,0 +1,135 @@
+package httpd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Log keys.
+const (
+	logKeyMethod   = "method"
+	logKeyPath     = "path"
+	logKeyRoute    = "route"
+	logKeyStatus   = "status"
+	logKeyDuration = "duration"
+	logKeyError    = "err"
+)
+
+// routeUnmatched is the route label of requests no route served.
+const routeUnmatched = "unmatched"
+
+// metrics are the HTTP series of one handler.
+type metrics struct {
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+// newMetrics registers the HTTP series on reg, or takes the ones a
+// previous New registered there.
+func newMetrics(reg *prometheus.Registry) *metrics {
+	labels := []string{"method", "route", "status"}
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "queen_http_requests_total",
+			Help: "HTTP requests answered, by method, route pattern and status.",
+		}, labels),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "queen_http_request_duration_seconds",
+			Help:    "Time to answer an HTTP request, by method, route pattern and status.",
+			Buckets: prometheus.DefBuckets,
+		}, labels),
+	}
+	m.requests = register(reg, m.requests)
+	m.duration = register(reg, m.duration)
+	return m
+}
+
+func register[C prometheus.Collector](reg *prometheus.Registry, c C) C {
+	if err := reg.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			if old, ok := are.ExistingCollector.(C); ok {
+				return old
+			}
+		}
+		panic("httpd: register metrics: " + err.Error())
+	}
+	return c
+}
+
+// reqState is what a request leaves for its log line and its labels.
+type reqState struct {
+	err       error
+	unmatched bool // noRoute answered it
+}
+
+type stateKey struct{}
+
+// noteError keeps err for the request's log line.
+func noteError(r *http.Request, err error) {
+	if s, ok := r.Context().Value(stateKey{}).(*reqState); ok {
+		s.err = err
+	}
+}
+
+// methodLabel keeps the method label's values few: clients choose it.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete,
+		http.MethodPatch, http.MethodOptions:
+		return m
+	}
+	return "other"
+}
+
+// observe counts and times every request by route pattern and status,
+// logs one line per 5xx error answer (with the error that caused it), and
+// answers a panic with 500 internal.
+func observe(m *metrics, log *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			start := time.Now()
+			st := &reqState{}
+			r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
+			ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+			defer func() {
+				if p := recover(); p != nil {
+					if p == http.ErrAbortHandler {
+						panic(p)
+					}
+					st.err = fmt.Errorf("panic: %v", p)
+					if ww.Status() == 0 {
+						writeJSON(ww, http.StatusInternalServerError, engineBody{Error: "internal error", Code: CodeInternal})
+					}
+				}
+				status := ww.Status()
+				if status == 0 {
+					status = http.StatusOK
+				}
+				route := routeUnmatched
+				if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePattern() != "" && !st.unmatched {
+					route = rc.RoutePattern()
+				}
+				d := time.Since(start)
+				code := strconv.Itoa(status)
+				m.requests.WithLabelValues(methodLabel(r.Method), route, code).Inc()
+				m.duration.WithLabelValues(methodLabel(r.Method), route, code).Observe(d.Seconds())
+				// A settling /health is a 503 but no failure: it is not logged.
+				if status >= 500 && status <= 599 && st.err != nil {
+					log.ErrorContext(r.Context(), "httpd: request failed", logKeyMethod, r.Method, logKeyPath, r.URL.Path,
+						logKeyRoute, route, logKeyStatus, status, logKeyDuration, d, logKeyError, st.err.Error())
+				}
+			}()
+			next.ServeHTTP(ww, r)
+		})
+	}
+}

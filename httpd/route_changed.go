@@ -1,0 +1,125 @@
+package httpd
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/google/uuid"
+)
+
+// MaxChangedLimit is partitions/changed's default and largest limit.
+const MaxChangedLimit = 1000
+
+// changedAnswer is the answer of POST /api/v1/partitions/changed.
+type changedAnswer struct {
+	SafeTime         string         `json:"safeTime"`
+	SafeTimeDegraded bool           `json:"safeTimeDegraded"`
+	Entries          []changedEntry `json:"entries"`
+}
+
+type changedEntry struct {
+	Queue      string            `json:"queue"`
+	Partitions []partitionAnswer `json:"partitions"`
+	Next       *string           `json:"next"`
+	Error      string            `json:"error,omitempty"`
+}
+
+// partitionAnswer is one partition, as partitions/changed and the queue
+// detail show it. LastWriteAt is null for a partition never written.
+type partitionAnswer struct {
+	Name        string  `json:"name"`
+	ID          string  `json:"id"`
+	LastOffset  int64   `json:"lastOffset"`
+	LogStart    int64   `json:"logStart"`
+	LastWriteAt *string `json:"lastWriteAt"`
+}
+
+func newPartitionAnswer(p ChangedPartition) partitionAnswer {
+	a := partitionAnswer{Name: p.Name, ID: uuid.UUID(p.ID).String(), LastOffset: p.LastOffset, LogStart: p.LogStart}
+	if p.LastWrite != 0 {
+		s := formatStamp(p.LastWrite)
+		a.LastWriteAt = &s
+	}
+	return a
+}
+
+// partitionsChanged is POST /api/v1/partitions/changed: pages of the
+// partitions of queues written since a time, and this node's safeTime
+// (asked of the broker even when there are no entries).
+func (s *server) partitionsChanged() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		body, err := s.body(r)
+		if err != nil {
+			return err
+		}
+		qs, err := decodeChanged(body)
+		if err != nil {
+			return err
+		}
+		got, err := s.b.PartitionsChanged(r.Context(), tenantOf(r), qs)
+		if err != nil {
+			return err
+		}
+		if len(got.Entries) != len(qs) {
+			return fmt.Errorf("httpd: broker answered %d changed entries for %d", len(got.Entries), len(qs))
+		}
+		out := changedAnswer{SafeTime: formatStamp(got.SafeTime), Entries: make([]changedEntry, len(qs))}
+		for i, e := range got.Entries {
+			ce := changedEntry{Queue: e.Queue, Partitions: make([]partitionAnswer, len(e.Partitions)), Error: e.Error}
+			for j, p := range e.Partitions {
+				ce.Partitions[j] = newPartitionAnswer(p)
+			}
+			if e.Next != "" {
+				next := e.Next
+				ce.Next = &next
+			}
+			out.Entries[i] = ce
+		}
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	})
+}
+
+// decodeChanged checks and defaults a partitions/changed body, which must
+// be valid JSON.
+func decodeChanged(body []byte) ([]ChangedQuery, error) {
+	o, err := asObject(body, "the body")
+	if err != nil {
+		return nil, err
+	}
+	entries, err := decodeEntries(o)
+	if err != nil {
+		return nil, err
+	}
+	qs := make([]ChangedQuery, len(entries))
+	for i, o := range entries {
+		path := fmt.Sprintf("entries[%d]", i)
+		q := &qs[i]
+		if q.Queue, err = queueOf(o, path); err != nil {
+			return nil, err
+		}
+		since, ok, err := o.str("since", path+".since")
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			us, err := parseISO(since)
+			if err != nil {
+				return nil, badRequest("%s.since %v", path, err)
+			}
+			q.Since = &us
+		}
+		if q.After, _, err = o.str("after", path+".after"); err != nil {
+			return nil, err
+		}
+		limit, ok, err := o.integer("limit", path+".limit")
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			limit = MaxChangedLimit
+		}
+		q.Limit = int(clamp(limit, 1, MaxChangedLimit))
+	}
+	return qs, nil
+}

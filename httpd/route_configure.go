@@ -1,0 +1,90 @@
+package httpd
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/google/uuid"
+)
+
+// configureAnswer is the answer of POST /api/v1/configure.
+type configureAnswer struct {
+	Configured  bool            `json:"configured"`
+	QueueID     string          `json:"queueId"`
+	PartitionID *string         `json:"partitionId"`
+	Queue       string          `json:"queue"`
+	Namespace   string          `json:"namespace"`
+	Task        string          `json:"task"`
+	Storage     string          `json:"storage"`
+	Options     json.RawMessage `json:"options"`
+}
+
+// configure is POST /api/v1/configure (API.md §8).
+func (s *server) configure() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		body, err := s.body(r)
+		if err != nil {
+			return err
+		}
+		req, err := decodeConfigure(body)
+		if err != nil {
+			return err
+		}
+		got, err := s.b.Configure(r.Context(), tenantOf(r), req)
+		if err != nil {
+			return err
+		}
+		opts, err := withDefaults(got.Options)
+		if err != nil {
+			return err
+		}
+		queue := got.Queue
+		if queue == "" {
+			queue = req.Queue
+		}
+		writeJSON(w, http.StatusOK, configureAnswer{
+			Configured: true,
+			QueueID:    uuid.UUID(got.QueueID).String(),
+			Queue:      queue,
+			Namespace:  got.Namespace,
+			Task:       got.Task,
+			Storage:    "segments",
+			Options:    opts,
+		})
+		return nil
+	})
+}
+
+// decodeConfigure checks a configure body, which must be valid JSON.
+func decodeConfigure(body []byte) (ConfigureRequest, error) {
+	var req ConfigureRequest
+	o, err := asObject(body, "the body")
+	if err != nil {
+		return req, err
+	}
+	if req.Queue, _, err = o.str("queue", "queue"); err != nil {
+		return req, err
+	}
+	if req.Queue == "" {
+		return req, badRequest("queue is required")
+	}
+	mode, _, err := o.str("mode", "mode")
+	if err != nil {
+		return req, err
+	}
+	switch mode {
+	case "", "merge":
+	case "replace":
+		req.Replace = true
+	default:
+		return req, badRequest("mode %q must be merge or replace", mode)
+	}
+	opts := object{}
+	if !isNull(o["options"]) {
+		if opts, err = asObject(o["options"], "options"); err != nil {
+			return req, err
+		}
+	}
+	req.Options, err = normalizeOptions(opts)
+	return req, err
+}

@@ -1,0 +1,173 @@
+package httpd
+
+import (
+	"fmt"
+	"net/http"
+	"unicode"
+
+	"github.com/google/uuid"
+)
+
+// DefaultPartition is the partition of an item or entry that names none.
+const DefaultPartition = "Default"
+
+// MaxTransactionIDBytes caps a push item's transactionId.
+const MaxTransactionIDBytes = 65535
+
+// pushAnswer is one element of the answer of POST /api/v1/push.
+type pushAnswer struct {
+	Index         int    `json:"index"`
+	MessageID     string `json:"message_id"`
+	TransactionID string `json:"transaction_id"`
+	QueueName     string `json:"queueName"`
+	Status        string `json:"status"`
+	Error         string `json:"error,omitempty"`
+	Offset        *int64 `json:"offset"`
+}
+
+// push is POST /api/v1/push (API.md §1): 201 with one answer per item,
+// in request order.
+func (s *server) push() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		body, err := s.body(r)
+		if err != nil {
+			return err
+		}
+		items, err := decodePush(body)
+		if err != nil {
+			return err
+		}
+		if err := newMessageIDs(items); err != nil {
+			return err
+		}
+		results, err := s.b.Push(r.Context(), tenantOf(r), items)
+		if err != nil {
+			return err
+		}
+		if len(results) != len(items) {
+			return fmt.Errorf("httpd: broker answered %d push results for %d items", len(results), len(items))
+		}
+		out := make([]pushAnswer, len(items))
+		for i, res := range results {
+			id := res.MessageID
+			if id == ([16]byte{}) {
+				id = items[i].MessageID
+			}
+			a := pushAnswer{
+				Index:         i,
+				MessageID:     uuid.UUID(id).String(),
+				TransactionID: items[i].TransactionID,
+				QueueName:     items[i].Queue,
+				Status:        "queued",
+			}
+			switch {
+			case res.Error != "":
+				a.Status, a.Error = "error", res.Error
+			case res.Duplicate:
+				a.Status, a.Offset = "duplicate", &res.Offset
+			default:
+				a.Offset = &res.Offset
+			}
+			out[i] = a
+		}
+		writeJSON(w, http.StatusCreated, out)
+		return nil
+	})
+}
+
+// decodePush checks a push body, which must be valid JSON, and returns
+// its items with their defaults: partition "Default", and, without a
+// transactionId, Dedup false (newMessageIDs fills the ids). Errors are
+// *Error 400 bad_request naming the field.
+//
+// Each item's Payload is a copy of the payload's bytes in body, exactly
+// as sent.
+func decodePush(body []byte) ([]PushItem, error) {
+	o, err := asObject(body, "the body")
+	if err != nil {
+		return nil, err
+	}
+	raw, ok := o["items"]
+	if !ok || isNull(raw) {
+		return nil, badRequest("items is required")
+	}
+	list, err := asArray(raw, "items")
+	if err != nil {
+		return nil, err
+	}
+	if len(list) == 0 {
+		return nil, badRequest("items is empty")
+	}
+	items := make([]PushItem, len(list))
+	for i, raw := range list {
+		if err := decodePushItem(raw, i, &items[i]); err != nil {
+			return nil, err
+		}
+	}
+	return items, nil
+}
+
+func decodePushItem(raw []byte, i int, it *PushItem) error {
+	path := fmt.Sprintf("items[%d]", i)
+	o, err := asObject(raw, path)
+	if err != nil {
+		return err
+	}
+	q, _, err := o.str("queue", path+".queue")
+	if err != nil {
+		return err
+	}
+	if q == "" {
+		return badRequest("%s.queue is required", path)
+	}
+	p, _, err := o.str("partition", path+".partition")
+	if err != nil {
+		return err
+	}
+	if p == "" {
+		p = DefaultPartition
+	}
+	payload, ok := o["payload"]
+	if !ok {
+		return badRequest("%s.payload is required", path)
+	}
+	txn, _, err := o.str("transactionId", path+".transactionId")
+	if err != nil {
+		return err
+	}
+	if err := checkTransactionID(txn); err != nil {
+		return badRequest("%s.transactionId %s", path, err)
+	}
+	*it = PushItem{Queue: q, Partition: p, TransactionID: txn, Dedup: txn != "", Payload: payload}
+	return nil
+}
+
+// checkTransactionID refuses ids over MaxTransactionIDBytes and ids that
+// hold a control character.
+func checkTransactionID(txn string) error {
+	if len(txn) > MaxTransactionIDBytes {
+		return fmt.Errorf("is %d bytes, over %d", len(txn), MaxTransactionIDBytes)
+	}
+	for _, c := range txn {
+		if unicode.IsControl(c) {
+			return fmt.Errorf("holds the control character %U", c)
+		}
+	}
+	return nil
+}
+
+// newMessageIDs gives every item a UUIDv7 message id, and the items that
+// sent no transactionId that id's text as theirs.
+func newMessageIDs(items []PushItem) error {
+	for i := range items {
+		id, err := uuid.NewV7()
+		if err != nil {
+			return fmt.Errorf("httpd: message id: %w", err)
+		}
+		items[i].MessageID = id
+		if !items[i].Dedup {
+			items[i].TransactionID = id.String()
+		}
+	}
+	return nil
+}

@@ -1,0 +1,112 @@
+package httpd
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+)
+
+// queueSummary is one queue of GET /api/v1/resources/queues.
+type queueSummary struct {
+	ID             string  `json:"id"`
+	Name           string  `json:"name"`
+	Namespace      string  `json:"namespace"`
+	Task           string  `json:"task"`
+	CreatedAt      *string `json:"createdAt"`
+	PartitionCount uint64  `json:"partitionCount"`
+}
+
+func newQueueSummary(q QueueSummary) queueSummary {
+	a := queueSummary{ID: uuid.UUID(q.ID).String(), Name: q.Name, Namespace: q.Namespace, Task: q.Task,
+		PartitionCount: q.PartitionCount}
+	if q.Created != 0 {
+		s := formatStamp(q.Created)
+		a.CreatedAt = &s
+	}
+	return a
+}
+
+// queueDetail is GET /api/v1/resources/queues/:queue.
+type queueDetail struct {
+	queueSummary
+	Options    json.RawMessage   `json:"options"`
+	Partitions []partitionAnswer `json:"partitions"`
+	Totals     queueTotals       `json:"totals"`
+}
+
+// queueTotals sums a queue's partitions: how many, the records they hold
+// (from logStart to lastOffset), and the last write of any.
+type queueTotals struct {
+	Partitions  int     `json:"partitions"`
+	Messages    int64   `json:"messages"`
+	LastWriteAt *string `json:"lastWriteAt"`
+}
+
+func totalsOf(ps []ChangedPartition) queueTotals {
+	t := queueTotals{Partitions: len(ps)}
+	var last int64
+	for _, p := range ps {
+		t.Messages += max(p.LastOffset+1-p.LogStart, 0)
+		last = max(last, p.LastWrite)
+	}
+	if last != 0 {
+		s := formatStamp(last)
+		t.LastWriteAt = &s
+	}
+	return t
+}
+
+// queues is GET /api/v1/resources/queues: {"queues":[…]}.
+func (s *server) queues() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		got, err := s.b.Queues(r.Context(), tenantOf(r))
+		if err != nil {
+			return err
+		}
+		out := struct {
+			Queues []queueSummary `json:"queues"`
+		}{Queues: make([]queueSummary, len(got))}
+		for i, q := range got {
+			out.Queues[i] = newQueueSummary(q)
+		}
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	})
+}
+
+// queue is GET /api/v1/resources/queues/:queue: the queue's options (with
+// defaults), partitions and totals; 404 queue_not_found when there is
+// no such queue.
+func (s *server) queue() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		name := chi.URLParam(r, "queue")
+		if r.URL.RawPath != "" {
+			var err error
+			if name, err = url.PathUnescape(name); err != nil {
+				return badRequest("the queue name is not a valid path segment")
+			}
+		}
+		got, ok, err := s.b.Queue(r.Context(), tenantOf(r), name)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return &Error{Status: http.StatusNotFound, Code: CodeQueueNotFound, Message: fmt.Sprintf("queue %q not found", name)}
+		}
+		opts, err := withDefaults(got.Options)
+		if err != nil {
+			return err
+		}
+		d := queueDetail{queueSummary: newQueueSummary(got.QueueSummary), Options: opts,
+			Partitions: make([]partitionAnswer, len(got.Partitions)), Totals: totalsOf(got.Partitions)}
+		for i, p := range got.Partitions {
+			d.Partitions[i] = newPartitionAnswer(p)
+		}
+		writeJSON(w, http.StatusOK, d)
+		return nil
+	})
+}

@@ -1,0 +1,42 @@
+package httpd
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/google/uuid"
+)
+
+// TenantHeader carries the tenant when Options.TenancyHeader is on. The
+// header is trusted blindly: only the proxy may reach such a broker.
+const TenantHeader = "x-queen-tenant"
+
+type tenantKey struct{}
+
+// tenancy puts the request's tenant in its context: the header's UUID
+// (canonical lower-case form) when on is true and the header is there,
+// DefaultTenant otherwise. A header that is not a UUID is 400 bad_request.
+func tenancy(on bool) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			tenant := DefaultTenant
+			if h := r.Header.Get(TenantHeader); on && h != "" {
+				id, err := uuid.Parse(h)
+				if err != nil || len(h) != 36 {
+					writeError(w, r, badRequest("%s %q is not a UUID", TenantHeader, h))
+					return
+				}
+				tenant = id.String()
+			}
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tenantKey{}, tenant)))
+		})
+	}
+}
+
+// tenantOf is the tenant tenancy put in the request's context.
+func tenantOf(r *http.Request) string {
+	if t, ok := r.Context().Value(tenantKey{}).(string); ok {
+		return t
+	}
+	return DefaultTenant
+}

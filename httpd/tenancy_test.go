@@ -1,0 +1,71 @@
+package httpd
+
+import (
+	"net/http"
+	"testing"
+)
+
+func TestTenancy(t *testing.T) {
+	const id = "6ba7b810-9dad-11d1-80b4-00c04fd430c8"
+	cases := []struct {
+		name   string
+		on     bool
+		header string
+		status int
+		tenant string
+	}{
+		{"off, no header", false, "", 201, DefaultTenant},
+		{"off, header ignored", false, id, 201, DefaultTenant},
+		{"off, bad header ignored", false, "nope", 201, DefaultTenant},
+		{"on, no header", true, "", 201, DefaultTenant},
+		{"on, header", true, id, 201, id},
+		{"on, upper case", true, "6BA7B810-9DAD-11D1-80B4-00C04FD430C8", 201, id},
+		{"on, not a UUID", true, "tenant-1", 400, ""},
+		{"on, UUID without hyphens", true, "6ba7b8109dad11d180b400c04fd430c8", 400, ""},
+		{"on, URN", true, "urn:uuid:" + id, 400, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, nil, Options{TenancyHeader: c.on})
+			var hdr []string
+			if c.header != "" {
+				hdr = []string{TenantHeader, c.header}
+			}
+			w := e.do(t, "POST", "/api/v1/push", `{"items":[{"queue":"q","payload":1}]}`, hdr...)
+			if c.status == 400 {
+				wantError(t, w, http.StatusBadRequest, CodeBadRequest, "x-queen-tenant")
+				e.fb.none(t)
+				return
+			}
+			wantStatus(t, w, c.status)
+			if got := e.fb.only(t).tenant; got != c.tenant {
+				t.Fatalf("tenant = %q, want %q", got, c.tenant)
+			}
+		})
+	}
+}
+
+// TestTenancyEveryRoute: every broker call of an /api route gets the
+// header's tenant.
+func TestTenancyEveryRoute(t *testing.T) {
+	const id = "6ba7b810-9dad-11d1-80b4-00c04fd430c8"
+	routes := []struct{ method, path, body string }{
+		{"POST", "/api/v1/fetch", `{"entries":[{"queue":"q","offset":0}]}`},
+		{"POST", "/api/v1/fetch/offsets", `{"entries":[{"queue":"q","timestamp":0}]}`},
+		{"POST", "/api/v1/partitions/changed", `{"entries":[]}`},
+		{"POST", "/api/v1/configure", `{"queue":"q"}`},
+		{"POST", "/api/v1/kv", `[]`},
+		{"DELETE", "/api/v1/kv/a/k", ``},
+		{"GET", "/api/v1/resources/queues", ``},
+		{"GET", "/api/v1/resources/queues/q", ``},
+	}
+	for _, r := range routes {
+		t.Run(r.method+" "+r.path, func(t *testing.T) {
+			e := newEnv(t, answerKV(`{"results":[{"index":0}]}`), Options{TenancyHeader: true})
+			e.do(t, r.method, r.path, r.body, TenantHeader, id)
+			if got := e.fb.only(t).tenant; got != id {
+				t.Fatalf("tenant = %q", got)
+			}
+		})
+	}
+}

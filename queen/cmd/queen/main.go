@@ -1,0 +1,138 @@
+// Command queen is the Queen broker: one node of a replicated message
+// broker, configured from the environment (see package config).
+//
+//	queen                                   # one node, port 6632, data in ./queen-data
+//	QUEEN_RAFT_NODE_ID=2 QUEEN_RAFT_MEMBERS=1=10.0.0.1:6633,2=10.0.0.2:6633,3=10.0.0.3:6633 queen
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/lmittmann/tint"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"golang.org/x/term"
+
+	"github.com/queen-mq/queen-go/httpd"
+	"github.com/queen-mq/queen-go/kvstore"
+	"github.com/queen-mq/queen-go/queen/config"
+	"github.com/queen-mq/queen-go/queen/internal/broker"
+	"github.com/queen-mq/queen-go/raftlog"
+)
+
+// version is the broker's version; release builds set it with -ldflags.
+var version = "0.1.0-dev"
+
+// shardID is the one raft shard that holds every queue and the KV today.
+const shardID = 1
+
+func main() {
+	cfg, err := config.Load(os.Getenv)
+	if err != nil {
+		var be *config.BootError
+		if errors.As(err, &be) {
+			fmt.Fprintln(os.Stderr, be.Line())
+		} else {
+			fmt.Fprintln(os.Stderr, "ERROR boot: FATAL: "+err.Error())
+		}
+		os.Exit(1)
+	}
+	log := newLogger(cfg)
+	if err := run(cfg, log); err != nil {
+		log.Error("boot: FATAL: "+err.Error(), "component", "boot")
+		os.Exit(1)
+	}
+}
+
+func newLogger(cfg *config.Config) *slog.Logger {
+	format := cfg.LogFormat
+	if format == "auto" {
+		format = "json"
+		if term.IsTerminal(int(os.Stderr.Fd())) {
+			format = "text"
+		}
+	}
+	if format == "text" {
+		return slog.New(tint.NewHandler(os.Stderr, &tint.Options{Level: cfg.LogLevel, TimeFormat: time.RFC3339Nano,
+			NoColor: !term.IsTerminal(int(os.Stderr.Fd()))}))
+	}
+	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+}
+
+// run starts the node and serves until SIGTERM or SIGINT, then drains.
+func run(cfg *config.Config, log *slog.Logger) error {
+	log.Info("queen starting", "version", version, "node", cfg.NodeID, "members", cfg.Members, "join", cfg.Join,
+		"raftAddress", cfg.RaftAddress, "http", net.JoinHostPort(cfg.BindAddr, strconv.Itoa(cfg.Port)),
+		"dataDir", cfg.DataDir, "rttMs", cfg.RTT.Milliseconds(), "electionRtt", cfg.ElectionRTT,
+		"heartbeatRtt", cfg.HeartbeatRTT, "snapshotEntries", cfg.SnapshotEntries, "tenancyHeader", cfg.TenancyHeader,
+		"requestTimeoutMs", cfg.RequestTimeout.Milliseconds(), "maxBodyBytes", cfg.MaxBodyBytes)
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return fmt.Errorf("data directory QUEEN_DATA_DIR=%s: %w", cfg.DataDir, err)
+	}
+	members := cfg.Members
+	if cfg.Join {
+		members = nil
+	}
+	host, err := raftlog.NewHost(raftlog.Config{NodeID: cfg.NodeID, RaftAddress: cfg.RaftAddress, DataDir: cfg.DataDir,
+		Members: members, Join: cfg.Join, RTT: cfg.RTT, ElectionRTT: cfg.ElectionRTT, HeartbeatRTT: cfg.HeartbeatRTT,
+		SnapshotEntries: cfg.SnapshotEntries, CompactionOverhead: cfg.CompactionOverhead, TickInterval: cfg.TickInterval,
+		Logger: log.With("component", "raft")})
+	if err != nil {
+		return err
+	}
+	defer host.Close()
+	shard, err := host.StartShard(shardID, kvstore.Appliers())
+	if err != nil {
+		return err
+	}
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	api := httpd.New(broker.New(host, shard, version, cfg.ReadyLag), httpd.Options{MaxBodyBytes: cfg.MaxBodyBytes,
+		TenancyHeader: cfg.TenancyHeader, Logger: log.With("component", "http"), Registry: reg, Version: version})
+	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.BindAddr, strconv.Itoa(cfg.Port)))
+	if err != nil {
+		return fmt.Errorf("listen on PORT=%d QUEEN_BIND_ADDR=%s: %w", cfg.Port, cfg.BindAddr, err)
+	}
+	srv := &http.Server{Handler: withDeadline(api, cfg.RequestTimeout), ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	log.Info("queen ready", "http", ln.Addr().String())
+
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	select {
+	case err := <-served:
+		return fmt.Errorf("http server: %w", err)
+	case s := <-sig:
+		log.Info("queen stopping", "signal", s.String(), "graceMs", cfg.ShutdownGrace.Milliseconds())
+	}
+	// Stop taking requests, finish the ones in flight, then close raft.
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		log.Warn("requests still in flight at the end of the grace", "err", err)
+	}
+	host.Close()
+	log.Info("queen stopped")
+	return nil
+}
+
+// withDeadline gives every request the broker's request timeout.
+func withDeadline(h http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), d)
+		defer cancel()
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
+}

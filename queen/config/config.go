@@ -1,0 +1,176 @@
+package config
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the broker's configuration, read once at boot from the
+// environment and passed down; no package reads the environment itself.
+type Config struct {
+	// HTTP.
+	Port         int    // PORT
+	BindAddr     string // QUEEN_BIND_ADDR
+	MaxBodyBytes int64  // QUEEN_MAX_BODY_BYTES
+	// RequestTimeout bounds a request's work (QUEEN_STMT_TIMEOUT_MS).
+	RequestTimeout time.Duration
+	// TenancyHeader takes the tenant from x-queen-tenant (QUEEN_TENANCY_HEADER).
+	TenancyHeader bool
+	// ShutdownGrace is how long SIGTERM waits for requests in flight
+	// (QUEEN_SHUTDOWN_GRACE_MS).
+	ShutdownGrace time.Duration
+
+	// Raft.
+	DataDir            string            // QUEEN_DATA_DIR
+	NodeID             uint64            // QUEEN_RAFT_NODE_ID
+	RaftAddress        string            // QUEEN_RAFT_ADDRESS
+	Members            map[uint64]string // QUEEN_RAFT_MEMBERS
+	Join               bool              // QUEEN_RAFT_JOIN
+	RTT                time.Duration     // QUEEN_RAFT_RTT_MS
+	ElectionRTT        uint64            // QUEEN_RAFT_ELECTION_RTT
+	HeartbeatRTT       uint64            // QUEEN_RAFT_HEARTBEAT_RTT
+	SnapshotEntries    uint64            // QUEEN_RAFT_SNAPSHOT_ENTRIES
+	CompactionOverhead uint64            // QUEEN_RAFT_COMPACTION_OVERHEAD
+	TickInterval       time.Duration     // QUEEN_RAFT_TICK_MS
+	// ReadyLag is the apply lag past which /health says settling
+	// (QUEEN_RAFT_READY_LAG_MS).
+	ReadyLag time.Duration
+
+	// Logging.
+	LogLevel  slog.Level // QUEEN_LOG_LEVEL
+	LogFormat string     // QUEEN_LOG_FORMAT: auto, text or json
+}
+
+// Load reads the configuration through getenv (os.Getenv in the binary).
+// Every variable is read once; a blank value counts as unset; enumerations
+// ignore case. The first variable out of range stops the boot: the error is
+// a *BootError whose Line is what the binary prints.
+func Load(getenv func(string) string) (*Config, error) {
+	l := &loader{get: getenv, context: "broker"}
+	c := &Config{}
+	c.Port = int(l.int("PORT", 6632, 1, 65535, "the HTTP port the broker listens on"))
+	c.BindAddr = l.str("QUEEN_BIND_ADDR", "0.0.0.0", func(s string) string {
+		if net.ParseIP(s) == nil {
+			return "is not an IP address. It is the address the HTTP listener binds, such as 0.0.0.0 or 127.0.0.1"
+		}
+		return ""
+	})
+	c.MaxBodyBytes = l.int("QUEEN_MAX_BODY_BYTES", 64<<20, 1024, 1<<30, "the largest request body, in bytes")
+	c.RequestTimeout = ms(l.int("QUEEN_STMT_TIMEOUT_MS", 30_000, 100, 600_000, "how long a request may take, in milliseconds"))
+	c.TenancyHeader = l.bool("QUEEN_TENANCY_HEADER", false, "whether the tenant comes from the x-queen-tenant header")
+	c.ShutdownGrace = ms(l.int("QUEEN_SHUTDOWN_GRACE_MS", 30_000, 0, 3_600_000, "how long SIGTERM waits for requests in flight, in milliseconds"))
+
+	c.DataDir = l.str("QUEEN_DATA_DIR", "queen-data", nil)
+	c.NodeID = l.nodeID()
+	c.RaftAddress = l.str("QUEEN_RAFT_ADDRESS", "127.0.0.1:6633", checkHostPort)
+	c.Members = l.members(c.NodeID, c.RaftAddress)
+	if l.raw("QUEEN_RAFT_ADDRESS") == "" && c.Members[c.NodeID] != "" {
+		c.RaftAddress = c.Members[c.NodeID] // the member list says where this node is
+	}
+	c.Join = l.bool("QUEEN_RAFT_JOIN", false, "whether this node joins a running cluster it was added to")
+	if c.Join && l.raw("QUEEN_RAFT_MEMBERS") != "" {
+		l.fail("QUEEN_RAFT_JOIN=true with QUEEN_RAFT_MEMBERS=%s: a joining node takes no member list", l.raw("QUEEN_RAFT_MEMBERS"))
+	}
+	c.RTT = ms(l.int("QUEEN_RAFT_RTT_MS", 50, 1, 10_000, "the round trip between nodes, in milliseconds"))
+	c.ElectionRTT = uint64(l.int("QUEEN_RAFT_ELECTION_RTT", 10, 3, 1000, "the election timeout, in round trips"))
+	c.HeartbeatRTT = uint64(l.int("QUEEN_RAFT_HEARTBEAT_RTT", 1, 1, 100, "the heartbeat interval, in round trips"))
+	if c.ElectionRTT <= 2*c.HeartbeatRTT && l.err == nil {
+		l.fail("QUEEN_RAFT_ELECTION_RTT=%d is outside %d..=1000. It must exceed twice QUEEN_RAFT_HEARTBEAT_RTT=%d",
+			c.ElectionRTT, 2*c.HeartbeatRTT+1, c.HeartbeatRTT)
+	}
+	c.SnapshotEntries = uint64(l.int("QUEEN_RAFT_SNAPSHOT_ENTRIES", 100_000, 100, 100_000_000, "how many entries apply between snapshots"))
+	c.CompactionOverhead = uint64(l.int("QUEEN_RAFT_COMPACTION_OVERHEAD", 20_000, 10, 100_000_000, "how many entries the raft log keeps behind a snapshot"))
+	c.TickInterval = ms(l.int("QUEEN_RAFT_TICK_MS", 1000, 10, 60_000, "how often an idle leader moves safeTime, in milliseconds"))
+	c.ReadyLag = ms(l.int("QUEEN_RAFT_READY_LAG_MS", 2000, 0, 3_600_000, "the apply lag past which /health answers settling, in milliseconds"))
+
+	c.LogLevel = slog.Level(levels[l.enum("QUEEN_LOG_LEVEL", "info", "log level", map[string]string{
+		"debug": "debug", "info": "info", "warn": "warn", "warning": "warn", "error": "error"},
+		"debug, info, warn, error", "how much the broker logs")])
+	c.LogFormat = l.enum("QUEEN_LOG_FORMAT", "auto", "log format", map[string]string{
+		"auto": "auto", "text": "text", "json": "json"},
+		"auto, text, json", "auto writes colored text to a terminal and JSON otherwise")
+	if l.err != nil {
+		return nil, l.err
+	}
+	c.DataDir = filepath.Clean(c.DataDir)
+	return c, nil
+}
+
+var levels = map[string]int{"debug": int(slog.LevelDebug), "info": int(slog.LevelInfo), "warn": int(slog.LevelWarn), "error": int(slog.LevelError)}
+
+func ms(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
+
+func checkHostPort(s string) string {
+	host, port, err := net.SplitHostPort(s)
+	if p, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || p < 1 || p > 65535 {
+		return "is not host:port. It is where this node's raft transport listens and its peers reach it, such as 10.0.0.1:6633"
+	}
+	return ""
+}
+
+// nodeID reads QUEEN_RAFT_NODE_ID: a number, or "ordinal" for a
+// StatefulSet pod, whose HOSTNAME ends in -<n>: node n+1.
+func (l *loader) nodeID() uint64 {
+	const what = "this node's id in the cluster, or ordinal (a StatefulSet pod's ordinal + 1)"
+	s := l.raw("QUEEN_RAFT_NODE_ID")
+	if strings.EqualFold(s, "ordinal") {
+		host := l.raw("HOSTNAME")
+		if host == "" {
+			host, _ = os.Hostname()
+		}
+		i := strings.LastIndexByte(host, '-')
+		n, err := strconv.ParseUint(host[i+1:], 10, 32)
+		if i < 0 || err != nil {
+			l.fail("QUEEN_RAFT_NODE_ID=ordinal with HOSTNAME=%s: the host name does not end in -<ordinal>", host)
+			return 1
+		}
+		return n + 1
+	}
+	return uint64(l.int("QUEEN_RAFT_NODE_ID", 1, 1, 1<<31, what))
+}
+
+// members reads QUEEN_RAFT_MEMBERS, id=host:port,… naming this node; unset,
+// this node alone.
+func (l *loader) members(self uint64, addr string) map[uint64]string {
+	s := l.raw("QUEEN_RAFT_MEMBERS")
+	if s == "" {
+		return map[uint64]string{self: addr}
+	}
+	bad := func(why string) map[uint64]string {
+		l.fail("QUEEN_RAFT_MEMBERS=%s is not a member list: %s. It is id=host:port, comma-separated, the same on every node", s, why)
+		return nil
+	}
+	m := map[uint64]string{}
+	for _, f := range strings.Split(s, ",") {
+		id, hp, ok := strings.Cut(strings.TrimSpace(f), "=")
+		n, err := strconv.ParseUint(strings.TrimSpace(id), 10, 64)
+		switch {
+		case !ok || err != nil || n == 0:
+			return bad(fmt.Sprintf("%q has no id=host:port", f))
+		case checkHostPort(strings.TrimSpace(hp)) != "":
+			return bad(fmt.Sprintf("%q is not host:port", hp))
+		case m[n] != "":
+			return bad(fmt.Sprintf("node %d is listed twice", n))
+		}
+		m[n] = strings.TrimSpace(hp)
+	}
+	if m[self] == "" {
+		ids := make([]string, 0, len(m))
+		for id := range m {
+			ids = append(ids, strconv.FormatUint(id, 10))
+		}
+		slices.Sort(ids)
+		return bad(fmt.Sprintf("it names nodes %s but not this one, QUEEN_RAFT_NODE_ID=%d", strings.Join(ids, ","), self))
+	}
+	if l.raw("QUEEN_RAFT_ADDRESS") != "" && m[self] != addr {
+		return bad(fmt.Sprintf("it gives node %d the address %s, QUEEN_RAFT_ADDRESS says %s", self, m[self], addr))
+	}
+	return m
+}

@@ -1,0 +1,84 @@
+package config_test
+
+import (
+	"errors"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/queen-mq/queen-go/queen/config"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestDefaults(t *testing.T) {
+	c, err := config.Load(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Port != 6632 || c.BindAddr != "0.0.0.0" || c.DataDir != "queen-data" || c.NodeID != 1 ||
+		c.RaftAddress != "127.0.0.1:6633" || len(c.Members) != 1 || c.Members[1] != "127.0.0.1:6633" ||
+		c.MaxBodyBytes != 64<<20 || c.RequestTimeout != 30*time.Second || c.LogLevel != slog.LevelInfo ||
+		c.LogFormat != "auto" || c.TenancyHeader || c.Join {
+		t.Errorf("defaults: %+v", c)
+	}
+}
+
+func TestCluster(t *testing.T) {
+	c, err := config.Load(env(map[string]string{
+		"QUEEN_RAFT_NODE_ID": "2", "QUEEN_RAFT_MEMBERS": "1=10.0.0.1:6633, 2=10.0.0.2:6633,3=10.0.0.3:6633",
+		"QUEEN_LOG_LEVEL": "WARN", "QUEEN_TENANCY_HEADER": "Yes", "PORT": "  ",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.NodeID != 2 || c.RaftAddress != "10.0.0.2:6633" || len(c.Members) != 3 || c.Members[3] != "10.0.0.3:6633" ||
+		c.LogLevel != slog.LevelWarn || !c.TenancyHeader || c.Port != 6632 {
+		t.Errorf("cluster: %+v", c)
+	}
+	c, err = config.Load(env(map[string]string{"QUEEN_RAFT_NODE_ID": "ordinal", "HOSTNAME": "queen-2"}))
+	if err != nil || c.NodeID != 3 {
+		t.Errorf("ordinal of queen-2: %v, node %d, want 3", err, c.NodeID)
+	}
+}
+
+// TestRefusals: every bad variable stops the boot with its one line.
+func TestRefusals(t *testing.T) {
+	cases := []struct {
+		env  map[string]string
+		line string
+	}{
+		{map[string]string{"PORT": "70000"}, "ERROR boot: FATAL: broker: PORT=70000 is outside 1..=65535. It is the HTTP port the broker listens on"},
+		{map[string]string{"PORT": "http"}, "ERROR boot: FATAL: broker: PORT=http is not a whole number. It is the HTTP port the broker listens on, in 1..=65535"},
+		{map[string]string{"QUEEN_BIND_ADDR": "localhost"}, "ERROR boot: FATAL: broker: QUEEN_BIND_ADDR=localhost is not an IP address. It is the address the HTTP listener binds, such as 0.0.0.0 or 127.0.0.1"},
+		{map[string]string{"QUEEN_MAX_BODY_BYTES": "10"}, "ERROR boot: FATAL: broker: QUEEN_MAX_BODY_BYTES=10 is outside 1024..=1073741824. It is the largest request body, in bytes"},
+		{map[string]string{"QUEEN_STMT_TIMEOUT_MS": "5"}, "ERROR boot: FATAL: broker: QUEEN_STMT_TIMEOUT_MS=5 is outside 100..=600000. It is how long a request may take, in milliseconds"},
+		{map[string]string{"QUEEN_TENANCY_HEADER": "maybe"}, "ERROR boot: FATAL: broker: QUEEN_TENANCY_HEADER=maybe is not a boolean. It is `true` or `false`: whether the tenant comes from the x-queen-tenant header"},
+		{map[string]string{"QUEEN_SHUTDOWN_GRACE_MS": "-1"}, "ERROR boot: FATAL: broker: QUEEN_SHUTDOWN_GRACE_MS=-1 is outside 0..=3600000. It is how long SIGTERM waits for requests in flight, in milliseconds"},
+		{map[string]string{"QUEEN_RAFT_NODE_ID": "0"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_NODE_ID=0 is outside 1..=2147483648. It is this node's id in the cluster, or ordinal (a StatefulSet pod's ordinal + 1)"},
+		{map[string]string{"QUEEN_RAFT_NODE_ID": "ordinal", "HOSTNAME": "queen"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_NODE_ID=ordinal with HOSTNAME=queen: the host name does not end in -<ordinal>"},
+		{map[string]string{"QUEEN_RAFT_ADDRESS": "6633"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_ADDRESS=6633 is not host:port. It is where this node's raft transport listens and its peers reach it, such as 10.0.0.1:6633"},
+		{map[string]string{"QUEEN_RAFT_MEMBERS": "1=a:1,2"}, `ERROR boot: FATAL: broker: QUEEN_RAFT_MEMBERS=1=a:1,2 is not a member list: "2" has no id=host:port. It is id=host:port, comma-separated, the same on every node`},
+		{map[string]string{"QUEEN_RAFT_MEMBERS": "2=a:1,3=b:2"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_MEMBERS=2=a:1,3=b:2 is not a member list: it names nodes 2,3 but not this one, QUEEN_RAFT_NODE_ID=1. It is id=host:port, comma-separated, the same on every node"},
+		{map[string]string{"QUEEN_RAFT_MEMBERS": "1=a:1,1=b:2"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_MEMBERS=1=a:1,1=b:2 is not a member list: node 1 is listed twice. It is id=host:port, comma-separated, the same on every node"},
+		{map[string]string{"QUEEN_RAFT_MEMBERS": "1=a:1", "QUEEN_RAFT_ADDRESS": "b:2"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_MEMBERS=1=a:1 is not a member list: it gives node 1 the address a:1, QUEEN_RAFT_ADDRESS says b:2. It is id=host:port, comma-separated, the same on every node"},
+		{map[string]string{"QUEEN_RAFT_JOIN": "true", "QUEEN_RAFT_MEMBERS": "1=a:1"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_JOIN=true with QUEEN_RAFT_MEMBERS=1=a:1: a joining node takes no member list"},
+		{map[string]string{"QUEEN_RAFT_RTT_MS": "0"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_RTT_MS=0 is outside 1..=10000. It is the round trip between nodes, in milliseconds"},
+		{map[string]string{"QUEEN_RAFT_ELECTION_RTT": "4", "QUEEN_RAFT_HEARTBEAT_RTT": "2"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_ELECTION_RTT=4 is outside 5..=1000. It must exceed twice QUEEN_RAFT_HEARTBEAT_RTT=2"},
+		{map[string]string{"QUEEN_RAFT_SNAPSHOT_ENTRIES": "1"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_SNAPSHOT_ENTRIES=1 is outside 100..=100000000. It is how many entries apply between snapshots"},
+		{map[string]string{"QUEEN_RAFT_TICK_MS": "1"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_TICK_MS=1 is outside 10..=60000. It is how often an idle leader moves safeTime, in milliseconds"},
+		{map[string]string{"QUEEN_LOG_LEVEL": "loud"}, "ERROR boot: FATAL: broker: QUEEN_LOG_LEVEL=loud is not a log level. It is one of debug, info, warn, error: how much the broker logs"},
+		{map[string]string{"QUEEN_LOG_FORMAT": "xml"}, "ERROR boot: FATAL: broker: QUEEN_LOG_FORMAT=xml is not a log format. It is one of auto, text, json: auto writes colored text to a terminal and JSON otherwise"},
+	}
+	for _, c := range cases {
+		_, err := config.Load(env(c.env))
+		var be *config.BootError
+		if !errors.As(err, &be) {
+			t.Errorf("%v: %v, want a BootError", c.env, err)
+			continue
+		}
+		if be.Line() != c.line {
+			t.Errorf("%v:\n got %s\nwant %s", c.env, be.Line(), c.line)
+		}
+	}
+}

@@ -1,0 +1,32 @@
+// Package queen is the Queen broker: the binary cmd/queen and what it
+// assembles. It is the only module that imports all the others; nothing
+// imports it.
+//
+// # What it owns
+//
+//   - config: the configuration, read once from the environment (PORT and
+//     QUEEN_*), defaults first, then each value checked; a bad value stops
+//     the boot with one line naming it (config.BootError).
+//   - internal/broker: the adapter that serves httpd.Broker from raftlog's
+//     queue log and kvstore, mapping their errors to the HTTP contract's.
+//   - cmd/queen: wiring (raft host, shard 1 with the KV appliers, the HTTP
+//     server, the Prometheus registry), logging (tint on a terminal, JSON
+//     otherwise), and signals.
+//
+// # Invariants
+//
+// Any node answers any route: writes on a follower are forwarded to the
+// leader by raft and answered once committed and applied here; reads by
+// offset answer from this node's applied state; KV reads are linearizable.
+// SIGTERM and SIGINT stop the listener, let requests in flight finish
+// (QUEEN_SHUTDOWN_GRACE_MS), close the raft host and exit 0: everything
+// answered was committed before it was answered, so nothing acked is lost.
+//
+// # Usage
+//
+//	go run ./queen/cmd/queen                       # one node, port 6632, data in ./queen-data
+//	QUEEN_RAFT_NODE_ID=1 QUEEN_RAFT_MEMBERS=1=10.0.0.1:6633,2=10.0.0.2:6633,3=10.0.0.3:6633 queen
+//
+// The end-to-end tests (e2e) start the real binary as one and three
+// processes and stop them with SIGKILL and SIGTERM.
+package queen

@@ -1,0 +1,201 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+type pushItem struct {
+	Queue         string          `json:"queue"`
+	Partition     string          `json:"partition,omitempty"`
+	Payload       json.RawMessage `json:"payload"`
+	TransactionID string          `json:"transactionId,omitempty"`
+}
+
+type pushAnswer struct {
+	Index         int    `json:"index"`
+	MessageID     string `json:"message_id"`
+	TransactionID string `json:"transaction_id"`
+	Queue         string `json:"queueName"`
+	Status        string `json:"status"`
+	Offset        int64  `json:"offset"`
+}
+
+type fetchRecord struct {
+	Offset        int64           `json:"offset"`
+	TransactionID string          `json:"transactionId"`
+	Payload       json.RawMessage `json:"payload"`
+	Ts            string          `json:"ts"`
+}
+
+type fetchEntry struct {
+	Queue          string        `json:"queue"`
+	Partition      string        `json:"partition"`
+	Records        []fetchRecord `json:"records"`
+	HighWatermark  int64         `json:"highWatermark"`
+	LogStartOffset int64         `json:"logStartOffset"`
+	Error          string        `json:"error"`
+}
+
+func (n *node) push(ctx context.Context, items ...pushItem) ([]pushAnswer, error) {
+	var out []pushAnswer
+	code, err := n.call(ctx, http.MethodPost, "/api/v1/push", map[string]any{"items": items}, &out)
+	if err == nil && code != http.StatusCreated {
+		err = fmt.Errorf("push answered %d, want 201", code)
+	}
+	return out, err
+}
+
+// fetchAll reads a partition from offset 0 to its end on this node.
+func (n *node) fetchAll(ctx context.Context, queue, partition string) ([]fetchRecord, int64, error) {
+	var recs []fetchRecord
+	for off := int64(0); ; {
+		var out struct{ Entries []fetchEntry }
+		_, err := n.call(ctx, http.MethodPost, "/api/v1/fetch", map[string]any{"entries": []map[string]any{
+			{"queue": queue, "partition": partition, "offset": off, "maxBytes": 8 << 20}}}, &out)
+		if err != nil {
+			return nil, 0, err
+		}
+		e := out.Entries[0]
+		if e.Error != "" {
+			return nil, 0, fmt.Errorf("fetch %s/%s at %d: %s", queue, partition, off, e.Error)
+		}
+		recs = append(recs, e.Records...)
+		if len(e.Records) == 0 || off+int64(len(e.Records)) >= e.HighWatermark {
+			return recs, e.HighWatermark, nil
+		}
+		off += int64(len(e.Records))
+	}
+}
+
+// waitHighWatermark waits, with fetch's own long poll, until the node holds
+// a partition's records up to hwm.
+func (n *node) waitHighWatermark(ctx context.Context, queue, partition string, hwm int64) error {
+	for {
+		var out struct{ Entries []fetchEntry }
+		_, err := n.call(ctx, http.MethodPost, "/api/v1/fetch", map[string]any{"maxWaitMs": 2000, "entries": []map[string]any{
+			{"queue": queue, "partition": partition, "offset": max(hwm-1, 0), "maxBytes": 1}}}, &out)
+		if err == nil && len(out.Entries) == 1 && out.Entries[0].HighWatermark >= hwm {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("node %d never reached offset %d of %s/%s: %v", n.id, hwm, queue, partition, err)
+		}
+	}
+}
+
+// producer pushes records with transaction ids, retrying each push with the
+// same ids on any node until one answers: the acked ids are what the test
+// may expect to find exactly once.
+type producer struct {
+	mu    sync.Mutex
+	acked map[string]string // transactionId → partition
+}
+
+func newProducer() *producer { return &producer{acked: map[string]string{}} }
+
+func (p *producer) run(ctx context.Context, t testing.TB, nodes func() []*node, worker, partitions int) {
+	for i := 0; ctx.Err() == nil; i++ {
+		items := []pushItem{}
+		for j := 0; j < 3; j++ {
+			part := fmt.Sprintf("p-%d", (worker+i+j)%partitions)
+			txid := fmt.Sprintf("w%d-%d-%d", worker, i, j)
+			items = append(items, pushItem{Queue: "orders", Partition: part, TransactionID: txid,
+				Payload: json.RawMessage(fmt.Sprintf(`{"w":%d,"i":%d,"j":%d,"total":42.00}`, worker, i, j))})
+		}
+		for attempt := 0; ; attempt++ {
+			ns := nodes()
+			n := ns[(worker+attempt)%len(ns)]
+			pctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ans, err := n.push(pctx, items...)
+			cancel()
+			if err == nil {
+				p.mu.Lock()
+				for k, a := range ans {
+					if a.Status != "queued" && a.Status != "duplicate" {
+						t.Errorf("push answered status %q for %s", a.Status, items[k].TransactionID)
+					}
+					p.acked[items[k].TransactionID] = items[k].Partition
+				}
+				p.mu.Unlock()
+				break
+			}
+			if attempt > 400 {
+				t.Errorf("push of %s never succeeded: %v", items[0].TransactionID, err)
+				return
+			}
+			select {
+			case <-time.After(20 * time.Millisecond): // back off before the retry, as a client should
+			case <-ctx.Done():
+				if attempt > 50 {
+					return // the run is over and this push could not be placed: not acked
+				}
+			}
+		}
+	}
+}
+
+// checkExactlyOnce reads every partition from every node and checks that
+// each is gapless from offset 0, that all nodes hold the same records, and
+// that every acked id is there exactly once.
+func checkExactlyOnce(t *testing.T, nodes []*node, p *producer, partitions int) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	seen := map[string]int{}
+	for part := 0; part < partitions; part++ {
+		name := fmt.Sprintf("p-%d", part)
+		var ref []fetchRecord
+		for _, n := range nodes {
+			if len(ref) > 0 {
+				if err := n.waitHighWatermark(ctx, "orders", name, int64(len(ref))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			recs, hwm, err := n.fetchAll(ctx, "orders", name)
+			if err != nil {
+				t.Fatalf("node %d: %v", n.id, err)
+			}
+			for i, r := range recs {
+				if r.Offset != int64(i) {
+					t.Fatalf("node %d %s: record %d has offset %d: a gap", n.id, name, i, r.Offset)
+				}
+			}
+			if int64(len(recs)) != hwm {
+				t.Fatalf("node %d %s: %d records, high watermark %d", n.id, name, len(recs), hwm)
+			}
+			if ref == nil {
+				ref = recs
+				continue
+			}
+			if !slices.EqualFunc(recs, ref, func(a, b fetchRecord) bool {
+				return a.TransactionID == b.TransactionID && string(a.Payload) == string(b.Payload) && a.Ts == b.Ts
+			}) {
+				t.Fatalf("node %d %s differs from node %d", n.id, name, nodes[0].id)
+			}
+		}
+		for _, r := range ref {
+			seen[r.TransactionID]++
+			if !strings.Contains(string(r.Payload), `"total":42.00`) {
+				t.Errorf("payload %s lost its bytes", r.Payload)
+			}
+		}
+	}
+	for id, c := range seen {
+		if c != 1 {
+			t.Errorf("transaction %s is in the log %d times", id, c)
+		}
+	}
+	for id := range p.acked {
+		if seen[id] != 1 {
+			t.Errorf("acked transaction %s is in the log %d times, want 1", id, seen[id])
+		}
+	}
+	t.Logf("%d acked records, %d in the log, checked on %d nodes", len(p.acked), len(seen), len(nodes))
+}

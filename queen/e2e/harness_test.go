@@ -1,0 +1,215 @@
+// Package e2e runs the real queen binary: nodes started as processes on
+// 127.0.0.1 free ports, stopped by their pid with SIGTERM or SIGKILL.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// queenBin is the binary built once by TestMain.
+var queenBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "queen-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	queenBin = filepath.Join(dir, "queen")
+	build := exec.Command("go", "build", "-o", queenBin, "github.com/queen-mq/queen-go/queen/cmd/queen")
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build queen:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// node is one queen process and what it needs to start again.
+type node struct {
+	t       testing.TB
+	id      int
+	env     []string
+	dataDir string
+	url     string
+	logPath string
+	cmd     *exec.Cmd
+	exited  chan struct{}
+	state   *os.ProcessState
+}
+
+// cluster makes n nodes (not started) that know each other.
+func cluster(t testing.TB, n int, extra ...string) []*node {
+	dir := t.TempDir()
+	raft := make([]string, n)
+	var members []string
+	for i := range raft {
+		raft[i] = fmt.Sprintf("127.0.0.1:%d", freePort(t))
+		members = append(members, fmt.Sprintf("%d=%s", i+1, raft[i]))
+	}
+	nodes := make([]*node, n)
+	for i := range nodes {
+		port := freePort(t)
+		nd := &node{t: t, id: i + 1, dataDir: filepath.Join(dir, fmt.Sprint(i+1)), url: fmt.Sprintf("http://127.0.0.1:%d", port),
+			logPath: filepath.Join(dir, fmt.Sprintf("node%d.log", i+1))}
+		nd.env = append(os.Environ(), "PORT="+fmt.Sprint(port), "QUEEN_BIND_ADDR=127.0.0.1", "QUEEN_DATA_DIR="+nd.dataDir,
+			fmt.Sprintf("QUEEN_RAFT_NODE_ID=%d", i+1), "QUEEN_RAFT_MEMBERS="+strings.Join(members, ","),
+			"QUEEN_RAFT_RTT_MS=10", "QUEEN_LOG_FORMAT=json", "QUEEN_RAFT_TICK_MS=200", "QUEEN_STMT_TIMEOUT_MS=5000")
+		nd.env = append(nd.env, extra...)
+		nodes[i] = nd
+		t.Cleanup(nd.kill)
+	}
+	return nodes
+}
+
+// start starts the process; its output goes to its log file.
+func (n *node) start() {
+	n.t.Helper()
+	logf, err := os.OpenFile(n.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	n.cmd = exec.Command(queenBin)
+	n.cmd.Env = n.env
+	n.cmd.Stdout, n.cmd.Stderr = logf, logf
+	if err := n.cmd.Start(); err != nil {
+		n.t.Fatal(err)
+	}
+	n.exited = make(chan struct{})
+	go func(cmd *exec.Cmd, exited chan struct{}) {
+		cmd.Wait()
+		n.state = cmd.ProcessState
+		logf.Close()
+		close(exited)
+	}(n.cmd, n.exited)
+}
+
+// signal sends sig to the process by its pid and waits for it to exit.
+func (n *node) signal(sig syscall.Signal) *os.ProcessState {
+	n.t.Helper()
+	if n.cmd == nil {
+		return nil
+	}
+	if err := syscall.Kill(n.cmd.Process.Pid, sig); err != nil {
+		n.t.Fatalf("kill -%d %d: %v", sig, n.cmd.Process.Pid, err)
+	}
+	select {
+	case <-n.exited:
+	case <-time.After(60 * time.Second):
+		n.t.Fatalf("node %d did not exit within 60 s of signal %d\n%s", n.id, sig, n.log())
+	}
+	n.cmd = nil
+	return n.state
+}
+
+// kill stops the node with SIGKILL if it runs (test cleanup).
+func (n *node) kill() {
+	if n.cmd != nil {
+		syscall.Kill(n.cmd.Process.Pid, syscall.SIGKILL)
+		<-n.exited
+		n.cmd = nil
+	}
+}
+
+func (n *node) log() string {
+	b, _ := os.ReadFile(n.logPath)
+	return string(b)
+}
+
+// health returns the node's /health status and body.
+func (n *node) health() (int, map[string]any) {
+	resp, err := http.Get(n.url + "/health")
+	if err != nil {
+		return 0, nil
+	}
+	defer resp.Body.Close()
+	var body map[string]any
+	json.NewDecoder(resp.Body).Decode(&body)
+	return resp.StatusCode, body
+}
+
+// waitReady polls /health until it answers 200: the process offers no
+// other signal that its raft shard has a leader and has caught up.
+func (n *node) waitReady() {
+	n.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if code, _ := n.health(); code == http.StatusOK {
+			return
+		}
+		select {
+		case <-n.exited:
+			n.t.Fatalf("node %d exited before it was ready:\n%s", n.id, n.log())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	n.t.Fatalf("node %d not ready within 60 s:\n%s", n.id, n.log())
+}
+
+// role is the node's raft role from /health, or "" when it does not answer.
+func (n *node) role() string {
+	_, body := n.health()
+	raft, _ := body["raft"].(map[string]any)
+	role, _ := raft["role"].(string)
+	return role
+}
+
+// call posts body (or GETs when body is nil) and decodes a JSON answer.
+func (n *node) call(ctx context.Context, method, path string, body any, out any) (int, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return 0, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, n.url+path, rd)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("content-type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return resp.StatusCode, err
+	}
+	if out != nil && len(raw) > 0 && resp.StatusCode < 300 {
+		if err := json.Unmarshal(raw, out); err != nil {
+			return resp.StatusCode, fmt.Errorf("%s %s: %w: %s", method, path, err, raw)
+		}
+	}
+	if resp.StatusCode >= 300 {
+		return resp.StatusCode, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, raw)
+	}
+	return resp.StatusCode, nil
+}

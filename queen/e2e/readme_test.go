@@ -1,0 +1,65 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestREADMEWalkthrough runs the README's curl walk-through, as written but
+// for the port, against a started binary, and checks what it answers.
+func TestREADMEWalkthrough(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Fatal("the walk-through needs curl, which .ci/run installs")
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(readme), "<!-- walkthrough:start -->\n```sh\n")
+	block, _, ok2 := strings.Cut(block, "```\n<!-- walkthrough:end -->")
+	if !ok || !ok2 {
+		t.Fatal("README.md has no walk-through block between the walkthrough markers")
+	}
+	n := cluster(t, 1)[0]
+	n.start()
+	n.waitReady()
+	script := strings.ReplaceAll(block, "localhost:6632", strings.TrimPrefix(n.url, "http://"))
+	// Each command's answer on a line of its own, to check them one by one.
+	script = strings.ReplaceAll(script, "\ncurl ", "\necho\ncurl ") + "\necho\n"
+	out, err := exec.Command("bash", "-euo", "pipefail", "-c", script).CombinedOutput()
+	if err != nil {
+		t.Fatalf("walk-through failed: %v\n%s", err, out)
+	}
+	var lines []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.TrimSpace(l) != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 4 {
+		t.Fatalf("walk-through printed %d answers, want 4:\n%s", len(lines), out)
+	}
+	var push []map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &push); err != nil || len(push) != 3 || push[2]["offset"] != 1.0 {
+		t.Errorf("push answered %s", lines[0])
+	}
+	for _, want := range []string{`"payload":{"order":1,"status":"new","total":42.00}`, `"payload":{"order":1,"status":"paid","total":42.00}`,
+		`"payload":{"order":2,"status":"new","total":17.50}`, `"highWatermark":2`} {
+		if !strings.Contains(lines[1], want) {
+			t.Errorf("fetch answer lacks %s:\n%s", want, lines[1])
+		}
+	}
+	var put, get map[string]any
+	if err := json.Unmarshal([]byte(lines[2]), &put); err != nil || put["applied"] != true {
+		t.Errorf("KV put answered %s", lines[2])
+	}
+	if err := json.Unmarshal([]byte(lines[3]), &get); err != nil || get["found"] != true || get["version"] != put["version"] {
+		t.Errorf("KV get answered %s", lines[3])
+	}
+	if !strings.Contains(lines[3], `"value":{"text":"hello"}`) {
+		t.Errorf("KV get lost the value: %s", lines[3])
+	}
+}

@@ -1,0 +1,138 @@
+// Package broker adapts the replicated broker (raftlog's queue log and
+// kvstore) to the interface the HTTP API serves (httpd.Broker).
+package broker
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/queen-mq/queen-go/httpd"
+	"github.com/queen-mq/queen-go/kvstore"
+	"github.com/queen-mq/queen-go/raftlog"
+)
+
+// Broker is the broker one node serves.
+type Broker struct {
+	host     *raftlog.Host
+	shard    *raftlog.Shard
+	kv       *kvstore.Store
+	version  string
+	readyLag time.Duration
+}
+
+var _ httpd.Broker = (*Broker)(nil)
+
+// New serves shard, which runs kvstore's appliers, on host.
+func New(host *raftlog.Host, shard *raftlog.Shard, version string, readyLag time.Duration) *Broker {
+	return &Broker{host: host, shard: shard, kv: kvstore.New(shard), version: version, readyLag: readyLag}
+}
+
+// mapErr turns raftlog's and kvstore's errors into httpd's.
+func mapErr(err error) error {
+	var kvErr *kvstore.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, raftlog.ErrTimeout):
+		return fmt.Errorf("%w: %w", httpd.ErrTimeout, err)
+	case errors.Is(err, raftlog.ErrNoLeader):
+		return fmt.Errorf("%w: %w", httpd.ErrNoLeader, err)
+	case errors.Is(err, raftlog.ErrClosed):
+		return fmt.Errorf("%w: %w", httpd.ErrRetry, err)
+	case errors.Is(err, raftlog.ErrRejected):
+		return &httpd.Error{Status: http.StatusBadRequest, Code: "bad_request", Message: err.Error()}
+	case errors.As(err, &kvErr):
+		return &httpd.Error{Status: kvErr.Status, Code: kvErr.Code, Message: kvErr.Error(), Reason: kvErr.Reason, Detail: kvErr.Detail}
+	}
+	return err
+}
+
+// Push appends items as one entry.
+func (b *Broker) Push(ctx context.Context, tenant string, items []httpd.PushItem) ([]httpd.PushResult, error) {
+	op := raftlog.PushOp{Tenant: tenant, Items: make([]raftlog.PushItem, len(items))}
+	for i, it := range items {
+		op.Items[i] = raftlog.PushItem{Queue: it.Queue, Partition: it.Partition, TransactionID: it.TransactionID,
+			MessageID: it.MessageID, Dedup: it.Dedup, Payload: it.Payload}
+	}
+	answers, _, err := b.shard.Push(ctx, op)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	out := make([]httpd.PushResult, len(answers))
+	for i, a := range answers {
+		out[i] = httpd.PushResult{Duplicate: a.Duplicate, Offset: a.Offset, MessageID: a.MessageID}
+	}
+	return out, nil
+}
+
+// Configure stores a queue's options.
+func (b *Broker) Configure(ctx context.Context, tenant string, req httpd.ConfigureRequest) (httpd.ConfigureAnswer, error) {
+	stored, err := b.shard.Configure(ctx, raftlog.ConfigureOp{Tenant: tenant, Queue: req.Queue, Replace: req.Replace, Options: req.Options})
+	if err != nil {
+		return httpd.ConfigureAnswer{}, mapErr(err)
+	}
+	var names struct{ Namespace, Task string }
+	_ = json.Unmarshal(stored, &names) // options are a JSON object: raftlog checked
+	return httpd.ConfigureAnswer{QueueID: queueID(tenant, req.Queue), Queue: req.Queue,
+		Namespace: names.Namespace, Task: names.Task, Options: stored}, nil
+}
+
+// queueID names a queue by a UUID derived from its tenant and name: the
+// same on every node and across restarts.
+func queueID(tenant, queue string) [16]byte {
+	h := sha256.Sum256([]byte("queen/queue/" + tenant + "\x00" + queue))
+	var id [16]byte
+	copy(id[:], h[:])
+	id[6] = id[6]&0x0f | 0x80
+	id[8] = id[8]&0x3f | 0x80
+	return id
+}
+
+// KV runs one KV call.
+func (b *Broker) KV(ctx context.Context, tenant string, ops []httpd.KVOp) (json.Marshaler, error) {
+	kops := make([]kvstore.Op, len(ops))
+	for i, o := range ops {
+		ns := o.NS
+		if ns == "" {
+			ns = o.Namespace
+		}
+		kops[i] = kvstore.Op{Op: o.Op, NS: ns, Key: o.Key, Keys: o.Keys, Prefix: o.Prefix, Limit: o.Limit,
+			After: o.After, KeysOnly: o.KeysOnly, Value: o.Value, TTLSeconds: o.TTLSeconds, Forever: o.Forever,
+			Expect: o.Expect, Required: o.Required, Delta: o.Delta, Min: o.Min, Max: o.Max}
+	}
+	a, err := b.kv.Do(ctx, tenant, kops)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return a, nil
+}
+
+// Health is ready while a leader is known and this node's log is not far
+// behind: its safeTime moves at least every tick while the cluster is up.
+func (b *Broker) Health(ctx context.Context) (bool, any) {
+	leader := b.shard.Leader()
+	lag := time.Duration(max(time.Now().UnixMicro()-b.shard.SafeTime(), 0)) * time.Microsecond
+	role := "follower"
+	if leader == b.host.NodeID() {
+		role = "leader"
+	}
+	ready := leader != 0 && lag <= b.readyLag
+	return ready, map[string]any{"raft": map[string]any{
+		"role": role, "leader": leader, "applied": b.shard.Applied(), "lag": lag.Milliseconds(),
+		"storageReady": b.shard.Applied() > 0, "clusterVersion": 1,
+	}}
+}
+
+// Status is this node's own view.
+func (b *Broker) Status(ctx context.Context) any {
+	_, health := b.Health(ctx)
+	return map[string]any{"node": b.host.NodeID(), "version": b.version,
+		"safeTime": kvstoreISO(b.shard.SafeTime()), "health": health}
+}
+
+func kvstoreISO(us int64) string { return time.UnixMicro(us).UTC().Format("2006-01-02T15:04:05.000000Z") }
