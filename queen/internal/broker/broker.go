@@ -135,4 +135,6 @@ func (b *Broker) Status(ctx context.Context) any {
 		"safeTime": kvstoreISO(b.shard.SafeTime()), "health": health}
 }
 
-func kvstoreISO(us int64) string { return time.UnixMicro(us).UTC().Format("2006-01-02T15:04:05.000000Z") }
+func kvstoreISO(us int64) string {
+	return time.UnixMicro(us).UTC().Format("2006-01-02T15:04:05.000000Z")
+}
