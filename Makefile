@@ -5,6 +5,7 @@
 #   make verify    gofmt, go vet, go mod tidy leaves no diff, tests with -race
 #   make fuzz      every fuzz target for FUZZTIME (default 10s), from its checked-in corpus
 #   make bench-lakeformat   the lakeformat figures of BENCHMARKS.md (pyarrow beside them)
+#   make bench-http         queen-bench over HTTP against one and three real queen processes
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -14,7 +15,7 @@ FUZZTIME ?= 10s
 VENV := $(ROOT)/.cache/venv
 PYARROW := pyarrow==26.0.1
 
-.PHONY: check test verify fmt vet tidy race fuzz bench-lakeformat venv
+.PHONY: check test verify fmt vet tidy race fuzz bench-lakeformat bench-http venv
 
 check: verify fuzz
 
@@ -58,3 +59,6 @@ $(VENV)/.installed:
 bench-lakeformat: venv
 	cd lakeformat && go build -o $(ROOT)/.cache/lakebench ./bench
 	cd lakeformat && taskset -c 0 $(ROOT)/.cache/lakebench -python $(VENV)/bin/python
+
+bench-http:
+	bash tools/bench-http.sh

@@ -126,14 +126,16 @@ func classify(r *http.Request, err error) *Error {
 			return &c
 		}
 		return e
+	case errors.Is(r.Context().Err(), context.Canceled):
+		// The client went away: whatever the broker answered (a
+		// cancelled proposal reads as a timeout), nobody hears it.
+		return &Error{Status: statusClientClosed, Code: "client_closed", Message: "the client went away"}
 	case errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		return unavailable(CodeTimeout, "the request's deadline passed; the outcome is unknown")
 	case errors.Is(err, ErrNoLeader):
 		return unavailable(CodeNoLeader, "no leader is known")
 	case errors.Is(err, ErrRetry):
 		return unavailable(CodeRetry, "the leader changed; retry")
-	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
-		return &Error{Status: statusClientClosed, Code: "client_closed", Message: "the client went away"}
 	}
 	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error"}
 }
