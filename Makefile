@@ -1,6 +1,7 @@
 # Queen in Go: one Makefile for every module of go.work.
 #
 #   make check     what CI runs (.ci/run): verify, then every fuzz target briefly
+#   make tools     the programs tests run, into .cache/bin (versitygw, the S3 server)
 #   make test      go test in every module
 #   make verify    gofmt, go vet, go mod tidy leaves no diff, tests with -race
 #   make fuzz      every fuzz target for FUZZTIME (default 10s), from its checked-in corpus
@@ -14,8 +15,10 @@ MODULES := $(shell go list -m -f '{{.Dir}}')
 FUZZTIME ?= 10s
 VENV := $(ROOT)/.cache/venv
 PYARROW := pyarrow==26.0.1
+BIN := $(ROOT)/.cache/bin
+VERSITYGW_VERSION := v1.8.0
 
-.PHONY: check test verify fmt vet tidy race fuzz bench-lakeformat bench-http venv
+.PHONY: check test verify fmt vet tidy race fuzz tools bench-lakeformat bench-http venv
 
 check: verify fuzz
 
@@ -49,6 +52,17 @@ fuzz:
 			done; \
 		done; \
 	done
+
+# The S3 server of the s3sink tests (s3sink/internal/s3test finds it there).
+# Pinned: another version may answer differently. About 80 s cold; skipped when
+# .cache/bin already holds that version.
+tools:
+	@if go version -m $(BIN)/versitygw 2>/dev/null | grep -q 'mod[[:space:]]*github.com/versity/versitygw[[:space:]]*$(VERSITYGW_VERSION)'; then \
+		echo "== tools: versitygw $(VERSITYGW_VERSION) already in .cache/bin"; \
+	else \
+		echo "== tools: installing versitygw $(VERSITYGW_VERSION) into .cache/bin"; \
+		GOBIN=$(BIN) go install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION); \
+	fi
 
 venv: $(VENV)/.installed
 $(VENV)/.installed:

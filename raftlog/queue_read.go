@@ -227,3 +227,32 @@ func (v *View) Queues(tenant string) ([]QueueInfo, error) {
 	slices.SortFunc(out, func(a, b QueueInfo) int { return strings.Compare(a.Name, b.Name) })
 	return out, err
 }
+
+// TenantQueue names one queue of one tenant.
+type TenantQueue struct {
+	Tenant string
+	QueueInfo
+}
+
+// AllQueues lists every tenant's queues, by tenant then name bytes.
+func (v *View) AllQueues() ([]TenantQueue, error) {
+	prefix := []byte{prefixQueue}
+	var out []TenantQueue
+	var derr error
+	err := v.Scan(prefix, prefixEnd(prefix), func(k, val []byte) bool {
+		d := decoder{b: k[1:]}
+		tenant, name := string(d.bytes()), string(d.bytes())
+		q, err := decodeQueueMeta(val)
+		if err != nil || d.err != nil {
+			derr = fmt.Errorf("%w: queue key", ErrStorage)
+			return false
+		}
+		out = append(out, TenantQueue{Tenant: tenant, QueueInfo: QueueInfo{Name: name, Created: q.Created,
+			Partitions: q.Partitions, Options: append([]byte(nil), q.Options...)}})
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	return out, err
+}

@@ -55,6 +55,8 @@ func now() int64 { return time.Now().UnixMicro() }
 // but not answered before ctx ended returns ErrTimeout: its outcome is
 // unknown.
 func (s *Shard) Propose(ctx context.Context, cmd Command) (Result, error) {
+	ctx, cancel := withDefaultDeadline(ctx)
+	defer cancel()
 	if cmd.Clock == 0 {
 		cmd.Clock = now()
 	}
@@ -76,6 +78,17 @@ func (s *Shard) Propose(ctx context.Context, cmd Command) (Result, error) {
 		case <-time.After(backoff):
 		}
 	}
+}
+
+// DefaultTimeout bounds a Propose or Read whose context has no deadline
+// (dragonboat needs one).
+const DefaultTimeout = 30 * time.Second
+
+func withDefaultDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, DefaultTimeout)
 }
 
 // retryable errors mean the proposal or read was not taken: trying again
@@ -110,6 +123,8 @@ func (s *Shard) proposeError(err error) error {
 // deadline. A read changes nothing, so Read asks again on a short deadline
 // of its own that doubles from readTry up to maxReadTry, until ctx ends.
 func (s *Shard) Read(ctx context.Context, fn func(*View) (any, error)) (any, error) {
+	ctx, cancel := withDefaultDeadline(ctx)
+	defer cancel()
 	var fnErr error // Lookup runs fn on this goroutine, inside SyncRead
 	read := func(v *View) (any, error) {
 		r, err := fn(v)

@@ -42,6 +42,9 @@ type Config struct {
 	// ReadyLag is the apply lag past which /health says settling
 	// (QUEEN_RAFT_READY_LAG_MS).
 	ReadyLag time.Duration
+	// RetentionInterval is how often the leader runs retention
+	// (RETENTION_INTERVAL, milliseconds).
+	RetentionInterval time.Duration
 
 	// Logging.
 	LogLevel  slog.Level // QUEEN_LOG_LEVEL
@@ -89,6 +92,7 @@ func Load(getenv func(string) string) (*Config, error) {
 	c.CompactionOverhead = uint64(l.int("QUEEN_RAFT_COMPACTION_OVERHEAD", 20_000, 10, 100_000_000, "how many entries the raft log keeps behind a snapshot"))
 	c.TickInterval = ms(l.int("QUEEN_RAFT_TICK_MS", 1000, 10, 60_000, "how often an idle leader moves safeTime, in milliseconds"))
 	c.ReadyLag = ms(l.int("QUEEN_RAFT_READY_LAG_MS", 2000, 0, 3_600_000, "the apply lag past which /health answers settling, in milliseconds"))
+	c.RetentionInterval = ms(l.int("RETENTION_INTERVAL", 300_000, 100, 86_400_000, "how often the leader deletes what queue retention says, in milliseconds"))
 
 	c.LogLevel = slog.Level(levels[l.enum("QUEEN_LOG_LEVEL", "info", "log level", map[string]string{
 		"debug": "debug", "info": "info", "warn": "warn", "warning": "warn", "error": "error"},

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -151,12 +150,20 @@ func checkExactlyOnce(t *testing.T, nodes []*node, p *producer, partitions int) 
 	seen := map[string]int{}
 	for part := 0; part < partitions; part++ {
 		name := fmt.Sprintf("p-%d", part)
+		// The producers have stopped: the greatest high watermark any node
+		// shows is the partition's end, and every node must reach it.
+		var end int64
+		for _, n := range nodes {
+			_, hwm, err := n.fetchAll(ctx, "orders", name)
+			if err != nil {
+				t.Fatalf("node %d: %v", n.id, err)
+			}
+			end = max(end, hwm)
+		}
 		var ref []fetchRecord
 		for _, n := range nodes {
-			if len(ref) > 0 {
-				if err := n.waitHighWatermark(ctx, "orders", name, int64(len(ref))); err != nil {
-					t.Fatal(err)
-				}
+			if err := n.waitHighWatermark(ctx, "orders", name, end); err != nil {
+				t.Fatal(err)
 			}
 			recs, hwm, err := n.fetchAll(ctx, "orders", name)
 			if err != nil {
@@ -174,10 +181,14 @@ func checkExactlyOnce(t *testing.T, nodes []*node, p *producer, partitions int) 
 				ref = recs
 				continue
 			}
-			if !slices.EqualFunc(recs, ref, func(a, b fetchRecord) bool {
-				return a.TransactionID == b.TransactionID && string(a.Payload) == string(b.Payload) && a.Ts == b.Ts
-			}) {
-				t.Fatalf("node %d %s differs from node %d", n.id, name, nodes[0].id)
+			if len(recs) != len(ref) {
+				t.Fatalf("node %d %s holds %d records, node %d %d", n.id, name, len(recs), nodes[0].id, len(ref))
+			}
+			for i := range recs {
+				a, b := recs[i], ref[i]
+				if a.TransactionID != b.TransactionID || string(a.Payload) != string(b.Payload) || a.Ts != b.Ts {
+					t.Fatalf("node %d %s offset %d is %+v, node %d has %+v", n.id, name, i, a, nodes[0].id, b)
+				}
 			}
 		}
 		for _, r := range ref {

@@ -27,7 +27,9 @@ import (
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/queen/config"
 	"github.com/queen-mq/queen-go/queen/internal/broker"
+	"github.com/queen-mq/queen-go/queen/internal/retention"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/s3sink"
 )
 
 // version is the broker's version; release builds set it with -ldflags.
@@ -47,8 +49,22 @@ func main() {
 		}
 		os.Exit(1)
 	}
+	hostname, _ := os.Hostname()
+	if h := os.Getenv("HOSTNAME"); h != "" {
+		hostname = h
+	}
+	sinkCfg, err := s3sink.LoadEnv(os.Getenv, cfg.NodeID, hostname)
+	if err != nil {
+		var ce *s3sink.ConfigError
+		if errors.As(err, &ce) {
+			fmt.Fprintln(os.Stderr, ce.Line())
+		} else {
+			fmt.Fprintln(os.Stderr, "ERROR boot: FATAL: "+err.Error())
+		}
+		os.Exit(1)
+	}
 	log := newLogger(cfg)
-	if err := run(cfg, log); err != nil {
+	if err := run(cfg, sinkCfg, log); err != nil {
 		log.Error("boot: FATAL: "+err.Error(), "component", "boot")
 		os.Exit(1)
 	}
@@ -70,7 +86,7 @@ func newLogger(cfg *config.Config) *slog.Logger {
 }
 
 // run starts the node and serves until SIGTERM or SIGINT, then drains.
-func run(cfg *config.Config, log *slog.Logger) error {
+func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error {
 	log.Info("queen starting", "version", version, "node", cfg.NodeID, "members", cfg.Members, "join", cfg.Join,
 		"raftAddress", cfg.RaftAddress, "http", net.JoinHostPort(cfg.BindAddr, strconv.Itoa(cfg.Port)),
 		"dataDir", cfg.DataDir, "rttMs", cfg.RTT.Milliseconds(), "electionRtt", cfg.ElectionRTT,
@@ -98,7 +114,20 @@ func run(cfg *config.Config, log *slog.Logger) error {
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	api := httpd.New(broker.New(host, shard, version, cfg.ReadyLag), httpd.Options{MaxBodyBytes: cfg.MaxBodyBytes,
+	kv := kvstore.New(shard)
+	ctx, stopBackground := context.WithCancel(context.Background())
+	defer stopBackground()
+	ret := &retention.Job{Shard: shard, KV: kv, NodeID: cfg.NodeID, Interval: cfg.RetentionInterval, Log: log.With("component", "retention")}
+	go ret.Run(ctx)
+	sink, err := startSink(ctx, sinkCfg, shard, kv, reg, log)
+	if err != nil {
+		return err
+	}
+	b := broker.New(host, shard, version, cfg.ReadyLag)
+	if sink != nil {
+		b.StatusExtra = func(ctx context.Context) map[string]any { return map[string]any{"s3": sink.status(ctx)} }
+	}
+	api := httpd.New(b, httpd.Options{MaxBodyBytes: cfg.MaxBodyBytes,
 		TenancyHeader: cfg.TenancyHeader, Logger: log.With("component", "http"), Registry: reg, Version: version})
 	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.BindAddr, strconv.Itoa(cfg.Port)))
 	if err != nil {
@@ -117,12 +146,17 @@ func run(cfg *config.Config, log *slog.Logger) error {
 	case s := <-sig:
 		log.Info("queen stopping", "signal", s.String(), "graceMs", cfg.ShutdownGrace.Milliseconds())
 	}
-	// Stop taking requests, finish the ones in flight, then close raft.
-	ctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
+	// Stop taking requests and finish the ones in flight; beside it, the
+	// sink drains (it needs raft up: its KV writes). Then close raft.
+	sinkDone := make(chan struct{})
+	go func() { defer close(sinkDone); sink.drain() }()
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
 	defer cancel()
-	if err := srv.Shutdown(ctx); err != nil {
+	if err := srv.Shutdown(sctx); err != nil {
 		log.Warn("requests still in flight at the end of the grace", "err", err)
 	}
+	<-sinkDone
+	stopBackground()
 	host.Close()
 	log.Info("queen stopped")
 	return nil

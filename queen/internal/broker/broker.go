@@ -18,6 +18,9 @@ import (
 
 // Broker is the broker one node serves.
 type Broker struct {
+	// StatusExtra adds blocks to GET /status (the sink's s3 block).
+	StatusExtra func(ctx context.Context) map[string]any
+
 	host     *raftlog.Host
 	shard    *raftlog.Shard
 	kv       *kvstore.Store
@@ -131,8 +134,14 @@ func (b *Broker) Health(ctx context.Context) (bool, any) {
 // Status is this node's own view.
 func (b *Broker) Status(ctx context.Context) any {
 	_, health := b.Health(ctx)
-	return map[string]any{"node": b.host.NodeID(), "version": b.version,
+	st := map[string]any{"node": b.host.NodeID(), "version": b.version,
 		"safeTime": kvstoreISO(b.shard.SafeTime()), "health": health}
+	if b.StatusExtra != nil {
+		for k, v := range b.StatusExtra(ctx) {
+			st[k] = v
+		}
+	}
+	return st
 }
 
 func kvstoreISO(us int64) string {

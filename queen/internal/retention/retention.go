@@ -1,0 +1,126 @@
+// Package retention deletes what a queue's options say to delete: records
+// older than retentionSeconds, on the broker clock, as replicated trims
+// (raftlog.TrimOp), so every node deletes the same records. With
+// retentionSinkHold naming an S3 sink, it never deletes a record stamped
+// after that sink's commit pointer less 60 s, nor reaches back further than
+// retentionSinkHoldMaxSeconds (7 days by default) to keep one.
+package retention
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"time"
+
+	"github.com/queen-mq/queen-go/kvstore"
+	"github.com/queen-mq/queen-go/lakeformat"
+	"github.com/queen-mq/queen-go/raftlog"
+)
+
+// options are the queue options retention reads.
+type options struct {
+	RetentionEnabled            bool   `json:"retentionEnabled"`
+	RetentionSeconds            int64  `json:"retentionSeconds"`
+	RetentionSinkHold           string `json:"retentionSinkHold"`
+	RetentionSinkHoldMaxSeconds int64  `json:"retentionSinkHoldMaxSeconds"`
+}
+
+// DefaultHoldMaxSeconds caps the hold unless the queue says otherwise
+// (a stored 0, as on push-created queues, reads as the default).
+const DefaultHoldMaxSeconds = 604_800
+
+// holdSlack is how far below the commit pointer's end the hold floors.
+const holdSlack = 60 * time.Second
+
+// Job runs retention on the leader of one shard.
+type Job struct {
+	Shard    *raftlog.Shard
+	KV       *kvstore.Store
+	NodeID   uint64
+	Interval time.Duration
+	Log      *slog.Logger
+}
+
+// Run trims every Interval while this node leads, until ctx ends.
+func (j *Job) Run(ctx context.Context) {
+	t := time.NewTicker(j.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if j.Shard.Leader() == j.NodeID {
+			j.Once(ctx)
+		}
+	}
+}
+
+// Once runs one pass over every queue.
+func (j *Job) Once(ctx context.Context) {
+	got, err := j.Shard.LocalRead(func(v *raftlog.View) (any, error) { return v.AllQueues() })
+	if err != nil {
+		j.Log.Warn("retention: list queues", "err", err)
+		return
+	}
+	now := j.Shard.SafeTime()
+	for _, q := range got.([]raftlog.TenantQueue) {
+		var o options
+		if json.Unmarshal(q.Options, &o) != nil || !o.RetentionEnabled || o.RetentionSeconds <= 0 {
+			continue
+		}
+		cutoff := now - o.RetentionSeconds*1_000_000
+		if o.RetentionSinkHold != "" {
+			cutoff = min(cutoff, j.holdFloor(ctx, q.Tenant, q.Name, o, now))
+		}
+		if cutoff <= 0 {
+			continue
+		}
+		n, err := j.Shard.Trim(ctx, raftlog.TrimOp{Tenant: q.Tenant, Queue: q.Name, Before: cutoff})
+		if err != nil {
+			j.Log.Warn("retention: trim", "tenant", q.Tenant, "queue", q.Name, "err", err)
+			continue
+		}
+		if n > 0 {
+			j.Log.Info("retention deleted records", "tenant", q.Tenant, "queue", q.Name, "records", n,
+				"before", lakeformat.FormatTs(cutoff))
+		}
+	}
+}
+
+// HoldFloor is the stamp below which the named sink lets retention delete:
+// its commit pointer's end less 60 s, but never further back than the cap;
+// with no (readable) pointer, the cap alone.
+func HoldFloor(committed []byte, found bool, maxSeconds, now int64) int64 {
+	if maxSeconds <= 0 {
+		maxSeconds = DefaultHoldMaxSeconds
+	}
+	floor := now - maxSeconds*1_000_000
+	if !found {
+		return floor
+	}
+	var d struct {
+		TEnd json.RawMessage `json:"tEnd"`
+	}
+	var s string
+	if json.Unmarshal(committed, &d) != nil || json.Unmarshal(d.TEnd, &s) != nil {
+		return floor // an unparseable or numeric tEnd counts as no pointer
+	}
+	tEnd, err := lakeformat.ParseTs(s)
+	if err != nil {
+		return floor
+	}
+	return max(tEnd-holdSlack.Microseconds(), floor)
+}
+
+func (j *Job) holdFloor(ctx context.Context, tenant, queue string, o options, now int64) int64 {
+	key := "s3:" + o.RetentionSinkHold + ":" + lakeformat.EscapeName(queue) + ":committed"
+	a, err := j.KV.Do(ctx, tenant, []kvstore.Op{{Op: kvstore.OpGet, NS: "queen-s3", Key: key}})
+	if err != nil {
+		j.Log.Warn("retention: read the sink hold; deleting nothing this pass", "queue", queue, "err", err)
+		return 0
+	}
+	r := a.Results[0]
+	return HoldFloor(r.Value, r.Found, o.RetentionSinkHoldMaxSeconds, now)
+}

@@ -1,0 +1,187 @@
+package s3sink
+
+import (
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// EnvConfig is what the QUEEN_S3_* environment says (SINK-CONFIG.md §1, §2).
+type EnvConfig struct {
+	// Embedded is QUEEN_S3_EMBEDDED: off, nothing else was read and
+	// nothing of the sink runs.
+	Embedded bool
+	// Sink is the default tenant's sink; nil when QUEEN_S3_QUEUES is unset,
+	// and the node runs only control-plane sinks.
+	Sink *Settings
+	// Node is shared by every sink of the node.
+	Node NodeSettings
+	// Warnings are logged at boot, which goes on: at most one, naming the
+	// 1.5 standalone variables that are set and ignored.
+	Warnings []string
+}
+
+// The variables read outside the per-sink table.
+const (
+	envEmbedded   = "QUEEN_S3_EMBEDDED"
+	envPartitions = "QUEEN_S3_PARTITIONS"
+)
+
+// The node-wide settings (§2a, §2c), with the document field each is
+// refused under.
+var (
+	nfThreads = &confField{env: "QUEEN_S3_THREADS", doc: "threads",
+		what: "the worker threads of the sink's own runtime, shared by all tenants' sinks"}
+	nfGrace = &confField{env: "QUEEN_S3_SHUTDOWN_GRACE_MS", doc: "shutdownGraceMs",
+		what: "the drain budget counted from SIGTERM, in milliseconds"}
+	nfMemoryMB = &confField{env: "QUEEN_S3_MEMORY_MB", doc: "memoryMb",
+		what: "the one buffer budget, in MiB, of all queues of all sinks on this node; when it is hit, the largest buffer closes first"}
+	nfFetch = &confField{env: "QUEEN_S3_FETCH_CONCURRENCY", doc: "fetchConcurrency",
+		what: "how many log reads each queue keeps in flight"}
+	nfDiscovery = &confField{env: "QUEEN_S3_DISCOVERY_INTERVAL_MS", doc: "discoveryIntervalMs",
+		what: "how often an idle queue looks for new records and partitions, in milliseconds"}
+	nfSafeGuard = &confField{env: "QUEEN_S3_SAFE_GUARD_MS", doc: "safeGuardMs",
+		what: "how far below safeTime a window closes, in milliseconds"}
+	nfLeaseTTL = &confField{env: "QUEEN_S3_LEASE_TTL_MS", doc: "leaseTtlMs",
+		what: "how long a queue lease and a presence row live without a refresh, in milliseconds"}
+	nfMultipart = &confField{env: "QUEEN_S3_MULTIPART_THRESHOLD_MB", doc: "multipartThresholdMb",
+		what: "the object size, in MiB, above which an upload is multipart (16 MiB parts) rather than one PUT"}
+	nfCheckpoint = &confField{env: "QUEEN_S3_CHECKPOINT_EVERY", doc: "checkpointEvery",
+		what: "how many windows pass between two position checkpoints"}
+	nfInstance = &confField{env: "QUEEN_S3_INSTANCE", doc: "instance",
+		what: "this node's lease identity"}
+	nfCrashAt = &confField{env: "QUEEN_S3_CRASH_AT", doc: "crashAt", kind: "a crash point",
+		accepted: "never (off, none), after_intent, mid_upload, after_upload, before_commit, after_commit",
+		what:     "for tests only, the step of the commit sequence at which the broker aborts"}
+	nfEmbedded = &confField{env: envEmbedded, doc: "embedded"}
+)
+
+// confNodeFields are the node-wide settings, refused in a document.
+var confNodeFields = []*confField{
+	nfEmbedded, nfThreads, nfGrace, nfMemoryMB, nfFetch, nfDiscovery, nfSafeGuard, nfLeaseTTL,
+	nfMultipart, nfCheckpoint, nfInstance, nfCrashAt,
+}
+
+var confCrashPoints = map[string]CrashPoint{
+	"never": CrashNever, "off": CrashNever, "none": CrashNever,
+	"after_intent": CrashAfterIntent, "mid_upload": CrashMidUpload, "after_upload": CrashAfterUpload,
+	"before_commit": CrashBeforeCommit, "after_commit": CrashAfterCommit,
+}
+
+// envIgnored are the 1.5 standalone variables named in one warning.
+var envIgnored = []string{"QUEEN_S3_LISTEN", "QUEEN_S3_LOG_FORMAT"}
+
+// LoadEnv reads every QUEEN_S3_* variable once through getenv (os.Getenv in
+// the binary), for node nodeID (QUEEN_RAFT_NODE_ID) on host hostname
+// (HOSTNAME, else the host's name; "" reads as localhost).
+//
+// A blank value counts as unset and enumerations ignore case. With
+// QUEEN_S3_EMBEDDED off nothing else is read or checked. Otherwise the
+// first refusal, in the order of the spec's tables (§2a, QUEEN_S3_PARTITIONS,
+// §2b, §2c), stops the boot: the error is a *ConfigError whose Line is what
+// the broker prints.
+func LoadEnv(getenv func(string) string, nodeID uint64, hostname string) (*EnvConfig, error) {
+	return loadEnv(getenv, nodeID, hostname, runtime.NumCPU())
+}
+
+func loadEnv(getenv func(string) string, nodeID uint64, hostname string, cores int) (*EnvConfig, error) {
+	seen := map[string]string{}
+	raw := func(name string) string {
+		v, ok := seen[name]
+		if !ok {
+			v = strings.TrimSpace(getenv(name))
+			seen[name] = v
+		}
+		return v
+	}
+	if s := raw(envEmbedded); s != "" {
+		on, ok := confParseBool(s)
+		if !ok {
+			return nil, &ConfigError{Var: envEmbedded, Msg: fmt.Sprintf("%s=%s is not a boolean. It is `true` or `false`", envEmbedded, confShow(s, false))}
+		}
+		if !on {
+			return &EnvConfig{}, nil
+		}
+	} else {
+		return &EnvConfig{}, nil
+	}
+
+	p := &confParser{get: func(f *confField) confRaw {
+		s := raw(f.env)
+		return confRaw{set: s != "", text: s, kind: 'e'}
+	}}
+	c := &EnvConfig{Embedded: true, Node: confDefaultNode(nodeID, hostname, cores)}
+	n := &c.Node
+	n.Threads = int(confBrokerInt(p, nfThreads, int64(n.Threads), 1, 64))
+	n.ShutdownGrace = confMs(confBrokerInt(p, nfGrace, n.ShutdownGrace.Milliseconds(), 100, 3_600_000))
+
+	if s := raw(envPartitions); s != "" && p.err == nil {
+		p.err = &ConfigError{Var: envPartitions, Msg: fmt.Sprintf("%s=%s is refused: a static partition list is not supported, "+
+			"because a window can only close below the safeTime that discovery reports for the partitions it finds. "+
+			"Unset it: the sink discovers every partition of its queues", envPartitions, confShow(s, false))}
+	}
+
+	if raw(cfQueues.env) != "" {
+		c.Sink = confSink(p, true)
+	} else {
+		for _, f := range confSinkFields {
+			if raw(f.env) != "" && p.err == nil {
+				p.fail(f, "%s is set but %s is not: the default tenant's sink runs only when %s names its queues. "+
+					"Set %s, or unset %s and leave the sinks to the control plane", f.env, cfQueues.env, cfQueues.env, cfQueues.env, f.env)
+			}
+		}
+	}
+
+	n.MemoryBytes = p.int(nfMemoryMB, n.MemoryBytes/mib, 1, 1_048_576, false) * mib
+	n.FetchConcurrency = int(p.int(nfFetch, int64(n.FetchConcurrency), 1, 256, false))
+	n.DiscoveryInterval = confMs(p.int(nfDiscovery, n.DiscoveryInterval.Milliseconds(), 10, 3_600_000, false))
+	n.SafeGuard = confMs(p.int(nfSafeGuard, n.SafeGuard.Milliseconds(), 0, 3_600_000, false))
+	n.LeaseTTL = confMs(p.int(nfLeaseTTL, n.LeaseTTL.Milliseconds(), 1000, 3_600_000, false))
+	n.MultipartThreshold = p.int(nfMultipart, n.MultipartThreshold/mib, 5, 5120, false) * mib
+	n.CheckpointEvery = int(p.int(nfCheckpoint, int64(n.CheckpointEvery), 1, 100_000, false))
+	if s, ok := p.str(nfInstance); ok {
+		suffix := "/node-" + strconv.FormatUint(nodeID, 10)
+		if !strings.HasSuffix(s, suffix) {
+			s += suffix
+		}
+		n.Instance = s
+	}
+	n.CrashAt = confEnum(p, nfCrashAt, n.CrashAt, confLookup(confCrashPoints))
+	if p.err != nil {
+		return nil, p.err
+	}
+
+	var ignored []string
+	for _, name := range envIgnored {
+		if raw(name) != "" {
+			ignored = append(ignored, name)
+		}
+	}
+	if len(ignored) == 1 {
+		c.Warnings = append(c.Warnings, ignored[0]+" is set and ignored: it configured the standalone 1.5 sink, "+
+			"and the sink inside the broker opens no port and logs through the broker")
+	} else if len(ignored) > 1 {
+		c.Warnings = append(c.Warnings, strings.Join(ignored, " and ")+" are set and ignored: they configured the standalone 1.5 sink, "+
+			"and the sink inside the broker opens no port and logs through the broker")
+	}
+	return c, nil
+}
+
+// confBrokerInt reads one of the broker-owned numbers (§2a), refused as
+// NAME=<raw> is not an integer in MIN..=MAX.
+func confBrokerInt(p *confParser, f *confField, def, min, max int64) int64 {
+	r := p.get(f)
+	if !r.set {
+		return def
+	}
+	v, err := strconv.ParseInt(r.text, 10, 64)
+	if err != nil || v < min || v > max {
+		p.fail(f, "%s=%s is not an integer in %d..=%d", f.env, p.show(r), min, max)
+		return def
+	}
+	return v
+}
+
+func confMs(v int64) time.Duration { return time.Duration(v) * time.Millisecond }

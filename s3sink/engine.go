@@ -1,0 +1,187 @@
+package s3sink
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/queen-mq/queen-go/lakeformat"
+)
+
+// Clock is the wall clock the engine paces itself by (never the broker's:
+// windows follow stamps). Tests give a fake.
+type Clock interface {
+	Now() time.Time
+	After(d time.Duration) <-chan time.Time
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time                         { return time.Now() }
+func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// Deps are what an engine runs against.
+type Deps struct {
+	Log   Log
+	KV    KV
+	Store ObjectStore
+	// Memory is the node's buffer budget, shared by every sink of the
+	// node; nil gives the engine a budget of its own.
+	Memory *Memory
+	// Metrics, nil for none.
+	Metrics *Metrics
+	Logger  *slog.Logger
+	Clock   Clock // nil: the real one
+	// Crash is called at the commit step named by NodeSettings.CrashAt;
+	// the broker exits there (QUEEN_S3_CRASH_AT, for tests).
+	Crash func(CrashPoint)
+}
+
+// Engine is one sink: the tenant's queues mirrored into one bucket. Every
+// node runs the same engine for every queue; leases decide who writes.
+type Engine struct {
+	tenant      string
+	set         Settings
+	node        NodeSettings
+	logs        Log
+	kv          KV
+	store       ObjectStore
+	keys        lakeformat.Keys
+	mem         *Memory
+	metrics     *Metrics
+	log         *slog.Logger
+	clock       Clock
+	crash       func(CrashPoint)
+	incarnation string // new per process life
+	drainCh     chan struct{}
+	bucket      bucketState
+
+	mu       sync.Mutex
+	tasks    map[string]*queueTask
+	nodes    int // nodes running the sink, from the presence rows
+	queues   []string
+	giving   string // the queue being given back, or ""
+	overFrom time.Time
+	wg       sync.WaitGroup
+}
+
+// NewEngine makes the sink of tenant with its settings. Run starts it.
+func NewEngine(tenant string, set Settings, node NodeSettings, d Deps) (*Engine, error) {
+	keys, err := lakeformat.NewKeys(set.Prefix)
+	if err != nil {
+		return nil, err
+	}
+	if d.Memory == nil {
+		d.Memory = NewMemory(node.MemoryBytes)
+	}
+	if d.Metrics == nil {
+		d.Metrics = NewMetrics(nil)
+	}
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	if d.Clock == nil {
+		d.Clock = realClock{}
+	}
+	inc := make([]byte, 8)
+	rand.Read(inc)
+	return &Engine{tenant: tenant, set: set, node: node, logs: d.Log, kv: d.KV, store: d.Store, keys: keys, mem: d.Memory,
+		metrics: d.Metrics, log: d.Logger.With("sink", set.Sink, "tenant", tenant), clock: d.Clock, crash: d.Crash,
+		incarnation: hex.EncodeToString(inc), drainCh: make(chan struct{}), tasks: map[string]*queueTask{}, nodes: 1}, nil
+}
+
+func (e *Engine) now() time.Time { return e.clock.Now() }
+
+// crashAt aborts the broker at step p when QUEEN_S3_CRASH_AT names it.
+func (e *Engine) crashAt(p CrashPoint) {
+	if e.node.CrashAt == p && e.crash != nil {
+		e.log.Error("QUEEN_S3_CRASH_AT: aborting", "at", string(p))
+		e.crash(p)
+	}
+}
+
+// Run runs the sink until ctx ends or Drain finishes: presence beats,
+// queue discovery, and one supervisor per queue.
+func (e *Engine) Run(ctx context.Context) {
+	e.log.Info("sink running", "queues", e.queueSpec(), "bucket", e.set.Bucket, "prefix", e.set.Prefix,
+		"format", e.set.Format.String(), "codec", e.set.Codec().String(), "layout", e.set.Layout.String())
+	if !e.probe(ctx) {
+		return
+	}
+	for tick := 0; ; tick++ {
+		if tick%max(1, int(e.node.LeaseTTL/3/e.node.DiscoveryInterval)) == 0 {
+			e.beat(ctx)
+		}
+		if tick%10 == 0 || !e.set.AllQueues {
+			e.listQueues(ctx, tick)
+		}
+		e.balance()
+		select {
+		case <-ctx.Done():
+			e.wg.Wait()
+			return
+		case <-e.drainCh:
+			e.wg.Wait()
+			e.leavePresence()
+			return
+		case <-e.clock.After(e.node.DiscoveryInterval):
+		}
+	}
+}
+
+func (e *Engine) queueSpec() string {
+	if e.set.AllQueues {
+		return "*"
+	}
+	return fmt.Sprint(e.set.Queues)
+}
+
+// listQueues starts a supervisor for every queue it has not seen yet.
+func (e *Engine) listQueues(ctx context.Context, tick int) {
+	names := e.set.Queues
+	if e.set.AllQueues {
+		var err error
+		if names, err = e.logs.Queues(ctx, e.tenant); err != nil {
+			e.log.Warn("list queues", "err", err)
+			return
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, n := range names {
+		if _, ok := e.tasks[n]; ok {
+			continue
+		}
+		q := newQueueTask(e, n)
+		e.tasks[n] = q
+		e.queues = append(e.queues, n)
+		slices.Sort(e.queues)
+		e.wg.Add(1)
+		go func() { defer e.wg.Done(); e.supervise(ctx, q) }()
+	}
+}
+
+// Drain stops the sink: every queue finishes the window in its commit
+// sequence, commits the one it fills when worth it, and gives its lease
+// back. It returns when all are done or ctx ends.
+func (e *Engine) Drain(ctx context.Context) {
+	e.mu.Lock()
+	select {
+	case <-e.drainCh:
+	default:
+		close(e.drainCh)
+	}
+	e.mu.Unlock()
+	done := make(chan struct{})
+	go func() { e.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		e.log.Warn("drain cut short; the next owners redo from the intents")
+	}
+}

@@ -1,0 +1,274 @@
+package s3sink
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/queen-mq/queen-go/lakeformat"
+)
+
+// State is where a queue's task is: running states, then how its last run
+// ended (SINK-CONFIG.md §6).
+type State string
+
+// The states of a queue on this node.
+const (
+	StateClaiming  State = "claiming"  // trying to take the lease
+	StateHeld      State = "held"      // another node holds the lease
+	StateRestoring State = "restoring" // reading the pointers, redoing an intent
+	StateFilling   State = "filling"   // reading the log into the open window
+	StateIntent    State = "intent"    // fixing the window's end in KV
+	StateUpload    State = "upload"    // writing objects, then the manifest
+	StateCommit    State = "commit"    // moving the commit pointer
+	StateDrained   State = "drained"   // stopped by a drain, lease given back
+	StateFenced    State = "fenced"    // the lease moved: stopped here
+	StateFailed    State = "failed"    // a run ended in an error; retried later
+	StateMissing   State = "missing"   // the queue does not exist (yet)
+	StateCrashed   State = "crashed"   // a run panicked; retried later
+	StateReleased  State = "released"  // given back to balance the nodes
+)
+
+// errFenced ends a run whose lease moved: a KV batch fenced by the lease
+// lost its precondition.
+var errFenced = errors.New("s3sink: lease lost")
+
+// queueTask mirrors one queue while this node holds its lease.
+type queueTask struct {
+	e     *Engine
+	queue string
+	log   *slog.Logger
+
+	mu    sync.Mutex // guards the fields below, read by Status
+	state State
+	st    queueStats
+
+	// The lease. leaseMu serialises every KV batch that rewrites the lease
+	// row, so leaseVersion is always the version this node last wrote.
+	leaseMu      sync.Mutex
+	leaseVersion int64
+	holder       string // the holder's instance when another node holds it
+
+	// The pointers, as this node last read or wrote them.
+	intentVersion    int64
+	committedVersion int64
+	k                uint64 // the next window to commit
+	committedEnd     int64  // tEnd of the last committed window (0: none)
+
+	// The open window.
+	tStart   int64 // -1 until the first read fixes it
+	parts    map[string]*partBuf
+	order    []string // partition names, sorted
+	discover string   // the partitions cursor of the current discovery pass
+	buffered int64
+	safeTime int64         // of the last discovery: every record below is read
+	ckptAge  int           // windows committed since the last checkpoint
+	closeAt  int64         // the end fillRound chose for the closing window
+	closeWhy closeReason   // and why it closes
+	giveCh   chan struct{} // closed to give the queue back (balance)
+}
+
+// queueStats are a queue's figures for status and metrics.
+type queueStats struct {
+	windowsCommitted int64
+	records, bytes   int64
+	recordsLost      int64
+	redo             bool
+	lastError        *queueError
+	completeThrough  int64
+	// Copies of the run's own fields, for Report (the run writes those
+	// without the lock).
+	k          uint64 // the last committed window
+	tEnd       int64  // its end
+	safeTime   int64  // of the last discovery
+	partitions int
+	ckptAge    int
+}
+
+type queueError struct {
+	At      time.Time
+	Message string
+}
+
+func newQueueTask(e *Engine, queue string) *queueTask {
+	return &queueTask{e: e, queue: queue, log: e.log.With("queue", queue), state: StateClaiming, tStart: -1,
+		parts: map[string]*partBuf{}}
+}
+
+func (q *queueTask) setState(s State) {
+	q.mu.Lock()
+	q.state = s
+	q.mu.Unlock()
+}
+
+func (q *queueTask) getState() State {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.state
+}
+
+func (q *queueTask) fail(err error) {
+	q.mu.Lock()
+	q.st.lastError = &queueError{At: q.e.now(), Message: err.Error()}
+	q.mu.Unlock()
+	q.log.Warn("queue error", "err", err)
+}
+
+// run mirrors the queue until ctx ends, the lease is lost, or a drain
+// finishes. It returns the state the run ended in.
+func (q *queueTask) run(ctx context.Context) (end State) {
+	q.mu.Lock()
+	q.giveCh = make(chan struct{})
+	q.mu.Unlock()
+	defer func() {
+		if r := recover(); r != nil {
+			q.fail(fmt.Errorf("panic: %v", r))
+			end = StateCrashed
+		}
+		q.setState(end)
+	}()
+	if !q.claim(ctx) {
+		return q.getState()
+	}
+	stopRefresh := q.startRefresh(ctx)
+	defer func() {
+		stopRefresh()
+		if end == StateMissing || end == StateFailed || end == StateCrashed {
+			q.release(ctx) // a run that ends here gives the lease back
+		}
+	}()
+	if err := q.restore(ctx); err != nil {
+		return q.endWith(ctx, err)
+	}
+	for {
+		q.setState(StateFilling)
+		closed, err := q.fillRound(ctx)
+		if err == nil && closed {
+			err = q.commitWindow(ctx)
+		}
+		if err != nil {
+			if end := q.endWith(ctx, err); end != "" {
+				return end
+			}
+		}
+		if q.isDraining() && !closed {
+			q.release(ctx)
+			if q.givingBack() {
+				return StateReleased
+			}
+			return StateDrained
+		}
+		if !closed && !q.wait(ctx) {
+			return q.endWith(ctx, ctx.Err())
+		}
+	}
+}
+
+// endWith decides what an error means for the run: the state it ends in,
+// or "" to carry on after a pause.
+func (q *queueTask) endWith(ctx context.Context, err error) State {
+	switch {
+	case errors.Is(err, errFenced):
+		q.e.metrics.preconditionLost(q.e.tenant, q.e.set.Sink)
+		q.fail(err)
+		return StateFenced
+	case errors.Is(err, ErrQueueNotFound):
+		return StateMissing
+	case ctx.Err() != nil:
+		return StateDrained
+	}
+	q.fail(err)
+	if !q.pause(ctx) {
+		return StateDrained
+	}
+	return ""
+}
+
+// wait pauses until the next discovery is due; false when ctx ended.
+func (q *queueTask) wait(ctx context.Context) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-q.e.clock.After(q.e.node.DiscoveryInterval):
+		return true
+	case <-q.e.drainCh:
+		return true
+	case <-q.giveChan():
+		return true
+	}
+}
+
+func (q *queueTask) giveChan() <-chan struct{} {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.giveCh
+}
+
+// pause backs off after a failure.
+func (q *queueTask) pause(ctx context.Context) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-q.e.clock.After(time.Second):
+		return true
+	}
+}
+
+// isDraining reports a drain of the engine or a give-back of this queue.
+func (q *queueTask) isDraining() bool {
+	select {
+	case <-q.e.drainCh:
+		return true
+	default:
+		return q.givingBack()
+	}
+}
+
+func (q *queueTask) givingBack() bool {
+	q.mu.Lock()
+	ch := q.giveCh
+	q.mu.Unlock()
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// giveBack asks the running task to drain and release its lease.
+func (q *queueTask) giveBack() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	select {
+	case <-q.giveCh:
+	default:
+		close(q.giveCh)
+	}
+}
+
+// sortedParts returns the partition buffers in name order.
+func (q *queueTask) sortedParts() []*partBuf {
+	out := make([]*partBuf, 0, len(q.order))
+	for _, n := range q.order {
+		out = append(out, q.parts[n])
+	}
+	return out
+}
+
+// addPart starts buffering a partition found by discovery.
+func (q *queueTask) addPart(name string, next int64) *partBuf {
+	p := &partBuf{name: name, next: next}
+	q.parts[name] = p
+	i, _ := slices.BinarySearch(q.order, name)
+	q.order = append(q.order, "")
+	copy(q.order[i+1:], q.order[i:])
+	q.order[i] = name
+	return p
+}
+
+func (q *queueTask) codec() lakeformat.Codec { return q.e.set.Codec() }

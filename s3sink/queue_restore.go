@@ -1,0 +1,110 @@
+package s3sink
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/queen-mq/queen-go/lakeformat"
+)
+
+// restore reads the queue's pointers and sets where the open window
+// starts. An intent one past the commit pointer is a window a previous
+// owner was committing: if its upload finished (its manifest names the
+// intent) the pointer moves now; otherwise the window is rebuilt, which
+// gives the same records, so the same bytes under the same keys.
+func (q *queueTask) restore(ctx context.Context) error {
+	q.setState(StateRestoring)
+	keys := []string{docKey(q.e.set.Sink, q.queue, "intent"), docKey(q.e.set.Sink, q.queue, "committed")}
+	rows, err := q.e.kv.Get(ctx, q.e.tenant, Namespace, keys)
+	if err != nil {
+		return fmt.Errorf("read pointers: %w", err)
+	}
+	intentRow, committedRow := rows[0], rows[1]
+	q.k, q.committedEnd = 1, 0
+	if committedRow.Found {
+		k, tEnd, err := decodeCommitted(committedRow.Value)
+		if err != nil {
+			return err
+		}
+		q.k, q.committedEnd = k+1, tEnd
+	}
+	q.intentVersion, q.committedVersion = intentRow.Version, committedRow.Version
+	q.mu.Lock()
+	q.st.k, q.st.tEnd, q.st.completeThrough = q.k-1, q.committedEnd, q.committedEnd
+	q.mu.Unlock()
+	if committedRow.Found {
+		q.resetWindow(q.committedEnd)
+	} else {
+		q.resetWindow(-1) // fixed by the first read (earliest) or below (latest)
+	}
+	if intentRow.Found {
+		var in intentDoc
+		if err := json.Unmarshal(intentRow.Value, &in); err != nil {
+			return fmt.Errorf("intent %s: %w", intentRow.Value, err)
+		}
+		if in.K == q.k {
+			return q.redo(ctx, in)
+		}
+	}
+	if !committedRow.Found && !q.e.set.StartEarliest {
+		// latest: begin where the log is now.
+		st, err := q.e.logs.SafeTime(ctx)
+		if err != nil {
+			return err
+		}
+		q.resetWindow(st)
+	}
+	return nil
+}
+
+// resetWindow empties the buffers; the next reads start at tStart (-1:
+// from each partition's log start, for start=earliest).
+func (q *queueTask) resetWindow(tStart int64) {
+	q.tStart = tStart
+	q.parts, q.order = map[string]*partBuf{}, nil
+	q.e.mem.add(q, -q.buffered)
+	q.buffered = 0
+	q.discover = ""
+}
+
+// redo finishes the window of an intent left by a crash or a lost lease.
+func (q *queueTask) redo(ctx context.Context, in intentDoc) error {
+	q.mu.Lock()
+	q.st.redo = true
+	q.mu.Unlock()
+	w := lakeformat.Window{Tenant: q.e.tenant, Queue: q.queue, K: in.K, TStart: in.TStart, TEnd: in.TEnd}
+	manifestKey, err := q.e.keys.Manifest(q.e.tenant, q.queue, in.K)
+	if err != nil {
+		return err
+	}
+	body, err := q.e.store.Get(ctx, manifestKey)
+	switch {
+	case err == nil:
+		m, err := lakeformat.DecodeManifest(body)
+		if err == nil && m.K == in.K && m.TStart == in.TStart && m.TEnd == in.TEnd &&
+			m.Format.String() == in.Format && m.Codec.String() == in.Compression && m.Layout.String() == in.Layout {
+			q.log.Info("committing a finished upload", "k", in.K)
+			return q.commitPointer(ctx, w, manifestKey, m.Records, m.Bytes)
+		}
+	case !errors.Is(err, ErrNotFound):
+		return fmt.Errorf("read manifest %s: %w", manifestKey, err)
+	}
+	// Rebuild: wait until this node has applied the whole window, read it
+	// from its start, and upload it again under its intent.
+	q.log.Info("redoing an intent", "k", in.K, "tStart", in.TStart, "tEnd", in.TEnd)
+	q.resetWindow(in.TStart)
+	for {
+		if err := q.readAll(ctx); err != nil {
+			return err
+		}
+		if q.safeTime >= in.TEnd {
+			break
+		}
+		if !q.wait(ctx) {
+			return ctx.Err()
+		}
+	}
+	return q.uploadAndCommit(ctx, w, in)
+}
