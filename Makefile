@@ -7,6 +7,7 @@
 #   make fuzz      every fuzz target for FUZZTIME (default 10s), from its checked-in corpus
 #   make bench-lakeformat   the lakeformat figures of BENCHMARKS.md (pyarrow beside them)
 #   make bench-http         queen-bench over HTTP against one and three real queen processes
+#   make bench-sink         the embedded S3 sink's throughput beside lakeformat's raw encode rate
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -18,7 +19,7 @@ PYARROW := pyarrow==26.0.1
 BIN := $(ROOT)/.cache/bin
 VERSITYGW_VERSION := v1.8.0
 
-.PHONY: check test verify fmt vet tidy race fuzz tools bench-lakeformat bench-http venv
+.PHONY: check test verify fmt vet tidy race fuzz tools bench-lakeformat bench-http bench-sink venv
 
 check: verify fuzz
 
@@ -76,3 +77,6 @@ bench-lakeformat: venv
 
 bench-http:
 	bash tools/bench-http.sh
+
+bench-sink: tools
+	bash tools/bench-sink.sh

@@ -58,8 +58,11 @@ type Engine struct {
 	clock       Clock
 	crash       func(CrashPoint)
 	incarnation string // new per process life
-	drainCh     chan struct{}
-	bucket      bucketState
+	// jitter is the random part of a queue's claim delay (below 200 ms);
+	// tests make it a function of the queue for repeatable runs.
+	jitter  func(queue string) time.Duration
+	drainCh chan struct{}
+	bucket  bucketState
 
 	mu       sync.Mutex
 	tasks    map[string]*queueTask
@@ -92,7 +95,7 @@ func NewEngine(tenant string, set Settings, node NodeSettings, d Deps) (*Engine,
 	rand.Read(inc)
 	return &Engine{tenant: tenant, set: set, node: node, logs: d.Log, kv: d.KV, store: d.Store, keys: keys, mem: d.Memory,
 		metrics: d.Metrics, log: d.Logger.With("sink", set.Sink, "tenant", tenant), clock: d.Clock, crash: d.Crash,
-		incarnation: hex.EncodeToString(inc), drainCh: make(chan struct{}), tasks: map[string]*queueTask{}, nodes: 1}, nil
+		incarnation: hex.EncodeToString(inc), jitter: randomJitter, drainCh: make(chan struct{}), tasks: map[string]*queueTask{}, nodes: 1}, nil
 }
 
 func (e *Engine) now() time.Time { return e.clock.Now() }

@@ -18,6 +18,9 @@ type fakeLog struct {
 	mu     sync.Mutex
 	queues map[string]*fakeQueue // by tenant/queue
 	stamp  int64
+	// offset is subtracted from the clock when stamping, so that a world
+	// started later stamps as one started at the bubble's first instant.
+	offset time.Duration
 }
 
 type fakeQueue struct {
@@ -35,7 +38,7 @@ func newFakeLog() *fakeLog { return &fakeLog{queues: map[string]*fakeQueue{}} }
 
 // next stamps an entry: max(now, previous + 1), as the broker does.
 func (l *fakeLog) next() int64 {
-	l.stamp = max(time.Now().UnixMicro(), l.stamp+1)
+	l.stamp = max(time.Now().Add(-l.offset).UnixMicro(), l.stamp+1)
 	return l.stamp
 }
 
@@ -183,6 +186,9 @@ type fakeKV struct {
 	rows    map[string]fakeRow
 	version int64
 	calls   int
+	// gens counts the writes of each key, deletes included: a version that
+	// does not depend on the order of writes to other keys, for scripts.
+	gens map[string]int64
 }
 
 type fakeRow struct {
@@ -191,7 +197,7 @@ type fakeRow struct {
 	expires time.Time // zero: forever
 }
 
-func newFakeKV() *fakeKV { return &fakeKV{rows: map[string]fakeRow{}} }
+func newFakeKV() *fakeKV { return &fakeKV{rows: map[string]fakeRow{}, gens: map[string]int64{}} }
 
 func (k *fakeKV) live(key string) (fakeRow, bool) {
 	r, ok := k.rows[key]
@@ -223,6 +229,10 @@ func (k *fakeKV) Batch(_ context.Context, tenant, ns string, ops []KVOp) (BatchR
 		saved[key] = r
 	}
 	savedVersion := k.version
+	savedGens := make(map[string]int64, len(k.gens))
+	for key, g := range k.gens {
+		savedGens[key] = g
+	}
 	res := BatchResult{OK: true, Results: make([]OpResult, len(ops))}
 	for i, op := range ops {
 		key := tenant + "/" + op.Key
@@ -241,11 +251,12 @@ func (k *fakeKV) Batch(_ context.Context, tenant, ns string, ops []KVOp) (BatchR
 		if !ok {
 			res.Results[i] = OpResult{Reason: reason, Version: cur.version, Value: cur.val}
 			if op.Required {
-				k.rows, k.version = saved, savedVersion
+				k.rows, k.version, k.gens = saved, savedVersion, savedGens
 				return BatchResult{OK: false, FailedIndex: i, Results: make([]OpResult, len(ops))}, nil
 			}
 			continue
 		}
+		k.gens[key]++
 		if op.Kind == KVDelete {
 			delete(k.rows, key)
 			res.Results[i] = OpResult{Applied: true}

@@ -6,6 +6,11 @@ import (
 	"time"
 )
 
+// randomJitter is the claim jitter: below 200 ms.
+func randomJitter(string) time.Duration {
+	return time.Duration(rand.Int64N(int64(200 * time.Millisecond)))
+}
+
 // running reports whether a state holds the queue's lease on this node.
 func running(s State) bool {
 	switch s {
@@ -110,9 +115,9 @@ func (e *Engine) balance() {
 // second per queue it runs already, so the least loaded claims first, and a
 // TTL more at or above its share; plus up to 200 ms of jitter, capped at
 // half the TTL (the TTL itself past the share).
-func (e *Engine) claimDelay() time.Duration {
+func (e *Engine) claimDelay(q *queueTask) time.Duration {
 	held, share := e.held(), e.share()
-	d := time.Duration(held)*time.Second + time.Duration(rand.Int64N(int64(200*time.Millisecond)))
+	d := time.Duration(held)*time.Second + e.jitter(q.queue)
 	d = min(d, e.node.LeaseTTL/2)
 	if held >= share {
 		d += e.node.LeaseTTL
@@ -125,7 +130,7 @@ func (e *Engine) claimDelay() time.Duration {
 func (e *Engine) supervise(ctx context.Context, q *queueTask) {
 	failures := 0
 	for {
-		if !e.sleep(ctx, e.claimDelay()) {
+		if !e.sleep(ctx, e.claimDelay(q)) {
 			return
 		}
 		end := q.run(ctx)

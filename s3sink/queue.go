@@ -70,6 +70,10 @@ type queueTask struct {
 	closeAt  int64         // the end fillRound chose for the closing window
 	closeWhy closeReason   // and why it closes
 	giveCh   chan struct{} // closed to give the queue back (balance)
+	lostCh   chan struct{} // closed when a lease refresh found the lease moved
+	// pending is the intent written for window k and not yet committed:
+	// the next thing the run does is finish it.
+	pending *intentDoc
 }
 
 // queueStats are a queue's figures for status and metrics.
@@ -122,14 +126,20 @@ func (q *queueTask) fail(err error) {
 // finishes. It returns the state the run ended in.
 func (q *queueTask) run(ctx context.Context) (end State) {
 	q.mu.Lock()
-	q.giveCh = make(chan struct{})
+	q.giveCh, q.lostCh = make(chan struct{}), make(chan struct{})
 	q.mu.Unlock()
 	defer func() {
 		if r := recover(); r != nil {
 			q.fail(fmt.Errorf("panic: %v", r))
 			end = StateCrashed
 		}
-		q.setState(end)
+		q.resetWindow(-1) // the buffers go with the run; the next one restores
+		q.mu.Lock()
+		if end != StateHeld {
+			q.holder = "" // this node no longer holds it, and knows no holder
+		}
+		q.state = end
+		q.mu.Unlock()
 	}()
 	if !q.claim(ctx) {
 		return q.getState()
@@ -142,25 +152,57 @@ func (q *queueTask) run(ctx context.Context) (end State) {
 		}
 	}()
 	if err := q.restore(ctx); err != nil {
-		return q.endWith(ctx, err)
+		if end := q.endWith(ctx, err); end != "" {
+			return end
+		}
+		return StateFailed // restore again on the next run
 	}
 	for {
-		q.setState(StateFilling)
-		closed, err := q.fillRound(ctx)
-		if err == nil && closed {
-			err = q.commitWindow(ctx)
+		if q.leaseLost() {
+			// A refresh found the lease moved: the queue is another node's.
+			return q.endWith(ctx, fmt.Errorf("lease refresh: %w", errFenced))
+		}
+		var closed bool
+		var err error
+		if q.pending != nil {
+			// A window whose intent is written is finished before anything
+			// else: its end is fixed, and another end would orphan objects.
+			closed, err = q.finishPending(ctx)
+		} else {
+			q.setState(StateFilling)
+			closed, err = q.fillRound(ctx)
+			if err == nil && closed {
+				err = q.commitWindow(ctx)
+			}
 		}
 		if err != nil {
+			if !errors.Is(err, errFenced) && ctx.Err() == nil {
+				// The outcome of a KV write that erred is unknown: read back
+				// what the store holds before writing again.
+				if rerr := q.resync(ctx); rerr != nil {
+					err = rerr
+				}
+			}
 			if end := q.endWith(ctx, err); end != "" {
 				return end
 			}
+			continue
 		}
-		if q.isDraining() && !closed {
+		if q.isDraining() && !closed && q.pending == nil {
 			q.release(ctx)
 			if q.givingBack() {
 				return StateReleased
 			}
 			return StateDrained
+		}
+		if q.pending != nil && !closed && q.isDraining() {
+			// The window in its commit sequence waits for this node's log
+			// to reach its end, drain or not: look again after the
+			// interval (wait would answer at once).
+			if !q.pause(ctx, q.e.node.DiscoveryInterval) {
+				return q.endWith(ctx, ctx.Err())
+			}
+			continue
 		}
 		if !closed && !q.wait(ctx) {
 			return q.endWith(ctx, ctx.Err())
@@ -182,7 +224,7 @@ func (q *queueTask) endWith(ctx context.Context, err error) State {
 		return StateDrained
 	}
 	q.fail(err)
-	if !q.pause(ctx) {
+	if !q.pause(ctx, time.Second) {
 		return StateDrained
 	}
 	return ""
@@ -199,6 +241,24 @@ func (q *queueTask) wait(ctx context.Context) bool {
 		return true
 	case <-q.giveChan():
 		return true
+	case <-q.lostChan():
+		return true
+	}
+}
+
+func (q *queueTask) lostChan() <-chan struct{} {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.lostCh
+}
+
+// leaseLost reports whether a refresh of this run found the lease moved.
+func (q *queueTask) leaseLost() bool {
+	select {
+	case <-q.lostChan():
+		return true
+	default:
+		return false
 	}
 }
 
@@ -208,12 +268,12 @@ func (q *queueTask) giveChan() <-chan struct{} {
 	return q.giveCh
 }
 
-// pause backs off after a failure.
-func (q *queueTask) pause(ctx context.Context) bool {
+// pause waits d (a second after a failure); false when ctx ended.
+func (q *queueTask) pause(ctx context.Context, d time.Duration) bool {
 	select {
 	case <-ctx.Done():
 		return false
-	case <-q.e.clock.After(time.Second):
+	case <-q.e.clock.After(d):
 		return true
 	}
 }

@@ -29,9 +29,26 @@ func (q *queueTask) commitWindow(ctx context.Context) error {
 		return fmt.Errorf("intent of window %d: %w", w.K, err)
 	}
 	q.intentVersion = res.Results[1].Version
+	q.pending = &in
 	q.e.crashAt(CrashAfterIntent)
 	q.log.Debug("window closing", "k", w.K, "why", q.closeWhy, "tStart", w.TStart, "tEnd", w.TEnd)
 	return q.uploadAndCommit(ctx, w, in)
+}
+
+// finishPending finishes the window of q.pending once this node has
+// applied all of it (its safeTime reached the window's end); done is false
+// while it waits.
+func (q *queueTask) finishPending(ctx context.Context) (done bool, err error) {
+	in := *q.pending
+	if err := q.readAll(ctx); err != nil {
+		return false, err
+	}
+	q.setComplete(in.TStart) // the lag grows while the window waits
+	if q.safeTime < in.TEnd {
+		return false, nil
+	}
+	w := lakeformat.Window{Tenant: q.e.tenant, Queue: q.queue, K: in.K, TStart: in.TStart, TEnd: in.TEnd}
+	return true, q.uploadAndCommit(ctx, w, in)
 }
 
 // uploadAndCommit writes the objects of window w, as intent in fixed them,
@@ -113,8 +130,12 @@ func (q *queueTask) uploadAndCommit(ctx context.Context, w lakeformat.Window, in
 	}
 	for _, lr := range m.Lost {
 		q.e.metrics.lost(q.e.tenant, q.queue, lr.To-lr.From+1)
+		q.mu.Lock()
+		q.st.recordsLost += lr.To - lr.From + 1
+		q.mu.Unlock()
+		q.log.Warn("window committed with records retention deleted before they were read", "k", w.K,
+			"partition", lr.Partition, "from", lr.From, "to", lr.To)
 	}
-	q.e.metrics.window(q.e.tenant, q.queue, m.Records, m.Bytes)
 	return nil
 }
 
@@ -144,6 +165,15 @@ func (q *queueTask) commitPointer(ctx context.Context, w lakeformat.Window, mani
 	}
 	q.e.crashAt(CrashAfterCommit)
 	q.committedVersion = res.Results[1].Version
+	q.committed(w, records, bytes)
+	q.checkpoint(ctx, w)
+	return nil
+}
+
+// committed moves past window w, committed: drops its records from the
+// buffers and opens window k+1 at w's end.
+func (q *queueTask) committed(w lakeformat.Window, records, bytes int64) {
+	q.pending = nil
 	q.k, q.committedEnd = w.K+1, w.TEnd
 	var freed int64
 	for _, p := range q.parts {
@@ -163,9 +193,8 @@ func (q *queueTask) commitPointer(ctx context.Context, w lakeformat.Window, mani
 	q.st.completeThrough = max(q.st.completeThrough, w.TEnd)
 	q.st.k, q.st.tEnd = w.K, w.TEnd
 	q.mu.Unlock()
+	q.e.metrics.window(q.e.tenant, q.queue, records, bytes)
 	q.log.Info("window committed", "k", w.K, "records", records, "bytes", bytes, "tEnd", lakeformat.FormatTs(w.TEnd))
-	q.checkpoint(ctx, w)
-	return nil
 }
 
 // checkpoint writes the next offset of each partition every

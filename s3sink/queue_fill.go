@@ -143,10 +143,12 @@ func (q *queueTask) fillRound(ctx context.Context) (bool, error) {
 		q.tStart = alignFloor(low, q.e.set.Align)
 	}
 	end := q.safeTime - q.e.node.SafeGuard.Microseconds()
+	complete := q.tStart
 	if end > q.tStart {
 		q.tStart = skipEmpty(q.tStart, end, q.e.set.Align, parts)
+		complete = completeThrough(q.tStart, end, parts)
 	}
-	q.setComplete(q.tStart)
+	q.setComplete(complete)
 	at, why, ok := decideClose(closeInput{tStart: q.tStart, end: end, align: q.e.set.Align, target: q.e.set.TargetBytes,
 		maxAge: q.e.set.MaxWindow.Microseconds(), pressure: q.e.mem.pressed(q), drain: q.isDraining()}, parts)
 	if !ok {

@@ -3,6 +3,7 @@ package s3sink
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -83,7 +84,7 @@ func (q *queueTask) fenced(ctx context.Context, ops []KVOp) (BatchResult, error)
 
 // startRefresh rewrites the lease every third of its TTL until the
 // returned stop is called. A refresh that finds the lease moved fences the
-// queue: the run's next batch fails the same way.
+// queue: it stops refreshing, and the run ends fenced at its next step.
 func (q *queueTask) startRefresh(ctx context.Context) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -98,10 +99,32 @@ func (q *queueTask) startRefresh(ctx context.Context) (stop func()) {
 			}
 			if _, err := q.fenced(ctx, nil); err != nil && ctx.Err() == nil {
 				q.log.Warn("lease refresh failed", "err", err)
+				if errors.Is(err, errFenced) {
+					q.mu.Lock()
+					close(q.lostCh)
+					q.mu.Unlock()
+					return
+				}
+				q.resyncLease(ctx)
 			}
 		}
 	}()
 	return func() { cancel(); <-done }
+}
+
+// resyncLease reads the lease back after a refresh whose outcome is
+// unknown and takes its version when it is still this node's.
+func (q *queueTask) resyncLease(ctx context.Context) {
+	rows, err := q.e.kv.Get(ctx, q.e.tenant, Namespace, []string{q.leaseKey()})
+	if err != nil || !rows[0].Found {
+		return
+	}
+	var lease leaseDoc
+	if json.Unmarshal(rows[0].Value, &lease) == nil && lease.Instance == q.e.node.Instance && lease.Incarnation == q.e.incarnation {
+		q.leaseMu.Lock()
+		q.leaseVersion = rows[0].Version
+		q.leaseMu.Unlock()
+	}
 }
 
 // release gives the lease back: delete it if it is still ours, retrying

@@ -16,6 +16,7 @@ import (
 // gives the same records, so the same bytes under the same keys.
 func (q *queueTask) restore(ctx context.Context) error {
 	q.setState(StateRestoring)
+	q.pending = nil
 	keys := []string{docKey(q.e.set.Sink, q.queue, "intent"), docKey(q.e.set.Sink, q.queue, "committed")}
 	rows, err := q.e.kv.Get(ctx, q.e.tenant, Namespace, keys)
 	if err != nil {
@@ -49,12 +50,13 @@ func (q *queueTask) restore(ctx context.Context) error {
 		}
 	}
 	if !committedRow.Found && !q.e.set.StartEarliest {
-		// latest: begin where the log is now.
+		// latest: begin where the log is now, after every record applied
+		// (those stamped at safeTime too).
 		st, err := q.e.logs.SafeTime(ctx)
 		if err != nil {
 			return err
 		}
-		q.resetWindow(st)
+		q.resetWindow(st + 1)
 	}
 	return nil
 }
@@ -91,20 +93,51 @@ func (q *queueTask) redo(ctx context.Context, in intentDoc) error {
 	case !errors.Is(err, ErrNotFound):
 		return fmt.Errorf("read manifest %s: %w", manifestKey, err)
 	}
-	// Rebuild: wait until this node has applied the whole window, read it
-	// from its start, and upload it again under its intent.
+	// Rebuild: read the window from its start and upload it again under
+	// its intent, once this node has applied all of it (finishPending).
 	q.log.Info("redoing an intent", "k", in.K, "tStart", in.TStart, "tEnd", in.TEnd)
 	q.resetWindow(in.TStart)
-	for {
-		if err := q.readAll(ctx); err != nil {
+	q.pending = &in
+	return nil
+}
+
+// resync reads back the lease and the pointers after a KV write whose
+// outcome is unknown, and takes what the store holds: the lease's version
+// when it is still this node's (else errFenced), the pointers' versions, a
+// commit that did apply, an intent that did.
+func (q *queueTask) resync(ctx context.Context) error {
+	keys := []string{q.leaseKey(), docKey(q.e.set.Sink, q.queue, "intent"), docKey(q.e.set.Sink, q.queue, "committed")}
+	rows, err := q.e.kv.Get(ctx, q.e.tenant, Namespace, keys)
+	if err != nil {
+		return fmt.Errorf("read back after an unknown outcome: %w", err)
+	}
+	var lease leaseDoc
+	if !rows[0].Found || json.Unmarshal(rows[0].Value, &lease) != nil ||
+		lease.Instance != q.e.node.Instance || lease.Incarnation != q.e.incarnation {
+		return errFenced
+	}
+	q.leaseMu.Lock()
+	q.leaseVersion = rows[0].Version
+	q.leaseMu.Unlock()
+	q.intentVersion, q.committedVersion = rows[1].Version, rows[2].Version
+	if rows[2].Found {
+		k, tEnd, err := decodeCommitted(rows[2].Value)
+		if err != nil {
 			return err
 		}
-		if q.safeTime >= in.TEnd {
-			break
-		}
-		if !q.wait(ctx) {
-			return ctx.Err()
+		if q.pending != nil && k >= q.pending.K {
+			// The commit applied before its answer was lost.
+			var d committedDoc
+			json.Unmarshal(rows[2].Value, &d)
+			q.committed(lakeformat.Window{Tenant: q.e.tenant, Queue: q.queue, K: k, TStart: q.pending.TStart, TEnd: tEnd}, d.Records, d.Bytes)
+			return nil
 		}
 	}
-	return q.uploadAndCommit(ctx, w, in)
+	if q.pending == nil && rows[1].Found {
+		var in intentDoc
+		if json.Unmarshal(rows[1].Value, &in) == nil && in.K == q.k {
+			q.pending = &in // the intent applied before its answer was lost
+		}
+	}
+	return nil
 }

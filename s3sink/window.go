@@ -152,3 +152,16 @@ func skipEmpty(tStart, end int64, a lakeformat.Align, parts []*partBuf) int64 {
 	}
 	return max(tStart, alignFloor(low, a))
 }
+
+// completeThrough is the stamp below which every record is in a committed
+// window, for the open window's start and end: its first record's stamp,
+// or end when none is read below it (everything below end has been read).
+func completeThrough(tStart, end int64, parts []*partBuf) int64 {
+	low := end
+	for _, p := range parts {
+		if len(p.recs) > 0 {
+			low = min(low, p.recs[0].Ts)
+		}
+	}
+	return max(tStart, low)
+}

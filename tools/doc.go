@@ -1,11 +1,18 @@
-// Package tools holds Queen's operator and test programs, each under cmd/:
+// Package tools holds Queen's operator and test programs, each under cmd/,
+// with the logic that other modules' tests call in importable packages:
 //
 //   - queen-bench: an HTTP load generator for a running broker: concurrent
 //     connections pushing (or fetching) batches of records, reporting
 //     records/s and latency percentiles.
+//   - queen-lake (package lake): lists a queue's S3 lake window by window
+//     (ls) and checks it (verify): manifests, objects, the window sequence,
+//     duplicates, orphans, and with -broker the lake against the broker's
+//     log.
 //
-// The programs talk to the broker over its public HTTP API only, as an
-// operator's tools would, so they work against any deployment.
+// The programs talk to the broker over its public HTTP API and to the
+// bucket over the S3 API only, as an operator's tools would, so they work
+// against any deployment.
 //
 //	go run ./cmd/queen-bench -url http://127.0.0.1:6632 -c 64 -batch 100 -duration 10s
+//	go run ./cmd/queen-lake verify -endpoint http://127.0.0.1:9000 -bucket lake -path-style -queue orders
 package tools

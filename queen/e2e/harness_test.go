@@ -19,8 +19,9 @@ import (
 	"time"
 )
 
-// queenBin is the binary built once by TestMain.
-var queenBin string
+// queenBin and lakeBin are the binaries built once by TestMain: the broker
+// and the lake's verifier (tools/cmd/queen-lake).
+var queenBin, lakeBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "queen-e2e")
@@ -28,12 +29,15 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	queenBin = filepath.Join(dir, "queen")
-	build := exec.Command("go", "build", "-o", queenBin, "github.com/queen-mq/queen-go/queen/cmd/queen")
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build queen:", err)
-		os.Exit(1)
+	queenBin, lakeBin = filepath.Join(dir, "queen"), filepath.Join(dir, "queen-lake")
+	for bin, pkg := range map[string]string{queenBin: "github.com/queen-mq/queen-go/queen/cmd/queen",
+		lakeBin: "github.com/queen-mq/queen-go/tools/cmd/queen-lake"} {
+		build := exec.Command("go", "build", "-o", bin, pkg)
+		build.Stdout, build.Stderr = os.Stdout, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "build", pkg+":", err)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

@@ -1,0 +1,70 @@
+// Package s3sink is Queen's S3 sink: it mirrors a tenant's queues into an
+// S3-compatible bucket as JSONL or Parquet objects in a Hive layout,
+// exactly once, from inside every node of the broker.
+//
+// # What it owns
+//
+//   - Engine (engine.go, placement.go): one sink, every queue of its
+//     settings. It beats a presence row, counts the nodes running the sink,
+//     claims free queues paced by how many it runs already (one second
+//     each), keeps to its fair share ceil(queues / nodes), and gives back
+//     the least-buffered queue when it held more for a whole TTL.
+//   - The queue task (queue*.go): the lease (putIfAbsent with a TTL,
+//     refreshed every third of it), restore (the pointers, the redo of an
+//     intent), the open window filled from the log, and the commit
+//     sequence: intent, objects then manifest, commit pointer.
+//   - Windows (window.go) on the broker's clock, closed on size, age, the
+//     alignment boundary, memory pressure (Memory), or a drain.
+//   - Its three interfaces to the world (broker.go, store.go): Log (the
+//     queue log of this node), KV (the tenant's KV store) and ObjectStore
+//     (the bucket), each with its error contract; queen adapts the broker
+//     to the first two, s3store implements the third over aws-sdk-go-v2.
+//   - Configuration (config*.go): the QUEEN_S3_* variables and the
+//     control-plane document, with the spec's one-line refusals.
+//   - Status (status.go) and metrics (metrics.go).
+//
+// s3sink imports neither raftlog, kvstore nor httpd: it sees the broker
+// only through Log and KV.
+//
+// # Why a window is written once
+//
+// Window k of a queue holds the records with T(k-1) <= ts < T(k), and
+// T(k) is never later than the node's safeTime minus the guard. safeTime
+// is the greatest stamp the node has applied, and every entry it has not
+// applied yet gets a greater stamp, so once window k closes no record can
+// join it: rebuilding window k, on this node or the next owner, reads the
+// same records in the same order, and lakeformat encodes them to the same
+// bytes under a key made of k and the window's bounds alone. The store is
+// asked for nothing else: no conditional PUT, no LIST, no read-after-write.
+//
+// The commit sequence writes the intent (fixing T(k)) before any object,
+// then the data objects, then the manifest, then the commit pointer; only
+// the pointer makes the window real. A node that dies anywhere in it leaves
+// the next owner an intent to redo (same records, same bytes, same keys) or
+// a finished upload whose manifest names the intent, which it commits as
+// it is.
+//
+// The intent batch and the pointer batch each begin with a rewrite of the
+// lease row that must find the version this node last wrote (the fence).
+// Versions are unique and increase on every write of the row, so a batch
+// can only apply while no other node has written the lease since this
+// node's last write. Two nodes cannot both hold that: a second holder took
+// the lease with a write, after which the first holder's expected version
+// is stale forever. So two nodes can never commit different windows of one
+// queue; a node whose lease moved while it stalled finds its batch rolled
+// back (queen_s3_commit_precondition_lost_total), and the queue stops
+// there.
+//
+// An error whose outcome is unknown (a KV write that timed out) is followed
+// by reading the lease and the pointers back before anything is written
+// again, so a write that did apply is never taken for a lost precondition.
+//
+// # Usage
+//
+//	e, err := s3sink.NewEngine(tenant, settings, node, s3sink.Deps{
+//		Log: myLog, KV: myKV, Store: store, Metrics: s3sink.NewMetrics(reg),
+//	})
+//	go e.Run(ctx)
+//	...
+//	e.Drain(shutdownCtx) // commit what is worth it, give the leases back
+package s3sink

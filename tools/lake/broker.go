@@ -1,0 +1,188 @@
+package lake
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/queen-mq/queen-go/lakeformat"
+)
+
+// brokerClient reads a queue's log over the broker's read API (API.md §4):
+// POST /api/v1/partitions/changed and POST /api/v1/fetch. The reads take
+// no lease and move no cursor.
+type brokerClient struct {
+	base, token, tenant string
+	hc                  *http.Client
+}
+
+func newBrokerClient(cfg *Config) *brokerClient {
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return &brokerClient{base: cfg.Broker, token: cfg.BrokerToken, tenant: cfg.Tenant, hc: hc}
+}
+
+// post sends req as JSON to path and decodes a 200 answer into resp.
+func (b *brokerClient) post(ctx context.Context, path string, req, resp any) error {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return err
+	}
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, b.base+path, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	if b.tenant != DefaultTenant {
+		hr.Header.Set("x-queen-tenant", b.tenant) // read only by a broker with QUEEN_TENANCY_HEADER
+	}
+	if b.token != "" {
+		hr.Header.Set("Authorization", "Bearer "+b.token)
+	}
+	res, err := b.hc.Do(hr)
+	if err != nil {
+		return fmt.Errorf("lake: broker %s: %w", path, err)
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	if err != nil {
+		return fmt.Errorf("lake: broker %s: read answer: %w", path, err)
+	}
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("lake: broker %s: %s: %.300s", path, res.Status, data)
+	}
+	if err := json.Unmarshal(data, resp); err != nil {
+		return fmt.Errorf("lake: broker %s: bad answer: %w", path, err)
+	}
+	return nil
+}
+
+// brokerPartition is one partition of a partitions/changed answer.
+type brokerPartition struct {
+	Name       string `json:"name"`
+	ID         string `json:"id"`
+	LastOffset int64  `json:"lastOffset"`
+	LogStart   int64  `json:"logStart"`
+}
+
+// errUnknownQueue is the entry error of a queue the broker does not have.
+const errUnknownQueue = "UNKNOWN_TOPIC_OR_PARTITION"
+
+// partitions lists every partition of queue, all pages. An entry error
+// (UNKNOWN_TOPIC_OR_PARTITION, BAD_CURSOR) comes back as code.
+func (b *brokerClient) partitions(ctx context.Context, queue string) (ps []brokerPartition, code string, err error) {
+	type entry struct { // no since: every partition
+		Queue string `json:"queue"`
+		After string `json:"after,omitempty"`
+		Limit int    `json:"limit"`
+	}
+	var after string
+	for {
+		var ans struct {
+			Entries []struct {
+				Partitions []brokerPartition `json:"partitions"`
+				Next       *string           `json:"next"`
+				Error      string            `json:"error"`
+			} `json:"entries"`
+		}
+		req := map[string][]entry{"entries": {{Queue: queue, After: after, Limit: 1000}}}
+		if err := b.post(ctx, "/api/v1/partitions/changed", req, &ans); err != nil {
+			return nil, "", err
+		}
+		if len(ans.Entries) != 1 {
+			return nil, "", fmt.Errorf("lake: broker partitions/changed: %d entries for 1", len(ans.Entries))
+		}
+		e := ans.Entries[0]
+		if e.Error != "" {
+			return ps, e.Error, nil
+		}
+		ps = append(ps, e.Partitions...)
+		if e.Next == nil || *e.Next == "" {
+			return ps, "", nil
+		}
+		if *e.Next == after {
+			return nil, "", fmt.Errorf("lake: broker partitions/changed: cursor %q does not move", after)
+		}
+		after = *e.Next
+	}
+}
+
+// fetchQuery asks for one partition's records from an offset.
+type fetchQuery struct {
+	Queue     string `json:"queue"`
+	Partition string `json:"partition"`
+	Offset    int64  `json:"offset"`
+	MaxBytes  int    `json:"maxBytes"`
+}
+
+// fetchEntry is one entry of a fetch answer.
+type fetchEntry struct {
+	Queue          string        `json:"queue"`
+	Partition      string        `json:"partition"`
+	Records        []fetchRecord `json:"records"`
+	HighWatermark  int64         `json:"highWatermark"`
+	LogStartOffset int64         `json:"logStartOffset"`
+	Error          string        `json:"error"`
+}
+
+// fetchRecord is one record of a fetch answer; Payload is the stored JSON
+// text as the broker wrote it, null for none.
+type fetchRecord struct {
+	Offset        int64           `json:"offset"`
+	TransactionID string          `json:"transactionId"`
+	Payload       json.RawMessage `json:"payload"`
+	Ts            string          `json:"ts"`
+}
+
+// errOutOfRange is the entry error of an offset below the log start or
+// past the high watermark.
+const errOutOfRange = "OFFSET_OUT_OF_RANGE"
+
+// fetchMaxBytes is each entry's maxBytes: the broker's default.
+const fetchMaxBytes = 1 << 20
+
+// maxFetchEntries bounds the entries of one fetch call (the broker takes
+// up to 1024).
+const maxFetchEntries = 64
+
+// fetch reads the records of each query, one call; the answer is
+// index-aligned with qs.
+func (b *brokerClient) fetch(ctx context.Context, qs []fetchQuery) ([]fetchEntry, error) {
+	var ans struct {
+		Entries []fetchEntry `json:"entries"`
+	}
+	if err := b.post(ctx, "/api/v1/fetch", map[string]any{"entries": qs}, &ans); err != nil {
+		return nil, err
+	}
+	if len(ans.Entries) != len(qs) {
+		return nil, fmt.Errorf("lake: broker fetch: %d entries for %d", len(ans.Entries), len(qs))
+	}
+	return ans.Entries, nil
+}
+
+// parseStamp reads a broker stamp: ISO-8601 UTC as the lake writes it,
+// or any RFC 3339 time.
+func parseStamp(s string) (int64, error) {
+	if us, err := lakeformat.ParseTs(s); err == nil {
+		return us, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return 0, fmt.Errorf("lake: broker stamp %q is not ISO-8601", s)
+	}
+	return t.UnixMicro(), nil
+}
+
+// payloadOf returns the stored payload of a fetched record: empty for null.
+func (r *fetchRecord) payloadOf() []byte {
+	if len(r.Payload) == 0 || string(r.Payload) == "null" {
+		return nil
+	}
+	return r.Payload
+}
