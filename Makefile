@@ -21,7 +21,7 @@ VERSITYGW_VERSION := v1.8.0
 
 .PHONY: check test verify fmt vet tidy race fuzz tools bench-lakeformat bench-http bench-sink venv
 
-check: verify fuzz
+check: tools verify fuzz
 
 test:
 	@for m in $(MODULES); do echo "== test $${m#$(ROOT)/}"; (cd $$m && go test ./...); done
