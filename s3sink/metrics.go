@@ -105,3 +105,16 @@ func (m *Metrics) forget(tenant, queue string) {
 		g.DeleteLabelValues(t, queue)
 	}
 }
+
+// queueStarted makes a queue's series exist, at zero, from the moment this
+// node runs it, so a scrape lists every queen_s3_* series.
+func (m *Metrics) queueStarted(tenant, sink, queue string) {
+	t := tenantLabel(tenant)
+	for _, c := range []*prometheus.CounterVec{m.windows, m.records, m.bytes, m.lostRecs, m.fetches} {
+		c.WithLabelValues(t, queue)
+	}
+	m.winRecords.WithLabelValues(t, queue)
+	m.winBytes.WithLabelValues(t, queue)
+	m.precondLost.WithLabelValues(t, sink)
+	m.given.WithLabelValues(t)
+}

@@ -144,6 +144,7 @@ func (q *queueTask) run(ctx context.Context) (end State) {
 	if !q.claim(ctx) {
 		return q.getState()
 	}
+	q.e.metrics.queueStarted(q.e.tenant, q.e.set.Sink, q.queue)
 	stopRefresh := q.startRefresh(ctx)
 	defer func() {
 		stopRefresh()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"time"
 
 	"github.com/queen-mq/queen-go/lakeformat"
 )
@@ -164,5 +165,10 @@ func (q *queueTask) setComplete(t int64) {
 	q.mu.Lock()
 	q.st.completeThrough = max(q.st.completeThrough, t)
 	q.st.safeTime, q.st.partitions = q.safeTime, len(q.order)
+	lag := float64(max(q.st.safeTime-q.st.completeThrough, 0)) / 1e6
+	ckpt := q.st.ckptAge
 	q.mu.Unlock()
+	// The gauges move with every read, scraped or not.
+	safeLag := lag + max(q.e.now().Sub(time.UnixMicro(q.safeTime)).Seconds(), 0)
+	q.e.metrics.gauges(q.e.tenant, q.queue, lag, safeLag, q.e.mem.of(q), ckpt)
 }

@@ -120,6 +120,24 @@ func TestSinkTryIt(t *testing.T) {
 	if row["state"] != "filling" || row["windowsCommitted"] != 1.0 || row["records"] != 3.0 {
 		t.Errorf("status row %v", row)
 	}
+	resp, err := http.Get(n.url + "/metrics/prometheus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exposition, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, name := range []string{"queen_s3_lag_seconds", "queen_s3_safe_lag_seconds", "queen_s3_windows_committed_total",
+		"queen_s3_records_written_total", "queen_s3_bytes_written_total", "queen_s3_records_lost_total", "queen_s3_window_records",
+		"queen_s3_window_bytes", "queen_s3_buffer_bytes", "queen_s3_fetch_calls_total", "queen_s3_discovery_partitions",
+		"queen_s3_s3_requests_total", "queen_s3_commit_precondition_lost_total", "queen_s3_checkpoint_age_windows",
+		"queen_s3_queues_given_back_total"} {
+		if !bytes.Contains(exposition, []byte("\n"+name)) {
+			t.Errorf("/metrics/prometheus lacks %s", name)
+		}
+	}
+	if !bytes.Contains(exposition, []byte(`queen_s3_windows_committed_total{queue="orders",tenant=""} 1`)) {
+		t.Errorf("windows committed is not 1 for orders:\n%s", exposition)
+	}
 	keys := listBucket(t, gw, "lake")
 	if len(keys) != 2 {
 		t.Fatalf("bucket holds %v, want the window's data and its manifest", keys)

@@ -1,0 +1,107 @@
+package retention
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/queen-mq/queen-go/kvstore"
+	"github.com/queen-mq/queen-go/lakeformat"
+	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
+)
+
+func TestHoldFloor(t *testing.T) {
+	const now = int64(10_000_000_000_000)
+	ptr := func(tEnd int64) []byte {
+		return []byte(fmt.Sprintf(`{"k":3,"tEnd":%q,"manifest":"m","records":1,"bytes":1,"committedAtMs":1}`, lakeformat.FormatTs(tEnd)))
+	}
+	cases := []struct {
+		name      string
+		committed []byte
+		found     bool
+		max       int64
+		want      int64
+	}{
+		{"no pointer: the cap alone", nil, false, 3600, now - 3600_000_000},
+		{"pointer: its end less 60 s", ptr(now - 600_000_000), true, 3600, now - 660_000_000},
+		{"pointer older than the cap: the cap", ptr(now - 7200_000_000), true, 3600, now - 3600_000_000},
+		{"stored 0 reads as the 7-day default", nil, false, 0, now - DefaultHoldMaxSeconds*1_000_000},
+		{"1.5's integer tEnd counts as no pointer", []byte(`{"k":1,"tEnd":9999999999999}`), true, 3600, now - 3600_000_000},
+		{"garbage counts as no pointer", []byte(`not json`), true, 3600, now - 3600_000_000},
+	}
+	for _, c := range cases {
+		if got := HoldFloor(c.committed, c.found, c.max, now); got != c.want {
+			t.Errorf("%s: %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+// TestRetentionHold: retention deletes records older than retentionSeconds,
+// but with a sink hold nothing stamped after the sink's commit pointer
+// less 60 s.
+func TestRetentionHold(t *testing.T) {
+	c := raftlogtest.New(t, 1, kvstore.Appliers())
+	c.StartAll()
+	id, shard := c.Leader()
+	kv := kvstore.New(shard)
+	ctx := raftlogtest.Ctx(t, 30*time.Second)
+	const tenant = "t1"
+	// Move the broker clock to a known place: pushes get stamps from the
+	// proposer's clock, so each push here is proposed at its own time.
+	base := time.Now().UnixMicro()
+	push := func(queue string, at int64) {
+		op := raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: queue, Partition: "p", TransactionID: fmt.Sprint(at), Payload: []byte(`{}`)}}}
+		if _, err := shard.Propose(ctx, raftlog.Command{Clock: at, Ops: []raftlog.Op{op.Op()}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := int64(0); i < 10; i++ { // one record a minute to each queue, for ten minutes
+		push("held", base+i*60_000_000)
+		push("free", base+i*60_000_000+1)
+	}
+	for _, q := range []string{"held", "free"} {
+		opts := map[string]any{"retentionEnabled": true, "retentionSeconds": 60}
+		if q == "held" {
+			opts["retentionSinkHold"] = "default"
+			opts["retentionSinkHoldMaxSeconds"] = 3600
+		}
+		b, _ := json.Marshal(opts)
+		if _, err := shard.Configure(ctx, raftlog.ConfigureOp{Tenant: tenant, Queue: q, Options: b}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The sink committed through the 5th record's minute.
+	ptr := fmt.Sprintf(`{"k":1,"tEnd":%q,"manifest":"m","records":5,"bytes":1,"committedAtMs":1}`, lakeformat.FormatTs(base+5*60_000_000))
+	if _, err := kv.Do(ctx, tenant, []kvstore.Op{{Op: kvstore.OpPut, NS: "queen-s3", Key: "s3:default:held:committed",
+		Value: json.RawMessage(ptr), Forever: true}}); err != nil {
+		t.Fatal(err)
+	}
+	// An empty entry at the end of the ten minutes puts safeTime there.
+	if _, err := shard.Propose(ctx, raftlog.Command{Clock: base + 10*60_000_000}); err != nil {
+		t.Fatal(err)
+	}
+	job := &Job{Shard: shard, KV: kv, NodeID: id, Interval: time.Hour, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	job.Once(ctx)
+	logStart := func(q string) int64 {
+		got, err := shard.LocalRead(func(v *raftlog.View) (any, error) {
+			return v.ReadRecords(tenant, q, "p", 9, raftlog.ReadLimits{})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.(raftlog.Batch).LogStart
+	}
+	// free: everything older than 60 s before safeTime goes: records 0..8.
+	if got := logStart("free"); got != 9 {
+		t.Errorf("free queue: log start %d, want 9", got)
+	}
+	// held: the floor is the pointer's end less 60 s, minute 4: records
+	// 0..3 go, minute 4 onwards stays.
+	if got := logStart("held"); got != 4 {
+		t.Errorf("held queue: log start %d, want 4 (the sink committed through minute 5)", got)
+	}
+}
