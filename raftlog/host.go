@@ -53,6 +53,10 @@ type Config struct {
 	TickInterval time.Duration
 	// Logger receives the host's logs (default slog.Default()).
 	Logger *slog.Logger
+	// ClockOffset shifts this node's proposer clock, for tests that need
+	// stamps at a chosen time (an hour boundary). Stamps stay monotonic:
+	// apply stamps max(proposed, previous + 1) whatever the clock says.
+	ClockOffset time.Duration
 }
 
 func (c *Config) withDefaults() Config {

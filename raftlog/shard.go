@@ -43,8 +43,9 @@ type Shard struct {
 // ID returns the shard's id.
 func (s *Shard) ID() uint64 { return s.id }
 
-// now is the proposer's clock: microseconds since the epoch.
-func now() int64 { return time.Now().UnixMicro() }
+// now is the proposer's clock: microseconds since the epoch, shifted by
+// the host's ClockOffset.
+func (s *Shard) now() int64 { return time.Now().Add(s.host.cfg.ClockOffset).UnixMicro() }
 
 // Propose commits cmd and returns what applying it answered. It returns
 // only once the entry is committed (written and fsynced on a majority) and
@@ -58,7 +59,7 @@ func (s *Shard) Propose(ctx context.Context, cmd Command) (Result, error) {
 	ctx, cancel := withDefaultDeadline(ctx)
 	defer cancel()
 	if cmd.Clock == 0 {
-		cmd.Clock = now()
+		cmd.Clock = s.now()
 	}
 	data := AppendCommand(nil, &cmd)
 	session := s.host.nh.GetNoOPSession(s.id)

@@ -102,7 +102,8 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	host, err := raftlog.NewHost(raftlog.Config{NodeID: cfg.NodeID, RaftAddress: cfg.RaftAddress, DataDir: cfg.DataDir,
 		Members: members, Join: cfg.Join, RTT: cfg.RTT, ElectionRTT: cfg.ElectionRTT, HeartbeatRTT: cfg.HeartbeatRTT,
 		SnapshotEntries: cfg.SnapshotEntries, CompactionOverhead: cfg.CompactionOverhead, TickInterval: cfg.TickInterval,
-		Logger: log.With("component", "raft")})
+		ClockOffset: cfg.ClockOffset,
+		Logger:      log.With("component", "raft")})
 	if err != nil {
 		return err
 	}
