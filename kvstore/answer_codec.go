@@ -110,42 +110,42 @@ func DecodeAnswer(b []byte) (*Answer, error) {
 	if len(b) == 0 || b[0] != callVersion {
 		return nil, fmt.Errorf("%w: answer version", ErrCorrupt)
 	}
-	d := decoder{b: b[1:]}
-	ok := d.byte()
+	d := newDecoder(b[1:])
+	ok := d.Byte()
 	a := &Answer{OK: ok == 1}
 	switch {
-	case d.err != nil || ok > 1:
-		d.fail("ok")
+	case d.Err != nil || ok > 1:
+		d.Fail("ok")
 	case !a.OK:
 		a.Reason = ReasonPrecondition
-		if fi := d.uvarint(); fi > 1<<31-1 {
-			d.fail("failed index")
+		if fi := d.Uvarint(); fi > 1<<31-1 {
+			d.Fail("failed index")
 		} else {
 			a.FailedIndex = int(fi)
 		}
 		a.KVReason = d.reason()
-		a.Version = d.uvarint()
-		if f := d.byte(); f&^rflagValue != 0 {
-			d.fail("flags")
+		a.Version = d.Uvarint()
+		if f := d.Byte(); f&^rflagValue != 0 {
+			d.Fail("flags")
 		} else if f != 0 {
-			a.Value = d.bytes()
+			a.Value = d.Bytes()
 		}
 	default:
-		if n := d.count(minResultBytes); n > 0 {
+		if n := d.Count(minResultBytes); n > 0 {
 			a.Results = make([]Result, n)
 			for i := range a.Results {
 				d.result(&a.Results[i], i)
-				if d.err != nil {
+				if d.Err != nil {
 					break
 				}
 			}
 		}
 	}
-	if d.err == nil && len(d.b) > 0 {
-		d.fail("trailing bytes")
+	if d.Err == nil && len(d.B) > 0 {
+		d.Fail("trailing bytes")
 	}
-	if d.err != nil {
-		return nil, d.err
+	if d.Err != nil {
+		return nil, d.Err
 	}
 	return a, nil
 }
@@ -158,9 +158,9 @@ const (
 )
 
 func (d *decoder) reason() string {
-	c := d.byte()
+	c := d.Byte()
 	if int(c) >= len(reasons) {
-		d.fail("reason")
+		d.Fail("reason")
 		return ""
 	}
 	return reasons[c]
@@ -168,9 +168,9 @@ func (d *decoder) reason() string {
 
 func (d *decoder) result(r *Result, i int) {
 	r.Index = i
-	kind, flags := d.byte(), d.byte()
-	if d.err != nil || kind == 0 || kind >= byte(kindEnd) || flags&^rflagsKnown != 0 {
-		d.fail("result kind or flags")
+	kind, flags := d.Byte(), d.Byte()
+	if d.Err != nil || kind == 0 || kind >= byte(kindEnd) || flags&^rflagsKnown != 0 {
+		d.Fail("result kind or flags")
 		return
 	}
 	r.Op = kindNames[kind]
@@ -178,26 +178,26 @@ func (d *decoder) result(r *Result, i int) {
 	r.Reason = d.reason()
 	r.Key = d.string()
 	if flags&rflagValue != 0 {
-		r.Value = d.bytes()
+		r.Value = d.Bytes()
 	}
-	r.Version, r.ExpiresAt, r.UpdatedAt = d.uvarint(), d.varint(), d.varint()
-	if n := d.count(minRowBytes); n > 0 {
+	r.Version, r.ExpiresAt, r.UpdatedAt = d.Uvarint(), d.Varint(), d.Varint()
+	if n := d.Count(minRowBytes); n > 0 {
 		r.Rows = make([]Row, n)
 		for j := range r.Rows {
 			w := &r.Rows[j]
-			f := d.byte()
+			f := d.Byte()
 			if f&^rflagValue != 0 {
-				d.fail("row flags")
+				d.Fail("row flags")
 				return
 			}
 			w.Key = d.string()
 			if f != 0 {
-				w.Value = d.bytes()
+				w.Value = d.Bytes()
 			}
-			w.Version, w.ExpiresAt, w.UpdatedAt = d.uvarint(), d.varint(), d.varint()
+			w.Version, w.ExpiresAt, w.UpdatedAt = d.Uvarint(), d.Varint(), d.Varint()
 		}
 	}
-	if n := d.count(1); n > 0 {
+	if n := d.Count(1); n > 0 {
 		r.Missing = make([]string, n)
 		for j := range r.Missing {
 			r.Missing[j] = d.string()

@@ -3,6 +3,7 @@ package kvstore
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/queen-mq/queen-go/raftlog/wire"
 
 	"github.com/queen-mq/queen-go/raftlog"
 )
@@ -84,124 +85,59 @@ func decodeCall(b []byte) (*call, error) {
 	if len(b) == 0 || b[0] != callVersion {
 		return nil, fmt.Errorf("%w: call version", ErrCorrupt)
 	}
-	d := decoder{b: b[1:]}
+	d := newDecoder(b[1:])
 	c := &call{tenant: d.string()}
-	n := d.count(minOpBytes)
+	n := d.Count(minOpBytes)
 	if n > 0 {
 		c.ops = make([]op, n)
 	}
 	for i := range c.ops {
 		o := &c.ops[i]
-		kind, flags := d.byte(), d.byte()
-		if d.err != nil || kind == 0 || kind >= byte(kindEnd) || flags&^flagsKnown != 0 {
-			d.fail("op kind or flags")
+		kind, flags := d.Byte(), d.Byte()
+		if d.Err != nil || kind == 0 || kind >= byte(kindEnd) || flags&^flagsKnown != 0 {
+			d.Fail("op kind or flags")
 			break
 		}
 		o.kind = opKind(kind)
 		o.required, o.keysOnly, o.hasExpect = flags&flagRequired != 0, flags&flagKeysOnly != 0, flags&flagExpect != 0
 		o.ns, o.key = d.string(), d.string()
-		if nk := d.count(1); nk > 0 {
+		if nk := d.Count(1); nk > 0 {
 			o.keys = make([]string, nk)
 			for j := range o.keys {
 				o.keys[j] = d.string()
 			}
 		}
 		o.after = d.string()
-		if l := d.uvarint(); l > 1<<32-1 {
-			d.fail("limit")
+		if l := d.Uvarint(); l > 1<<32-1 {
+			d.Fail("limit")
 		} else {
 			o.limit = uint32(l)
 		}
-		o.ttl = d.varint()
-		o.expect = d.uvarint()
+		o.ttl = d.Varint()
+		o.expect = d.Uvarint()
 		if flags&flagValue != 0 {
-			o.value = d.bytes()
+			o.value = d.Bytes()
 		}
 		o.delta, o.min, o.max = d.string(), d.string(), d.string()
-		if d.err != nil {
+		if d.Err != nil {
 			break
 		}
 	}
-	if d.err == nil && len(d.b) > 0 {
-		d.fail("trailing bytes")
+	if d.Err == nil && len(d.B) > 0 {
+		d.Fail("trailing bytes")
 	}
-	if d.err != nil {
-		return nil, d.err
+	if d.Err != nil {
+		return nil, d.Err
 	}
 	return c, nil
 }
 
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
+func appendString(b []byte, s string) []byte { return wire.AppendString(b, s) }
 
-// decoder reads the fields of the codecs; the first failure sticks and
-// every read after it returns zero values.
-type decoder struct {
-	b   []byte
-	err error
-}
+// decoder reads the fields of kvstore's codecs (wire.Decoder), its
+// failures wrapping ErrCorrupt.
+type decoder struct{ wire.Decoder }
 
-func (d *decoder) fail(what string) {
-	if d.err == nil {
-		d.err = fmt.Errorf("%w: bad %s", ErrCorrupt, what)
-	}
-	d.b = nil
-}
+func newDecoder(b []byte) decoder { return decoder{wire.NewDecoder(b, ErrCorrupt)} }
 
-func (d *decoder) byte() byte {
-	if len(d.b) == 0 {
-		d.fail("byte")
-		return 0
-	}
-	v := d.b[0]
-	d.b = d.b[1:]
-	return v
-}
-
-func (d *decoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail("uvarint")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) varint() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.fail("varint")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-// count reads an element count, refusing one that the bytes left could
-// not hold at minSize bytes an element.
-func (d *decoder) count(minSize uint64) int {
-	n := d.uvarint()
-	if n > uint64(len(d.b))/minSize {
-		d.fail("count")
-		return 0
-	}
-	return int(n)
-}
-
-// bytes reads a length-prefixed byte string; it aliases the input and is
-// never nil when the read succeeds.
-func (d *decoder) bytes() []byte {
-	n := d.uvarint()
-	if n > uint64(len(d.b)) {
-		d.fail("length")
-		return nil
-	}
-	v := d.b[:n:n]
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) string() string { return string(d.bytes()) }
+func (d *decoder) string() string { return string(d.Bytes()) }

@@ -3,6 +3,7 @@ package kvstore
 import (
 	"bytes"
 	"fmt"
+	"github.com/queen-mq/queen-go/raftlog/wire"
 	"slices"
 
 	"github.com/queen-mq/queen-go/raftlog"
@@ -53,7 +54,7 @@ func (e *evaluator) getMany(o *op, r *Result) error {
 func (e *evaluator) getPrefix(o *op, r *Result) error {
 	base := nsPrefix(e.tenant, o.ns)
 	lower := append(slices.Clip(base), o.key...)
-	upper := prefixEnd(lower)
+	upper := wire.PrefixEnd(lower)
 	if o.after != "" {
 		// the first key after o.after: o.after followed by a NUL
 		if a := append(append(slices.Clip(base), o.after...), 0); bytes.Compare(a, lower) > 0 {

@@ -34,19 +34,6 @@ func nsPrefix(tenant, ns string) []byte {
 
 func rowKey(tenant, ns, key string) []byte { return append(nsPrefix(tenant, ns), key...) }
 
-// prefixEnd returns the first key after every key that starts with p, or
-// nil when there is none (p is all 0xff).
-func prefixEnd(p []byte) []byte {
-	end := append([]byte(nil), p...)
-	for i := len(end) - 1; i >= 0; i-- {
-		if end[i] < 0xff {
-			end[i]++
-			return end[:i+1]
-		}
-	}
-	return nil
-}
-
 // row is a stored row. INVARIANT: version > 0; expiresAt is 0 (never) or a
 // stamp; value is compact JSON.
 type row struct {
@@ -79,13 +66,13 @@ func decodeRow(b []byte) (row, error) {
 	if len(b) == 0 || b[0] != rowVersion {
 		return r, fmt.Errorf("%w: row version", ErrCorrupt)
 	}
-	d := decoder{b: b[1:]}
-	r.version = d.uvarint()
-	r.expiresAt = d.varint()
-	r.updatedAt = d.varint()
-	if d.err != nil || r.version == 0 {
+	d := newDecoder(b[1:])
+	r.version = d.Uvarint()
+	r.expiresAt = d.Varint()
+	r.updatedAt = d.Varint()
+	if d.Err != nil || r.version == 0 {
 		return row{}, fmt.Errorf("%w: row", ErrCorrupt)
 	}
-	r.value = d.b
+	r.value = d.B
 	return r, nil
 }

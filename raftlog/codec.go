@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
 // OpKind names the applier an operation goes to. Kinds are part of the log's
@@ -70,27 +72,27 @@ func DecodeCommand(b []byte) (Command, error) {
 	if b[0] != commandVersion {
 		return c, fmt.Errorf("%w: command version %d, this node knows %d", ErrCorruptEntry, b[0], commandVersion)
 	}
-	d := decoder{b: b[1:]}
-	c.Clock = d.varint()
-	n := d.uvarint()
-	if n > maxOps || n > uint64(len(d.b)) {
+	d := newDecoder(b[1:])
+	c.Clock = d.Varint()
+	n := d.Uvarint()
+	if n > maxOps || n > uint64(len(d.B)) {
 		return Command{}, fmt.Errorf("%w: %d ops", ErrCorruptEntry, n)
 	}
 	if n > 0 {
 		c.Ops = make([]Op, n)
 	}
 	for i := range c.Ops {
-		kind := d.uvarint()
+		kind := d.Uvarint()
 		if kind > 0xffff {
-			d.fail("op kind")
+			d.Fail("op kind")
 		}
-		c.Ops[i] = Op{Kind: OpKind(kind), Data: d.bytes()}
+		c.Ops[i] = Op{Kind: OpKind(kind), Data: d.Bytes()}
 	}
-	if d.err == nil && len(d.b) > 0 {
-		d.fail("trailing bytes")
+	if d.Err == nil && len(d.B) > 0 {
+		d.Fail("trailing bytes")
 	}
-	if d.err != nil {
-		return Command{}, d.err
+	if d.Err != nil {
+		return Command{}, d.Err
 	}
 	return c, nil
 }
@@ -132,64 +134,23 @@ func DecodeResult(b []byte) (Result, error) {
 	if len(b) == 0 || b[0] != commandVersion {
 		return Result{}, fmt.Errorf("%w: result version", ErrCorruptEntry)
 	}
-	d := decoder{b: b[1:]}
-	r := Result{Stamp: d.varint(), Aborted: int(d.uvarint()) - 1}
-	n := d.uvarint()
-	if n > maxOps || n > uint64(len(d.b)) {
+	d := newDecoder(b[1:])
+	r := Result{Stamp: d.Varint(), Aborted: int(d.Uvarint()) - 1}
+	n := d.Uvarint()
+	if n > maxOps || n > uint64(len(d.B)) {
 		return Result{}, fmt.Errorf("%w: %d op results", ErrCorruptEntry, n)
 	}
-	for i := uint64(0); i < n && d.err == nil; i++ {
-		r.Ops = append(r.Ops, d.bytes())
+	for i := uint64(0); i < n && d.Err == nil; i++ {
+		r.Ops = append(r.Ops, d.Bytes())
 	}
-	if d.err == nil && (len(d.b) > 0 || r.Aborted < -1 || r.Aborted >= len(r.Ops)) {
-		d.fail("result shape")
+	if d.Err == nil && (len(d.B) > 0 || r.Aborted < -1 || r.Aborted >= len(r.Ops)) {
+		d.Fail("result shape")
 	}
-	return r, d.err
+	return r, d.Err
 }
 
-// decoder reads the varint fields of the codecs; the first failure sticks.
-type decoder struct {
-	b   []byte
-	err error
-}
+// decoder reads the fields of raftlog's codecs (wire.Decoder), its
+// failures wrapping ErrCorruptEntry.
+type decoder struct{ wire.Decoder }
 
-func (d *decoder) fail(what string) {
-	if d.err == nil {
-		d.err = fmt.Errorf("%w: bad %s", ErrCorruptEntry, what)
-	}
-	d.b = nil
-}
-
-// uvarint and varint refuse a padded encoding (a last byte of 0 after
-// others): each value has one encoding, so a decoded entry encodes back to
-// the same bytes.
-func (d *decoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 || (n > 1 && d.b[n-1] == 0) {
-		d.fail("uvarint")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) varint() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 || (n > 1 && d.b[n-1] == 0) {
-		d.fail("varint")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) bytes() []byte {
-	n := d.uvarint()
-	if n > uint64(len(d.b)) {
-		d.fail("length")
-		return nil
-	}
-	v := d.b[:n:n]
-	d.b = d.b[n:]
-	return v
-}
+func newDecoder(b []byte) decoder { return decoder{wire.NewDecoder(b, ErrCorruptEntry)} }

@@ -3,6 +3,7 @@ package raftlog
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/queen-mq/queen-go/raftlog/wire"
 	"math/rand/v2"
 )
 
@@ -23,25 +24,25 @@ func detOp(op byte, args ...[]byte) Op {
 }
 
 func (detApplier) Apply(tx *Txn, at ApplyInfo, data []byte) ([]byte, error) {
-	d := decoder{b: data[1:]}
+	d := newDecoder(data[1:])
 	switch data[0] {
 	case 's':
-		tx.Set(d.bytes(), d.bytes())
+		tx.Set(d.Bytes(), d.Bytes())
 	case 'c':
-		src, dst := d.bytes(), d.bytes()
+		src, dst := d.Bytes(), d.Bytes()
 		v, ok, err := tx.Get(src)
 		if err != nil || !ok {
 			return []byte("none"), err
 		}
 		tx.Set(dst, v)
 	case 'r':
-		tx.DeleteRange(d.bytes(), d.bytes())
+		tx.DeleteRange(d.Bytes(), d.Bytes())
 	case 'a':
 		return nil, Abort([]byte("aborted"))
 	case 'e':
 		return nil, fmt.Errorf("failed at %d", at.Index)
 	}
-	return fmt.Appendf(nil, "%d/%d", at.Index, at.Stamp), d.err
+	return fmt.Appendf(nil, "%d/%d", at.Index, at.Stamp), d.Err
 }
 
 // recordedLog makes n entries, drawn from seed, of every kind the state
@@ -100,7 +101,7 @@ func recordedLog(seed uint64, n int) [][]byte {
 			q := []byte(queues[rng.IntN(3)])
 			cmd.Ops = []Op{randPush(), detOp('c', queueKey("t", string(q)), queueKey("t", "q4")), randPush()}
 		case r < 84: // a range over the metadata: every queue of tenant t forgotten
-			cmd.Ops = []Op{detOp('r', queuePrefix(prefixQueue, "t", ""), prefixEnd(queuePrefix(prefixQueue, "t", "")[:3])), randPush()}
+			cmd.Ops = []Op{detOp('r', queuePrefix(prefixQueue, "t", ""), wire.PrefixEnd(queuePrefix(prefixQueue, "t", "")[:3])), randPush()}
 		case r < 88: // a tick
 		case r < 90:
 			cmd.Ops = []Op{randPush(), {Kind: 999}}

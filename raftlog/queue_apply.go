@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
 // DefaultDedupWindowSeconds is a queue's dedup window unless its options
@@ -59,12 +60,12 @@ func decodeQueueMeta(b []byte) (queueMeta, error) {
 	if len(b) == 0 || b[0] != metaVersion {
 		return q, fmt.Errorf("%w: queue meta version", ErrStorage)
 	}
-	d := decoder{b: b[1:]}
-	q.Created, q.Partitions = d.varint(), d.uvarint()
-	if d.err != nil {
+	d := newDecoder(b[1:])
+	q.Created, q.Partitions = d.Varint(), d.Uvarint()
+	if d.Err != nil {
 		return q, fmt.Errorf("%w: queue meta", ErrStorage)
 	}
-	q.Options = d.b
+	q.Options = d.B
 	return q, nil
 }
 
@@ -127,11 +128,11 @@ func applyPush(tx *Txn, at ApplyInfo, op *PushOp) ([]byte, error) {
 				return nil, err
 			}
 			if ok {
-				d := decoder{b: v}
-				off, stamp := d.varint(), d.varint()
-				if d.err == nil && len(d.b) == 16 && at.Stamp-stamp < window {
+				d := newDecoder(v)
+				off, stamp := d.Varint(), d.Varint()
+				if d.Err == nil && len(d.B) == 16 && at.Stamp-stamp < window {
 					a.Duplicate, a.Offset = true, off
-					copy(a.MessageID[:], d.b)
+					copy(a.MessageID[:], d.B)
 					answer = appendPushAnswer(answer, a)
 					continue
 				}
@@ -277,9 +278,9 @@ func applyTrim(tx *Txn, at ApplyInfo, op *TrimOp) ([]byte, error) {
 		names = []string{op.Partition}
 	} else {
 		prefix := queuePrefix(prefixPartition, op.Tenant, op.Queue)
-		err := tx.Scan(prefix, prefixEnd(prefix), func(k, _ []byte) bool {
-			d := decoder{b: k[len(prefix):]}
-			names = append(names, string(d.bytes()))
+		err := tx.Scan(prefix, wire.PrefixEnd(prefix), func(k, _ []byte) bool {
+			d := newDecoder(k[len(prefix):])
+			names = append(names, string(d.Bytes()))
 			return true
 		})
 		if err != nil {

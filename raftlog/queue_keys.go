@@ -3,6 +3,7 @@ package raftlog
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
 // The queue log's keys. Names are length-prefixed (uvarint), so no name can
@@ -25,10 +26,7 @@ const (
 
 var nextUIDKey = []byte{prefixNext, 'p'}
 
-func appendName(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
+func appendName(b []byte, s string) []byte { return wire.AppendString(b, s) }
 
 func queueKey(tenant, queue string) []byte {
 	return appendName(appendName([]byte{prefixQueue}, tenant), queue)
@@ -54,18 +52,6 @@ func recordKey(uid uint64, offset int64) []byte {
 
 func dedupKey(uid uint64, txid string) []byte {
 	return append(binary.BigEndian.AppendUint64([]byte{prefixDedup}, uid), txid...)
-}
-
-// prefixEnd returns the first key after every key that starts with p.
-func prefixEnd(p []byte) []byte {
-	end := append([]byte(nil), p...)
-	for i := len(end) - 1; i >= 0; i-- {
-		if end[i] < 0xff {
-			end[i]++
-			return end[:i+1]
-		}
-	}
-	return nil
 }
 
 // watchKey is the Watch key of a partition: notified when it gains records
@@ -101,15 +87,15 @@ func decodePartitionMeta(b []byte) (partitionMeta, error) {
 	if len(b) < 1 || b[0] != metaVersion {
 		return m, fmt.Errorf("%w: partition meta version", ErrStorage)
 	}
-	d := decoder{b: b[1:]}
-	m.Seq, m.UID = d.uvarint(), d.uvarint()
-	if len(d.b) < 16 {
+	d := newDecoder(b[1:])
+	m.Seq, m.UID = d.Uvarint(), d.Uvarint()
+	if len(d.B) < 16 {
 		return m, fmt.Errorf("%w: partition meta", ErrStorage)
 	}
-	copy(m.ID[:], d.b[:16])
-	d.b = d.b[16:]
-	m.NextOffset, m.LogStart, m.LastWrite, m.Created = d.varint(), d.varint(), d.varint(), d.varint()
-	if d.err != nil || len(d.b) != 0 {
+	copy(m.ID[:], d.B[:16])
+	d.B = d.B[16:]
+	m.NextOffset, m.LogStart, m.LastWrite, m.Created = d.Varint(), d.Varint(), d.Varint(), d.Varint()
+	if d.Err != nil || len(d.B) != 0 {
 		return m, fmt.Errorf("%w: partition meta", ErrStorage)
 	}
 	return m, nil
@@ -137,18 +123,18 @@ func decodeRecord(b []byte) (storedRecord, error) {
 	if len(b) < 1 || b[0] != metaVersion {
 		return r, fmt.Errorf("%w: record version", ErrStorage)
 	}
-	d := decoder{b: b[1:]}
-	r.Stamp = d.varint()
-	if len(d.b) < 16 {
+	d := newDecoder(b[1:])
+	r.Stamp = d.Varint()
+	if len(d.B) < 16 {
 		return r, fmt.Errorf("%w: record", ErrStorage)
 	}
-	copy(r.MsgID[:], d.b[:16])
-	d.b = d.b[16:]
-	r.TxID = string(d.bytes())
-	if d.err != nil {
+	copy(r.MsgID[:], d.B[:16])
+	d.B = d.B[16:]
+	r.TxID = string(d.Bytes())
+	if d.Err != nil {
 		return r, fmt.Errorf("%w: record", ErrStorage)
 	}
-	r.Payload = d.b
+	r.Payload = d.B
 	return r, nil
 }
 

@@ -72,56 +72,56 @@ func decodePushOp(b []byte) (PushOp, error) {
 	if len(b) == 0 || b[0] != opVersion {
 		return p, fmt.Errorf("%w: push op version", ErrCorruptEntry)
 	}
-	d := decoder{b: b[1:]}
-	p.Tenant = string(d.bytes())
-	n := d.uvarint()
-	if n > uint64(len(d.b)) {
+	d := newDecoder(b[1:])
+	p.Tenant = string(d.Bytes())
+	n := d.Uvarint()
+	if n > uint64(len(d.B)) {
 		return p, fmt.Errorf("%w: push of %d items", ErrCorruptEntry, n)
 	}
 	p.Items = make([]PushItem, n)
 	for i := range p.Items {
 		it := &p.Items[i]
-		it.Queue, it.Partition, it.TransactionID = string(d.bytes()), string(d.bytes()), string(d.bytes())
-		if len(d.b) < 17 || d.b[16] > 1 {
-			d.fail("push item")
+		it.Queue, it.Partition, it.TransactionID = string(d.Bytes()), string(d.Bytes()), string(d.Bytes())
+		if len(d.B) < 17 || d.B[16] > 1 {
+			d.Fail("push item")
 			break
 		}
-		copy(it.MessageID[:], d.b)
-		it.Dedup = d.b[16] == 1
-		d.b = d.b[17:]
-		it.Payload = d.bytes()
+		copy(it.MessageID[:], d.B)
+		it.Dedup = d.B[16] == 1
+		d.B = d.B[17:]
+		it.Payload = d.Bytes()
 	}
-	if d.err == nil && len(d.b) != 0 {
-		d.fail("trailing bytes")
+	if d.Err == nil && len(d.B) != 0 {
+		d.Fail("trailing bytes")
 	}
-	return p, d.err
+	return p, d.Err
 }
 
 // DecodePushAnswers reads the answer of a PushOp.
 func DecodePushAnswers(b []byte) ([]PushAnswer, error) {
-	d := decoder{b: b}
-	n := d.uvarint()
+	d := newDecoder(b)
+	n := d.Uvarint()
 	if n > uint64(len(b)) {
 		return nil, fmt.Errorf("%w: push answer", ErrCorruptEntry)
 	}
 	out := make([]PushAnswer, n)
 	for i := range out {
-		if len(d.b) < 1 {
-			d.fail("push answer")
+		if len(d.B) < 1 {
+			d.Fail("push answer")
 			break
 		}
-		out[i].Duplicate = d.b[0] == 1
-		d.b = d.b[1:]
-		out[i].Offset = d.varint()
-		if len(d.b) < 32 {
-			d.fail("push answer")
+		out[i].Duplicate = d.B[0] == 1
+		d.B = d.B[1:]
+		out[i].Offset = d.Varint()
+		if len(d.B) < 32 {
+			d.Fail("push answer")
 			break
 		}
-		copy(out[i].MessageID[:], d.b)
-		copy(out[i].PartitionID[:], d.b[16:])
-		d.b = d.b[32:]
+		copy(out[i].MessageID[:], d.B)
+		copy(out[i].PartitionID[:], d.B[16:])
+		d.B = d.B[32:]
 	}
-	return out, d.err
+	return out, d.Err
 }
 
 func appendPushAnswer(b []byte, a PushAnswer) []byte {
@@ -162,13 +162,13 @@ func decodeConfigureOp(b []byte) (ConfigureOp, error) {
 	if len(b) == 0 || b[0] != opVersion {
 		return c, fmt.Errorf("%w: configure op version", ErrCorruptEntry)
 	}
-	d := decoder{b: b[1:]}
-	c.Tenant, c.Queue = string(d.bytes()), string(d.bytes())
-	if d.err != nil || len(d.b) < 1 || d.b[0] > 1 {
+	d := newDecoder(b[1:])
+	c.Tenant, c.Queue = string(d.Bytes()), string(d.Bytes())
+	if d.Err != nil || len(d.B) < 1 || d.B[0] > 1 {
 		return c, fmt.Errorf("%w: configure op", ErrCorruptEntry)
 	}
-	c.Replace = d.b[0] == 1
-	c.Options = d.b[1:]
+	c.Replace = d.B[0] == 1
+	c.Options = d.B[1:]
 	return c, nil
 }
 
@@ -195,11 +195,11 @@ func decodeTrimOp(b []byte) (TrimOp, error) {
 	if len(b) == 0 || b[0] != opVersion {
 		return t, fmt.Errorf("%w: trim op version", ErrCorruptEntry)
 	}
-	d := decoder{b: b[1:]}
-	t.Tenant, t.Queue, t.Partition = string(d.bytes()), string(d.bytes()), string(d.bytes())
-	t.Before = d.varint()
-	if d.err == nil && len(d.b) != 0 {
-		d.fail("trailing bytes")
+	d := newDecoder(b[1:])
+	t.Tenant, t.Queue, t.Partition = string(d.Bytes()), string(d.Bytes()), string(d.Bytes())
+	t.Before = d.Varint()
+	if d.Err == nil && len(d.B) != 0 {
+		d.Fail("trailing bytes")
 	}
-	return t, d.err
+	return t, d.Err
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/queen-mq/queen-go/raftlog/wire"
 	"slices"
 	"strings"
 )
@@ -163,7 +164,7 @@ func (v *View) PartitionsChanged(tenant, queue string, since int64, after uint64
 	limit = max(limit, 1)
 	var scanErr error
 	prefix := queuePrefix(prefixCreated, tenant, queue)
-	err = v.Scan(createdKey(tenant, queue, after+1), prefixEnd(prefix), func(k, name []byte) bool {
+	err = v.Scan(createdKey(tenant, queue, after+1), wire.PrefixEnd(prefix), func(k, name []byte) bool {
 		seq := binary.BigEndian.Uint64(k[len(k)-8:])
 		if len(parts) == limit {
 			next = seq - 1
@@ -209,9 +210,9 @@ func (v *View) Queues(tenant string) ([]QueueInfo, error) {
 	prefix := appendName([]byte{prefixQueue}, tenant)
 	var out []QueueInfo
 	var derr error
-	err := v.Scan(prefix, prefixEnd(prefix), func(k, val []byte) bool {
-		d := decoder{b: k[len(prefix):]}
-		name := string(d.bytes())
+	err := v.Scan(prefix, wire.PrefixEnd(prefix), func(k, val []byte) bool {
+		d := newDecoder(k[len(prefix):])
+		name := string(d.Bytes())
 		q, err := decodeQueueMeta(val)
 		if err != nil {
 			derr = err
@@ -239,11 +240,11 @@ func (v *View) AllQueues() ([]TenantQueue, error) {
 	prefix := []byte{prefixQueue}
 	var out []TenantQueue
 	var derr error
-	err := v.Scan(prefix, prefixEnd(prefix), func(k, val []byte) bool {
-		d := decoder{b: k[1:]}
-		tenant, name := string(d.bytes()), string(d.bytes())
+	err := v.Scan(prefix, wire.PrefixEnd(prefix), func(k, val []byte) bool {
+		d := newDecoder(k[1:])
+		tenant, name := string(d.Bytes()), string(d.Bytes())
 		q, err := decodeQueueMeta(val)
-		if err != nil || d.err != nil {
+		if err != nil || d.Err != nil {
 			derr = fmt.Errorf("%w: queue key", ErrStorage)
 			return false
 		}
