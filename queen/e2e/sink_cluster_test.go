@@ -100,7 +100,9 @@ func TestSinkThreeNodes(t *testing.T) {
 	}
 	gw := s3test.Versitygw(t)
 	gw.Bucket(t, "lake")
-	nodes := cluster(t, 3, sinkEnv(gw, "lake", "QUEEN_S3_QUEUES="+strings.Join(sinkQueues, ","))...)
+	// A lease TTL of 5 s: short enough for the test, long enough that a
+	// busy machine does not let leases lapse on their own.
+	nodes := cluster(t, 3, sinkEnv(gw, "lake", "QUEEN_S3_QUEUES="+strings.Join(sinkQueues, ","), "QUEEN_S3_LEASE_TTL_MS=5000")...)
 	for _, n := range nodes {
 		n.start()
 	}
@@ -192,21 +194,21 @@ func TestSinkThreeNodes(t *testing.T) {
 	stop()
 	wg.Wait()
 	for _, q := range sinkQueues {
-		owner := ownerOf(t, nodes, q)
-		owner.waitComplete(t, q, "p-0", "p-1", "p-2", "p-3")
-		verifyLake(t, gw, "lake", owner, q)
+		waitComplete(t, nodes, q, "p-0", "p-1", "p-2", "p-3")
+		verifyLake(t, gw, "lake", nodes[0], q)
 	}
 }
 
 // waitComplete waits until the lake holds every record of queue: the
-// sink's completeThrough passes the stamp of the queue's last record.
-func (n *node) waitComplete(t *testing.T, queue string, partitions ...string) {
+// owning node's completeThrough passes the stamp of the queue's last
+// record. The owner may change while it waits, so it asks every node.
+func waitComplete(t *testing.T, nodes []*node, queue string, partitions ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	last := ""
 	for _, p := range partitions {
-		recs, _, err := n.fetchAll(ctx, queue, p)
+		recs, _, err := nodes[0].fetchAll(ctx, queue, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -214,18 +216,31 @@ func (n *node) waitComplete(t *testing.T, queue string, partitions ...string) {
 			last = max(last, r.Ts) // ISO stamps of one format sort as strings
 		}
 	}
-	var row map[string]any
+	var rows []map[string]any
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		row = n.sinkQueue(queue)
-		if ct, _ := row["completeThrough"].(string); ct > last {
-			return
+		rows = rows[:0]
+		for _, n := range nodes {
+			if n.cmd == nil {
+				continue
+			}
+			row := n.sinkQueue(queue)
+			rows = append(rows, row)
+			if ct, _ := row["completeThrough"].(string); ct > last {
+				return
+			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the lake of %s is not complete through %s within 60 s: %v", queue, last, row)
+			t.Fatalf("the lake of %s is not complete through %s within 60 s: %v", queue, last, rows)
 		}
 		time.Sleep(200 * time.Millisecond) // the status block is the sink's only window
 	}
+}
+
+// waitComplete on one node.
+func (n *node) waitComplete(t *testing.T, queue string, partitions ...string) {
+	t.Helper()
+	waitComplete(t, []*node{n}, queue, partitions...)
 }
 
 // pushQueues pushes a record to every queue every 100 ms, with transaction
