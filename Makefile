@@ -8,6 +8,7 @@
 #   make bench-lakeformat   the lakeformat figures of BENCHMARKS.md (pyarrow beside them)
 #   make bench-http         queen-bench over HTTP against one and three real queen processes
 #   make bench-sink         the embedded S3 sink's throughput beside lakeformat's raw encode rate
+#   make compat    the reader matrix: lakes written by the sink, read by six engines, compat/MATRIX.md
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -18,8 +19,13 @@ VENV := $(ROOT)/.cache/venv
 PYARROW := pyarrow==26.0.1
 BIN := $(ROOT)/.cache/bin
 VERSITYGW_VERSION := v1.8.0
+COMPAT_VENV := $(ROOT)/.cache/compat-venv
+COMPAT_JARS := $(ROOT)/.cache/compat-jars
+COMPAT_OUT := $(ROOT)/.cache/compat-out
+# The Hadoop that pyspark (compat/requirements.txt) carries: its jars/hadoop-client-api-<v>.jar.
+HADOOP_AWS_VERSION := 3.5.0
 
-.PHONY: check test verify fmt vet tidy race fuzz tools bench-lakeformat bench-http bench-sink venv
+.PHONY: check test verify fmt vet tidy race fuzz tools bench-lakeformat bench-http bench-sink venv compat compat-venv compat-jars
 
 check: tools verify fuzz
 
@@ -80,3 +86,34 @@ bench-http:
 
 bench-sink: tools
 	bash tools/bench-sink.sh
+
+# The compat lane (compat/doc.go): compat-gen writes 20 lakes through the real
+# sink into versitygw (.cache/compat-out); compat/test_lane.py proves the
+# checks fail a reader that lies; then compat/run.py reads each lake with
+# every reader of compat/readers/ and rewrites compat/MATRIX.md; a reader that
+# disagrees with the data fails it. The engines go into .cache/compat-venv
+# (again when compat/requirements.txt changes) and Spark's s3a jars into
+# .cache/compat-jars, both kept for later runs.
+compat: tools compat-venv compat-jars
+	go build -o $(COMPAT_OUT)/bin/queen ./queen/cmd/queen
+	go build -o $(COMPAT_OUT)/bin/compat-gen ./compat/cmd/compat-gen
+	$(COMPAT_OUT)/bin/compat-gen -out $(COMPAT_OUT) -queen $(COMPAT_OUT)/bin/queen -versitygw $(BIN)/versitygw
+	COMPAT_LAKES=$(COMPAT_OUT)/lakes.json COMPAT_VERSITYGW=$(BIN)/versitygw \
+		$(COMPAT_VENV)/bin/python -m unittest compat/test_lane.py
+	$(COMPAT_VENV)/bin/python compat/run.py --lakes $(COMPAT_OUT)/lakes.json --versitygw $(BIN)/versitygw \
+		--jars $(COMPAT_JARS) --matrix compat/MATRIX.md
+
+compat-venv: $(COMPAT_VENV)/.installed
+$(COMPAT_VENV)/.installed: compat/requirements.txt
+	@echo "== compat: installing compat/requirements.txt into .cache/compat-venv"
+	[ -x $(COMPAT_VENV)/bin/python ] || python3 -m venv $(COMPAT_VENV)
+	$(COMPAT_VENV)/bin/pip install --quiet --disable-pip-version-check -r compat/requirements.txt
+	touch $@
+
+compat-jars: $(COMPAT_JARS)/.hadoop-aws-$(HADOOP_AWS_VERSION)
+$(COMPAT_JARS)/.hadoop-aws-$(HADOOP_AWS_VERSION): compat/spark-jars.xml
+	@echo "== compat: hadoop-aws $(HADOOP_AWS_VERSION) and its AWS SDK into .cache/compat-jars"
+	rm -rf $(COMPAT_JARS)
+	mvn -q -B -f compat/spark-jars.xml dependency:copy-dependencies -Dhadoop.aws.version=$(HADOOP_AWS_VERSION) \
+		-DincludeScope=runtime -DoutputDirectory=$(COMPAT_JARS)
+	touch $@

@@ -1,0 +1,309 @@
+// Command compat-gen writes the lakes of the compatibility lane: one queen
+// node pushes a fixed data set across a midnight (UTC) boundary of its
+// clock, then mirrors it, through the real embedded sink into a real S3
+// server (versitygw), once for each combination of format, codec, layout
+// and alignment. It leaves the bucket's directory and the contract files
+// (lakes.json, expected.jsonl) in -out for compat/run.py; see the compat
+// package's doc.
+//
+//	compat-gen -out .cache/compat-out [-versitygw .cache/bin/versitygw] [-queen BIN] [-lakes id,id]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/queen-mq/queen-go/lakeformat"
+)
+
+var started = time.Now()
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "compat-gen %5.1fs: %s\n", time.Since(started).Seconds(), fmt.Sprintf(format, args...))
+}
+
+func main() {
+	out := flag.String("out", "", "the output directory (required): s3/, expected.jsonl, lakes.json, logs/")
+	queenBin := flag.String("queen", "", "the queen binary (default: built from the workspace into <out>/bin)")
+	vgw := flag.String("versitygw", "", "the versitygw binary (default: <workspace>/.cache/bin/versitygw, where make tools puts it)")
+	lead := flag.Duration("lead", 20*time.Second, "how far before midnight UTC the node's clock stands when it boots")
+	only := flag.String("lakes", "", "comma-separated lake ids to write (default: all 20)")
+	flag.Parse()
+	if *out == "" {
+		fmt.Fprintln(os.Stderr, "compat-gen: -out is required")
+		flag.Usage()
+		os.Exit(2)
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		s := <-sig
+		logf("%v: stopping the processes it started", s)
+		killAll()
+		os.Exit(1)
+	}()
+	err := run(*out, *queenBin, *vgw, *lead, *only)
+	killAll()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "compat-gen: FAIL:", err)
+		os.Exit(1)
+	}
+	logf("done")
+}
+
+func run(out, queenBin, vgw string, lead time.Duration, only string) error {
+	out, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	root := workspaceRoot()
+	if vgw == "" {
+		if root == "" {
+			return fmt.Errorf("-versitygw is not set and no go.work is above %s", mustGetwd())
+		}
+		vgw = filepath.Join(root, ".cache", "bin", "versitygw")
+	}
+	if _, err := os.Stat(vgw); err != nil {
+		return fmt.Errorf("versitygw: %w (make tools installs it into .cache/bin)", err)
+	}
+	lakes := combos()
+	if only != "" {
+		want := strings.Split(only, ",")
+		lakes = slices.DeleteFunc(lakes, func(c combo) bool { return !slices.Contains(want, c.ID()) })
+		if len(lakes) != len(want) {
+			return fmt.Errorf("-lakes %s: unknown lake id (ids look like jsonl-zstd-merged-hour)", only)
+		}
+	}
+
+	// A fresh output: only what compat-gen itself writes is removed.
+	for _, name := range []string{"s3", "queen-data", "logs", "lakes.json", "expected.jsonl"} {
+		if err := os.RemoveAll(filepath.Join(out, name)); err != nil {
+			return err
+		}
+	}
+	s3dir, logDir := filepath.Join(out, "s3"), filepath.Join(out, "logs")
+	for _, d := range []string{filepath.Join(s3dir, s3Bucket), logDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	if queenBin == "" {
+		if root == "" {
+			return fmt.Errorf("-queen is not set and no go.work is above %s", mustGetwd())
+		}
+		queenBin = filepath.Join(out, "bin", "queen")
+		logf("go build queen")
+		build := exec.Command("go", "build", "-o", queenBin, "./queen/cmd/queen")
+		build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("go build ./queen/cmd/queen: %w", err)
+		}
+	}
+
+	gw, endpoint, err := startVersitygw(vgw, s3dir, filepath.Join(logDir, "versitygw.log"))
+	if err != nil {
+		return err
+	}
+	defer gw.stop(10 * time.Second)
+	logf("versitygw at %s over %s", endpoint, s3dir)
+
+	n, boundary, err := newNode(queenBin, filepath.Join(out, "queen-data"), logDir, lead)
+	if err != nil {
+		return err
+	}
+	recs, err := pushDataSet(n, boundary)
+	if err != nil {
+		return err
+	}
+	want, err := expectations(recs)
+	if err != nil {
+		return err
+	}
+	last := map[string]int64{}
+	dts := map[string]bool{}
+	for _, w := range want {
+		last[w.Queue] = max(last[w.Queue], w.TsUs)
+		dts[w.Dt] = true
+	}
+
+	common := []string{"QUEEN_S3_EMBEDDED=true", "QUEEN_S3_QUEUES=*", "QUEEN_S3_ENDPOINT=" + endpoint,
+		"QUEEN_S3_REGION=" + s3Region, "QUEEN_S3_PATH_STYLE=true", "QUEEN_S3_BUCKET=" + s3Bucket,
+		"QUEEN_S3_ACCESS_KEY=" + s3Access, "QUEEN_S3_SECRET_KEY=" + s3Secret, "QUEEN_S3_START=earliest",
+		"QUEEN_S3_MAX_WINDOW_MS=2000", "QUEEN_S3_SAFE_GUARD_MS=500", "QUEEN_S3_DISCOVERY_INTERVAL_MS=200",
+		"QUEEN_S3_LEASE_TTL_MS=3000"}
+	var infos []lakeInfo
+	for _, c := range lakes {
+		t0 := time.Now()
+		if err := n.start(c.ID(), append(slices.Clone(common), c.env()...)...); err != nil {
+			return err
+		}
+		if err := n.waitComplete(last, 120*time.Second); err != nil {
+			n.stop()
+			return fmt.Errorf("lake %s: %w", c.ID(), err)
+		}
+		n.stop()
+		objects, err := verifyLake(s3dir, c, want)
+		if err != nil {
+			return err
+		}
+		logf("lake %s: %d records in %d objects (%.1f s)", c.ID(), len(want), objects, time.Since(t0).Seconds())
+		infos = append(infos, c.info(s3dir, objects))
+	}
+
+	expected := filepath.Join(out, "expected.jsonl")
+	if err := writeJSONL(expected, want); err != nil {
+		return err
+	}
+	dtValues := make([]string, 0, len(dts))
+	for d := range dts {
+		dtValues = append(dtValues, d)
+	}
+	slices.Sort(dtValues)
+	return writeJSON(filepath.Join(out, "lakes.json"), lakesFile{
+		GeneratedAt: time.Now().UTC().Format("2006-01-02T15:04:05Z"), S3Dir: s3dir, Bucket: s3Bucket,
+		AccessKey: s3Access, SecretKey: s3Secret, Region: s3Region, Tenant: defaultTenant, Lakes: infos,
+		Expected: expected, Records: len(want), Queues: queues, DtValues: dtValues,
+		HourBoundary: lakeformat.FormatTs(boundary.UnixMicro()),
+	})
+}
+
+// newNode picks the node's ports and its clock offset: the node's clock
+// (wall clock plus QUEEN_RAFT_CLOCK_OFFSET_MS, forward only and at most a
+// day) stands lead before the next midnight UTC when it boots, so the data
+// set falls on two dates and two hours. It returns that midnight.
+func newNode(bin, dataDir, logDir string, lead time.Duration) (*queenNode, time.Time, error) {
+	now := time.Now().UTC()
+	midnight := now.Truncate(24 * time.Hour).Add(24 * time.Hour)
+	if midnight.Sub(now) < lead+5*time.Second {
+		// Too close to a real midnight for a forward shift: let it pass.
+		wait := midnight.Sub(now) + time.Second
+		logf("midnight UTC is %v away: waiting for it", wait.Round(time.Second))
+		time.Sleep(wait)
+		now = time.Now().UTC()
+		midnight = midnight.Add(24 * time.Hour)
+	}
+	offset := midnight.Sub(now) - lead
+	hp, err := freePort()
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	rp, err := freePort()
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	n := &queenNode{bin: bin, dataDir: dataDir, logDir: logDir, httpPort: hp, raftPort: rp,
+		offsetMs: offset.Milliseconds(), url: fmt.Sprintf("http://127.0.0.1:%d", hp)}
+	return n, midnight, nil
+}
+
+// clock is the node's proposer clock: our wall clock plus its offset.
+func (n *queenNode) clock() time.Time {
+	return time.Now().Add(time.Duration(n.offsetMs) * time.Millisecond).UTC()
+}
+
+// pushDataSet boots the node without the sink, pushes the rounds before
+// the boundary, waits until the node's safeTime passes it, pushes the rest,
+// reads every record back and stops the node.
+func pushDataSet(n *queenNode, boundary time.Time) ([]record, error) {
+	if err := n.start("push"); err != nil {
+		return nil, err
+	}
+	defer n.stop()
+	logf("queen at %s, its clock at %s (offset %d ms), boundary %s", n.url, n.clock().Format(time.RFC3339Nano),
+		n.offsetMs, boundary.Format(time.RFC3339))
+	for _, p := range batch(0, roundsBefore) {
+		if left := boundary.Sub(n.clock()); left < time.Second {
+			return nil, fmt.Errorf("the node's clock reached the boundary during the first batch (%v left): raise -lead", left)
+		}
+		if err := n.push(p); err != nil {
+			return nil, err
+		}
+	}
+	if st, err := n.safeTime(); err != nil || st >= boundary.UnixMicro() {
+		return nil, fmt.Errorf("after the first batch, safeTime %d (boundary %d): %v; raise -lead", st, boundary.UnixMicro(), err)
+	}
+	logf("first batch pushed; waiting %v for the node's clock to pass %s", boundary.Sub(n.clock()).Round(time.Second),
+		boundary.Format(time.RFC3339))
+	time.Sleep(max(boundary.Sub(n.clock()), 0))
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st, err := n.safeTime() // an idle leader's tick moves it
+		if err == nil && st > boundary.UnixMicro() {
+			break
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("safeTime %d did not pass the boundary %d within 30 s: %v", st, boundary.UnixMicro(), err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, p := range batch(roundsBefore, roundsBefore+roundsAfter) {
+		if err := n.push(p); err != nil {
+			return nil, err
+		}
+	}
+
+	var recs []record
+	before, after := 0, 0
+	for _, q := range queues {
+		for _, p := range partitions {
+			got, err := n.fetchAll(q, p)
+			if err != nil {
+				return nil, err
+			}
+			if len(got) != roundsBefore+roundsAfter {
+				return nil, fmt.Errorf("%s/%s holds %d records, %d were pushed", q, p, len(got), roundsBefore+roundsAfter)
+			}
+			for _, f := range got {
+				ts, err := lakeformat.ParseTs(f.Ts)
+				if err != nil {
+					return nil, err
+				}
+				if ts < boundary.UnixMicro() {
+					before++
+				} else {
+					after++
+				}
+				recs = append(recs, record{Queue: q, Record: lakeformat.Record{Partition: p, Offset: f.Offset,
+					TransactionID: f.TransactionID, Ts: ts, Payload: []byte(f.Payload)}})
+			}
+		}
+	}
+	per := len(queues) * len(partitions)
+	if before != roundsBefore*per || after != roundsAfter*per {
+		return nil, fmt.Errorf("%d records before the boundary and %d after, want %d and %d", before, after, roundsBefore*per, roundsAfter*per)
+	}
+	logf("data set: %d records, %d before %s and %d after", len(recs), before, boundary.Format(time.RFC3339), after)
+	return recs, nil
+}
+
+// workspaceRoot is the nearest directory above the working directory that
+// holds go.work, or "".
+func workspaceRoot() string {
+	dir := mustGetwd()
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return ""
+		}
+		dir = up
+	}
+}
+
+func mustGetwd() string {
+	d, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	return d
+}

@@ -1,0 +1,38 @@
+// Package compat is the compatibility lane: proof, on every CI run, that
+// DuckDB, Spark, ClickHouse (chDB), Polars, PyArrow and pandas read the lake
+// the S3 sink writes "with nothing in front of them".
+//
+// The package itself holds no code; the lane is three parts:
+//
+//   - cmd/compat-gen (Go) boots one real queen node and versitygw, pushes a
+//     fixed data set over HTTP (three queues of twelve partitions, one named
+//     "eu west/1" and one "zürich"; payloads with 42.00, nested objects,
+//     unicode, pretty-printed JSON with LF and CRLF, null, a JSON string with
+//     escapes) on both sides of a midnight of the node's clock
+//     (QUEEN_RAFT_CLOCK_OFFSET_MS puts it 20 s before one), then restarts the
+//     node with the embedded sink once per lake: JSONL (zstd, gzip, none)
+//     and Parquet (zstd, snappy), merged and per-partition, aligned on the
+//     hour and the day, 20 lakes under prefixes named after them. It checks
+//     each lake with lakeformat's decoders (a lake wrong there is the sink's
+//     fault and stops the lane) and writes lakes.json and expected.jsonl.
+//   - readers/*.py, one per engine, read every lake through the S3 API
+//     where the engine can, glob tenant=*/queue=*/dt=*/hour=*/* with Hive
+//     partitioning (so _queen/ is never read), and check what they read
+//     with readers/_checks.py: every record once, names and types, the Hive
+//     columns, pruning on dt, the payload (byte for byte, or as JSON where
+//     the engine re-renders it), a JSON path.
+//   - run.py serves the lakes with versitygw, runs each reader in a process
+//     of its own, renders MATRIX.md and exits 1 when a cell is a fail.
+//     test_lane.py shows that a reader that disagrees with the data fails.
+//
+// Invariants: the lakes are written by the real sink, never by lakeformat
+// directly; a reader never reads _queen/; a fail is never rendered as a
+// pass (a pass whose engine needed a workaround carries a caveat).
+//
+// Run it with
+//
+//	make compat
+//
+// which installs the engines into .cache/compat-venv and Spark's s3a jars
+// into .cache/compat-jars, and rewrites compat/MATRIX.md.
+package compat
