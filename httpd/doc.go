@@ -14,7 +14,13 @@
 // Routes: POST /api/v1/push, /fetch, /fetch/offsets, /partitions/changed,
 // /configure, /kv, /stats/refresh; GET|PUT|DELETE /api/v1/kv/:ns/*key;
 // GET /api/v1/resources/queues[/:queue]; GET /health, /status,
-// /metrics/prometheus. HEAD is served wherever GET is.
+// /metrics/prometheus. HEAD is served wherever GET is, except on pop.
+//
+// When the Broker is also a Consumer (consume.go), the consuming routes
+// too: GET /api/v1/pop/queue/:queue[/partition/:partition], GET
+// /api/v1/pop (discovery); POST /api/v1/ack, /ack/batch,
+// /lease/:leaseId/extend. Over a Broker that is not one they are 404
+// no_such_route like any unknown route.
 //
 // # Invariants
 //
@@ -76,6 +82,33 @@
 //     partitionCount}]}; the detail adds options (with defaults),
 //     partitions[] (as partitions/changed shows them) and totals
 //     {partitions, messages (Σ lastOffset+1−logStart), lastWriteAt}.
+//   - pop: query values are exact (true|false, decimal integers); an
+//     empty value reads as absent and a repeated parameter counts with
+//     its first value; unknown parameters, autopilot, and namespace and
+//     task on the queue routes are ignored; a malformed query string is
+//     400. batch (1..10000), partitions (1..64) and leaseSeconds (≥ 1)
+//     out of range are 400; timeout is clamped to 0..60000 ms.
+//     subscriptionFrom is ISO-8601 as fetch/offsets reads it (no "now",
+//     no epoch numbers); a time at or before the epoch reads as 1 µs.
+//     commitOnDelivery and autoAck both given must agree. conflation=true
+//     is always 400 (not supported; the contract's two refusals get their
+//     own messages). The discovery form needs a non-empty namespace or
+//     task and never long-polls. Path segments are unescaped (a partition
+//     "eu west/1" is eu%20west%2F1); an empty one is 400. HEAD on a pop
+//     route is 404: a pop leases, and a HEAD's messages would go unseen.
+//     The 200 answer has traceId and producerSub null and no conflation
+//     fields; a 204 has no body, Content-Type nor Content-Length.
+//   - ack: partitionId is a string of decimal digits or a non-negative
+//     JSON integer, passed on as digits without leading zeros. status
+//     must be a string; one not named by the contract (case counts) reads
+//     as completed. consumerGroup "" reads as absent: an item's own group,
+//     else the batch body's, else __QUEUE_MODE__. A batch holds 1..10000
+//     items. The answer's index and transactionId are the request's (the
+//     broker answers in order), error null when the broker gave none; the
+//     single route answers an array of one.
+//   - lease extend: seconds is an integer ≥ 1 (no upper bound); the answer
+//     shows the broker's leaseId, else the path's, and expiresAt null
+//     when the broker gives none.
 //   - A request whose client went away is counted as 499 and not logged;
 //     context.DeadlineExceeded is a 503 timeout.
 //   - Metrics are labelled by method (unknown methods as "other"), route

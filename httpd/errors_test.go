@@ -63,6 +63,12 @@ func TestUnavailable(t *testing.T) {
 		{"DELETE", "/api/v1/kv/a/k", ``},
 		{"GET", "/api/v1/resources/queues", ``},
 		{"GET", "/api/v1/resources/queues/q", ``},
+		{"GET", "/api/v1/pop/queue/q", ``},
+		{"GET", "/api/v1/pop/queue/q/partition/p", ``},
+		{"GET", "/api/v1/pop?namespace=n", ``},
+		{"POST", "/api/v1/ack", `{"transactionId":"t","partitionId":"1"}`},
+		{"POST", "/api/v1/ack/batch", `{"acknowledgments":[{"transactionId":"t","partitionId":"1"}]}`},
+		{"POST", "/api/v1/lease/l/extend", `{"seconds":5}`},
 	}
 	for _, k := range kinds {
 		for _, r := range routes {
@@ -94,6 +100,9 @@ func failing(err error) *fakeBroker {
 		kv:     func(context.Context, string, []KVOp) (json.Marshaler, error) { return nil, err },
 		queues: func(context.Context, string) ([]QueueSummary, error) { return nil, err },
 		queue:  func(context.Context, string, string) (QueueDetail, bool, error) { return QueueDetail{}, false, err },
+		pop:    func(context.Context, string, PopRequest) (PopAnswer, bool, error) { return PopAnswer{}, false, err },
+		ack:    func(context.Context, string, []AckItem) ([]AckResult, error) { return nil, err },
+		extend: func(context.Context, string, string, int) (ExtendAnswer, error) { return ExtendAnswer{}, err },
 	}
 }
 

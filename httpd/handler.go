@@ -32,7 +32,10 @@ type Options struct {
 
 // server is the state the routes share.
 type server struct {
-	b       Broker
+	b Broker
+	// c is b as a Consumer, nil when it is not one (no pop, ack or lease
+	// routes then).
+	c       Consumer
 	maxBody int64
 	version string
 	log     *slog.Logger
@@ -54,6 +57,9 @@ func New(b Broker, o Options) http.Handler {
 		o.Registry = prometheus.NewRegistry()
 	}
 	s := &server{b: b, maxBody: o.MaxBodyBytes, version: o.Version, log: o.Logger}
+	if c, ok := b.(Consumer); ok {
+		s.c = c
+	}
 
 	r := chi.NewRouter()
 	r.Use(observe(newMetrics(o.Registry), o.Logger), middleware.GetHead)
@@ -78,8 +84,32 @@ func New(b Broker, o Options) http.Handler {
 		r.Method(http.MethodGet, "/resources/queues", s.queues())
 		r.Method(http.MethodGet, "/resources/queues/{queue}", s.queue())
 		r.Method(http.MethodPost, "/stats/refresh", statsRefresh())
+		if s.c != nil {
+			s.consumeRoutes(r)
+		}
 	})
 	return r
+}
+
+// consumeRoutes registers the routes of Consumer (API.md §2). A pop
+// leases messages, so it is not a safe method: HEAD on a pop route is 404
+// no_such_route rather than a GET whose messages nobody would see.
+func (s *server) consumeRoutes(r chi.Router) {
+	pops := []struct {
+		pattern string
+		h       http.Handler
+	}{
+		{"/pop", s.popDiscover()},
+		{"/pop/queue/{queue}", s.pop(false)},
+		{"/pop/queue/{queue}/partition/{partition}", s.pop(true)},
+	}
+	for _, p := range pops {
+		r.Method(http.MethodGet, p.pattern, p.h)
+		r.Method(http.MethodHead, p.pattern, http.HandlerFunc(noRoute))
+	}
+	r.Method(http.MethodPost, "/ack", s.ack())
+	r.Method(http.MethodPost, "/ack/batch", s.ackBatch())
+	r.Method(http.MethodPost, "/lease/{leaseId}/extend", s.extendLease())
 }
 
 // handle adapts a route's function, which answers or returns the error to

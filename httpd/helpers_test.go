@@ -29,6 +29,9 @@ type fakeBroker struct {
 	queue        func(ctx context.Context, tenant, name string) (QueueDetail, bool, error)
 	health       func(ctx context.Context) (bool, any)
 	status       func(ctx context.Context) any
+	pop          func(ctx context.Context, tenant string, req PopRequest) (PopAnswer, bool, error)
+	ack          func(ctx context.Context, tenant string, items []AckItem) ([]AckResult, error)
+	extend       func(ctx context.Context, tenant, leaseID string, seconds int) (ExtendAnswer, error)
 
 	mu    sync.Mutex
 	calls []call
@@ -42,7 +45,10 @@ type call struct {
 	arg    any
 }
 
-var _ Broker = (*fakeBroker)(nil)
+var (
+	_ Broker   = (*fakeBroker)(nil)
+	_ Consumer = (*fakeBroker)(nil)
+)
 
 func (f *fakeBroker) record(method, tenant string, arg any) {
 	f.mu.Lock()
@@ -167,6 +173,47 @@ func (f *fakeBroker) Status(ctx context.Context) any {
 	}
 	return map[string]any{}
 }
+
+// Pop answers nothing to lease (204) by default.
+func (f *fakeBroker) Pop(ctx context.Context, tenant string, req PopRequest) (PopAnswer, bool, error) {
+	f.record("Pop", tenant, req)
+	if f.pop != nil {
+		return f.pop(ctx, tenant, req)
+	}
+	return PopAnswer{}, false, nil
+}
+
+// Ack settles every item by default.
+func (f *fakeBroker) Ack(ctx context.Context, tenant string, items []AckItem) ([]AckResult, error) {
+	f.record("Ack", tenant, items)
+	if f.ack != nil {
+		return f.ack(ctx, tenant, items)
+	}
+	out := make([]AckResult, len(items))
+	for i, it := range items {
+		out[i] = AckResult{Index: i, TransactionID: it.TransactionID, Success: true}
+	}
+	return out, nil
+}
+
+// extendArg is what ExtendLease was called with.
+type extendArg struct {
+	leaseID string
+	seconds int
+}
+
+// ExtendLease renews one partition by default, to a fixed time.
+func (f *fakeBroker) ExtendLease(ctx context.Context, tenant, leaseID string, seconds int) (ExtendAnswer, error) {
+	f.record("ExtendLease", tenant, extendArg{leaseID, seconds})
+	if f.extend != nil {
+		return f.extend(ctx, tenant, leaseID, seconds)
+	}
+	return ExtendAnswer{Success: true, LeaseID: leaseID, Renewed: 1, ExpiresAt: 1_758_536_130_000_001}, nil
+}
+
+// brokerOnly is a Broker that is not a Consumer: it hides fakeBroker's
+// consuming methods.
+type brokerOnly struct{ Broker }
 
 // rawAnswer is a KV answer that marshals to its own text, as the
 // broker's kvstore.Answer does.

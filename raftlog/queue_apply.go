@@ -151,6 +151,7 @@ func applyPush(tx *Txn, at ApplyInfo, op *PushOp) ([]byte, error) {
 	}
 	for _, name := range st.qorder {
 		tx.Set(queueKey(op.Tenant, name), st.queues[name].encode())
+		tx.Notify(QueueWatchKey(at.Shard, op.Tenant, name))
 	}
 	for _, k := range st.order {
 		p := st.parts[k]

@@ -54,6 +54,13 @@ func dedupKey(uid uint64, txid string) []byte {
 	return append(binary.BigEndian.AppendUint64([]byte{prefixDedup}, uid), txid...)
 }
 
+// QueueWatchKey is the Watch key of a queue: notified when a push appends
+// to any of its partitions, and by other families' appliers (consumer
+// groups releasing a lease) that free messages of the queue.
+func QueueWatchKey(shard uint64, tenant, queue string) string {
+	return fmt.Sprintf("q/%d/%d:%s/%s", shard, len(tenant), tenant, queue)
+}
+
 // watchKey is the Watch key of a partition: notified when it gains records
 // or is trimmed.
 func watchKey(shard uint64, uid uint64) string { return fmt.Sprintf("p/%d/%d", shard, uid) }

@@ -148,6 +148,26 @@ type PartitionInfo struct {
 	LastWrite int64
 	// Seq is its place in the queue's creation order, from 1: the cursor.
 	Seq uint64
+	// UID is its shard-wide numeric id, never reused: what the HTTP API
+	// calls partitionId.
+	UID uint64
+	// Created is the stamp of the push that created it.
+	Created int64
+}
+
+// Partition describes one partition; the error wraps ErrUnknownPartition
+// when the queue has no such partition.
+func (v *View) Partition(tenant, queue, partition string) (PartitionInfo, error) {
+	p, err := v.partition(tenant, queue, partition)
+	if err != nil {
+		return PartitionInfo{}, err
+	}
+	return p.info(partition), nil
+}
+
+func (p partitionMeta) info(name string) PartitionInfo {
+	return PartitionInfo{Name: name, ID: p.ID, LastOffset: p.NextOffset - 1, LogStart: p.LogStart,
+		LastWrite: p.LastWrite, Seq: p.Seq, UID: p.UID, Created: p.Created}
 }
 
 // PartitionsChanged lists a queue's partitions last written at or after
@@ -176,8 +196,7 @@ func (v *View) PartitionsChanged(tenant, queue string, since int64, after uint64
 			return false
 		}
 		if p.LastWrite >= since {
-			parts = append(parts, PartitionInfo{Name: string(name), ID: p.ID, LastOffset: p.NextOffset - 1,
-				LogStart: p.LogStart, LastWrite: p.LastWrite, Seq: seq})
+			parts = append(parts, p.info(string(name)))
 		}
 		return true
 	})

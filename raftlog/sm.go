@@ -183,7 +183,7 @@ func (s *stateMachine) Lookup(q any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fn(&View{r: snap, stamp: stamp})
+	return fn(&View{src: pebbleSource{snap}, stamp: stamp})
 }
 
 // Sync makes everything applied so far durable: dragonboat calls it before

@@ -128,6 +128,12 @@ func (t *Txn) DeleteRange(start, end []byte) {
 	t.ranges = append(t.ranges, keyRange{start: slices.Clone(start), end: slices.Clone(end), mark: len(t.writes)})
 }
 
+// View reads the entry's state as Get and Scan see it (this entry's own
+// writes included) through the View methods of the queue log, stamped at
+// the entry's stamp. It is for appliers of other families that read the
+// queue log (consumer groups): valid only during the Apply it came from.
+func (t *Txn) View(at ApplyInfo) *View { return &View{src: t, stamp: at.Stamp} }
+
 // Notify wakes the watchers of key (Shard.Watch) once the entry is stored.
 func (t *Txn) Notify(key string) { t.notify = append(t.notify, key) }
 

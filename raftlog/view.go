@@ -15,10 +15,17 @@ import (
 var ErrClosed = errors.New("raftlog: closed")
 
 // View is a consistent read of one shard's applied state: one point in the
-// log, the state after the entry stamped Stamp().
+// log, the state after the entry stamped Stamp(). Inside apply, Txn.View
+// gives one over the entry's own state so far.
 type View struct {
-	r     pebble.Reader
+	src   source
 	stamp int64
+}
+
+// source is what a View reads: a Pebble snapshot, or an entry's Txn.
+type source interface {
+	Get(key []byte) (val []byte, ok bool, err error)
+	Scan(lower, upper []byte, fn func(key, val []byte) bool) error
 }
 
 // Stamp returns the stamp of the last entry the view includes: the shard's
@@ -27,8 +34,19 @@ func (v *View) Stamp() int64 { return v.stamp }
 
 // Get returns the value of key, or ok false when it has none. The value is
 // the caller's to keep.
-func (v *View) Get(key []byte) (val []byte, ok bool, err error) {
-	b, closer, err := v.r.Get(key)
+func (v *View) Get(key []byte) (val []byte, ok bool, err error) { return v.src.Get(key) }
+
+// Scan calls fn for each key in [lower, upper) in key order until fn
+// returns false. fn must not keep key or val.
+func (v *View) Scan(lower, upper []byte, fn func(key, val []byte) bool) error {
+	return v.src.Scan(lower, upper, fn)
+}
+
+// pebbleSource reads a Pebble reader (a snapshot).
+type pebbleSource struct{ r pebble.Reader }
+
+func (p pebbleSource) Get(key []byte) (val []byte, ok bool, err error) {
+	b, closer, err := p.r.Get(key)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, false, nil
 	}
@@ -39,10 +57,8 @@ func (v *View) Get(key []byte) (val []byte, ok bool, err error) {
 	return b, true, closer.Close()
 }
 
-// Scan calls fn for each key in [lower, upper) in key order until fn
-// returns false. fn must not keep key or val.
-func (v *View) Scan(lower, upper []byte, fn func(key, val []byte) bool) error {
-	it, err := v.r.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+func (p pebbleSource) Scan(lower, upper []byte, fn func(key, val []byte) bool) error {
+	it, err := p.r.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
 		return fmt.Errorf("%w: scan: %w", ErrStorage, err)
 	}
@@ -58,7 +74,6 @@ func (v *View) Scan(lower, upper []byte, fn func(key, val []byte) bool) error {
 	return nil
 }
 
-// byteReader reads the length-prefixed chunks of a snapshot stream.
 type byteReader struct{ *bufio.Reader }
 
 func newByteReader(r io.Reader) byteReader { return byteReader{bufio.NewReaderSize(r, 256<<10)} }

@@ -45,6 +45,10 @@ type Config struct {
 	// RetentionInterval is how often the leader runs retention
 	// (RETENTION_INTERVAL, milliseconds).
 	RetentionInterval time.Duration
+	// MaxClockSkew is the clock skew between nodes that lease exclusivity
+	// assumes across a change of leader: a partition stays held this long
+	// past its lease's end (QUEEN_RAFT_MAX_CLOCK_SKEW_MS).
+	MaxClockSkew time.Duration
 	// ClockOffset moves this node's proposer clock forward, for tests that
 	// need stamps at a chosen time (QUEEN_RAFT_CLOCK_OFFSET_MS, test-only).
 	ClockOffset time.Duration
@@ -95,6 +99,7 @@ func Load(getenv func(string) string) (*Config, error) {
 	c.CompactionOverhead = uint64(l.int("QUEEN_RAFT_COMPACTION_OVERHEAD", 20_000, 10, 100_000_000, "how many entries the raft log keeps behind a snapshot"))
 	c.TickInterval = ms(l.int("QUEEN_RAFT_TICK_MS", 1000, 10, 60_000, "how often an idle leader moves safeTime, in milliseconds"))
 	c.ReadyLag = ms(l.int("QUEEN_RAFT_READY_LAG_MS", 2000, 0, 3_600_000, "the apply lag past which /health answers settling, in milliseconds"))
+	c.MaxClockSkew = ms(l.int("QUEEN_RAFT_MAX_CLOCK_SKEW_MS", 500, 0, 60_000, "the clock skew between nodes that leases allow for, in milliseconds"))
 	c.ClockOffset = ms(l.int("QUEEN_RAFT_CLOCK_OFFSET_MS", 0, 0, 86_400_000, "a test-only shift of this node's proposer clock, forward, in milliseconds"))
 	c.RetentionInterval = ms(l.int("RETENTION_INTERVAL", 300_000, 100, 86_400_000, "how often the leader deletes what queue retention says, in milliseconds"))
 

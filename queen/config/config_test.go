@@ -19,7 +19,7 @@ func TestDefaults(t *testing.T) {
 	if c.Port != 6632 || c.BindAddr != "0.0.0.0" || c.DataDir != "queen-data" || c.NodeID != 1 ||
 		c.RaftAddress != "127.0.0.1:6633" || len(c.Members) != 1 || c.Members[1] != "127.0.0.1:6633" ||
 		c.MaxBodyBytes != 64<<20 || c.RequestTimeout != 30*time.Second || c.LogLevel != slog.LevelInfo ||
-		c.LogFormat != "auto" || c.TenancyHeader || c.Join {
+		c.LogFormat != "auto" || c.TenancyHeader || c.Join || c.MaxClockSkew != 500*time.Millisecond {
 		t.Errorf("defaults: %+v", c)
 	}
 }
@@ -66,6 +66,7 @@ func TestRefusals(t *testing.T) {
 		{map[string]string{"QUEEN_RAFT_RTT_MS": "0"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_RTT_MS=0 is outside 1..=10000. It is the round trip between nodes, in milliseconds"},
 		{map[string]string{"QUEEN_RAFT_ELECTION_RTT": "4", "QUEEN_RAFT_HEARTBEAT_RTT": "2"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_ELECTION_RTT=4 is outside 5..=1000. It must exceed twice QUEEN_RAFT_HEARTBEAT_RTT=2"},
 		{map[string]string{"QUEEN_RAFT_SNAPSHOT_ENTRIES": "1"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_SNAPSHOT_ENTRIES=1 is outside 100..=100000000. It is how many entries apply between snapshots"},
+		{map[string]string{"QUEEN_RAFT_MAX_CLOCK_SKEW_MS": "60001"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_MAX_CLOCK_SKEW_MS=60001 is outside 0..=60000. It is the clock skew between nodes that leases allow for, in milliseconds"},
 		{map[string]string{"QUEEN_RAFT_TICK_MS": "1"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_TICK_MS=1 is outside 10..=60000. It is how often an idle leader moves safeTime, in milliseconds"},
 		{map[string]string{"QUEEN_LOG_LEVEL": "loud"}, "ERROR boot: FATAL: broker: QUEEN_LOG_LEVEL=loud is not a log level. It is one of debug, info, warn, error: how much the broker logs"},
 		{map[string]string{"QUEEN_LOG_FORMAT": "xml"}, "ERROR boot: FATAL: broker: QUEEN_LOG_FORMAT=xml is not a log format. It is one of auto, text, json: auto writes colored text to a terminal and JSON otherwise"},

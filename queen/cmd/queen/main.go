@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -27,6 +28,7 @@ import (
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/queen/config"
 	"github.com/queen-mq/queen-go/queen/internal/broker"
+	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/queen/internal/retention"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/s3sink"
@@ -108,7 +110,7 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 		return err
 	}
 	defer host.Close()
-	shard, err := host.StartShard(shardID, kvstore.Appliers())
+	shard, err := host.StartShard(shardID, appliers())
 	if err != nil {
 		return err
 	}
@@ -124,7 +126,7 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	if err != nil {
 		return err
 	}
-	b := broker.New(host, shard, version, cfg.ReadyLag)
+	b := broker.New(host, shard, version, cfg.ReadyLag, cfg.MaxClockSkew)
 	if sink != nil {
 		b.StatusExtra = func(ctx context.Context) map[string]any { return map[string]any{"s3": sink.status(ctx)} }
 	}
@@ -170,4 +172,12 @@ func withDeadline(h http.Handler, d time.Duration) http.Handler {
 		defer cancel()
 		h.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// appliers are the state machine's families beside the queue log: the KV
+// store and consuming (pop, ack, leases). Every node runs the same set.
+func appliers() map[raftlog.OpKind]raftlog.Applier {
+	m := kvstore.Appliers()
+	maps.Copy(m, consume.Appliers())
+	return m
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/queen-mq/queen-go/httpd"
 	"github.com/queen-mq/queen-go/kvstore"
+	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/raftlog"
 )
 
@@ -24,15 +25,18 @@ type Broker struct {
 	host     *raftlog.Host
 	shard    *raftlog.Shard
 	kv       *kvstore.Store
+	cons     *consume.Consumer
 	version  string
 	readyLag time.Duration
 }
 
 var _ httpd.Broker = (*Broker)(nil)
 
-// New serves shard, which runs kvstore's appliers, on host.
-func New(host *raftlog.Host, shard *raftlog.Shard, version string, readyLag time.Duration) *Broker {
-	return &Broker{host: host, shard: shard, kv: kvstore.New(shard), version: version, readyLag: readyLag}
+// New serves shard, which runs kvstore's and consume's appliers, on host.
+// skew is the clock skew leases allow for (QUEEN_RAFT_MAX_CLOCK_SKEW_MS).
+func New(host *raftlog.Host, shard *raftlog.Shard, version string, readyLag, skew time.Duration) *Broker {
+	return &Broker{host: host, shard: shard, kv: kvstore.New(shard), cons: &consume.Consumer{Shard: shard, Skew: skew},
+		version: version, readyLag: readyLag}
 }
 
 // mapErr turns raftlog's and kvstore's errors into httpd's.

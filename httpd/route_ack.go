@@ -1,0 +1,267 @@
+package httpd
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// MaxAckBatch caps the acknowledgments of POST /api/v1/ack/batch.
+const MaxAckBatch = 10000
+
+// ackAnswer is one element of the answer of an ack. Error is null when
+// the item was settled.
+type ackAnswer struct {
+	Index         int     `json:"index"`
+	TransactionID string  `json:"transactionId"`
+	Success       bool    `json:"success"`
+	Error         *string `json:"error"`
+	LeaseReleased bool    `json:"leaseReleased"`
+	DLQ           bool    `json:"dlq"`
+}
+
+// extendAnswer is the answer of a lease extension; ExpiresAt is null when
+// nothing was renewed.
+type extendAnswer struct {
+	Success   bool    `json:"success"`
+	LeaseID   string  `json:"leaseId"`
+	Renewed   int     `json:"renewed"`
+	ExpiresAt *string `json:"expiresAt"`
+}
+
+// ack is POST /api/v1/ack: one item, answered as an array of one.
+func (s *server) ack() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		body, err := s.body(r)
+		if err != nil {
+			return err
+		}
+		o, err := asObject(body, "the body")
+		if err != nil {
+			return err
+		}
+		it, err := decodeAckItem(o, "", QueueModeGroup)
+		if err != nil {
+			return err
+		}
+		return s.runAck(w, r, []AckItem{it})
+	})
+}
+
+// ackBatch is POST /api/v1/ack/batch: {"acknowledgments":[…],
+// "consumerGroup"?}, answered in request order. An item's own
+// consumerGroup wins over the body's.
+func (s *server) ackBatch() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		body, err := s.body(r)
+		if err != nil {
+			return err
+		}
+		items, err := decodeAckBatch(body)
+		if err != nil {
+			return err
+		}
+		return s.runAck(w, r, items)
+	})
+}
+
+// runAck settles items and answers 200 with one element per item, its
+// index and transactionId those of the request.
+func (s *server) runAck(w http.ResponseWriter, r *http.Request, items []AckItem) error {
+	got, err := s.c.Ack(r.Context(), tenantOf(r), items)
+	if err != nil {
+		return err
+	}
+	if len(got) != len(items) {
+		return fmt.Errorf("httpd: broker answered %d ack results for %d items", len(got), len(items))
+	}
+	out := make([]ackAnswer, len(items))
+	for i, res := range got {
+		a := ackAnswer{Index: i, TransactionID: items[i].TransactionID, Success: res.Success,
+			LeaseReleased: res.LeaseReleased, DLQ: res.DLQ}
+		if res.Error != "" {
+			msg := res.Error
+			a.Error = &msg
+		}
+		out[i] = a
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// decodeAckBatch checks an ack/batch body, which must be valid JSON.
+func decodeAckBatch(body []byte) ([]AckItem, error) {
+	o, err := asObject(body, "the body")
+	if err != nil {
+		return nil, err
+	}
+	group, _, err := o.str("consumerGroup", "consumerGroup")
+	if err != nil {
+		return nil, err
+	}
+	if group == "" {
+		group = QueueModeGroup
+	}
+	raw := o["acknowledgments"]
+	if isNull(raw) {
+		return nil, badRequest("acknowledgments is required")
+	}
+	list, err := asArray(raw, "acknowledgments")
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case len(list) == 0:
+		return nil, badRequest("acknowledgments is empty")
+	case len(list) > MaxAckBatch:
+		return nil, badRequest("acknowledgments has %d items, at most %d", len(list), MaxAckBatch)
+	}
+	items := make([]AckItem, len(list))
+	for i, raw := range list {
+		path := fmt.Sprintf("acknowledgments[%d]", i)
+		o, err := asObject(raw, path)
+		if err != nil {
+			return nil, err
+		}
+		if items[i], err = decodeAckItem(o, path, group); err != nil {
+			return nil, err
+		}
+	}
+	return items, nil
+}
+
+// decodeAckItem reads one ack item; path is where it sits in the body (""
+// for the body itself) and group the consumer group of an item without
+// one. status is a string: completed when absent or not one of the Ack
+// constants.
+func decodeAckItem(o object, path, group string) (AckItem, error) {
+	it := AckItem{ConsumerGroup: group, Status: AckCompleted}
+	txn, _, err := o.str("transactionId", field(path, "transactionId"))
+	if err != nil {
+		return it, err
+	}
+	if txn == "" {
+		return it, badRequest("%s is required", field(path, "transactionId"))
+	}
+	it.TransactionID = txn
+	if it.PartitionID, err = partitionIDOf(o, field(path, "partitionId")); err != nil {
+		return it, err
+	}
+	g, _, err := o.str("consumerGroup", field(path, "consumerGroup"))
+	if err != nil {
+		return it, err
+	}
+	if g != "" {
+		it.ConsumerGroup = g
+	}
+	if it.LeaseID, _, err = o.str("leaseId", field(path, "leaseId")); err != nil {
+		return it, err
+	}
+	if it.Error, _, err = o.str("error", field(path, "error")); err != nil {
+		return it, err
+	}
+	st, _, err := o.str("status", field(path, "status"))
+	if err != nil {
+		return it, err
+	}
+	switch st {
+	case AckFailed, AckRetry, AckDLQ:
+		it.Status = st
+	}
+	return it, nil
+}
+
+// field is the path of member k of the object at path.
+func field(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
+
+// partitionIDOf reads an ack item's partitionId, the decimal id a pop
+// answered: a string of digits or a non-negative JSON integer, returned as
+// its decimal digits without leading zeros.
+func partitionIDOf(o object, path string) (string, error) {
+	raw := o["partitionId"]
+	if isNull(raw) {
+		return "", badRequest("%s is required", path)
+	}
+	if firstByte(raw) == '"' {
+		s, _, err := o.str("partitionId", path)
+		if err != nil {
+			return "", err
+		}
+		if s == "" || strings.Trim(s, "0123456789") != "" {
+			return "", badRequest("%s %q must be a string of decimal digits", path, s)
+		}
+		if s = strings.TrimLeft(s, "0"); s == "" {
+			s = "0"
+		}
+		return s, nil
+	}
+	text := strings.TrimSpace(string(raw))
+	if u, err := strconv.ParseUint(text, 10, 64); err == nil {
+		return strconv.FormatUint(u, 10), nil
+	}
+	// 3.0 and 3e0 are integers too; a saturated value is no id.
+	n, err := parseInteger(raw)
+	if err != nil || n < 0 || n == math.MaxInt64 {
+		return "", badRequest("%s %s must be a string of decimal digits or a non-negative integer", path, text)
+	}
+	return strconv.FormatInt(n, 10), nil
+}
+
+// extendLease is POST /api/v1/lease/:leaseId/extend {"seconds":N}: 200
+// whether or not the lease was renewed.
+func (s *server) extendLease() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		id, err := pathParam(r, "leaseId")
+		if err != nil {
+			return err
+		}
+		body, err := s.body(r)
+		if err != nil {
+			return err
+		}
+		secs, err := decodeExtend(body)
+		if err != nil {
+			return err
+		}
+		got, err := s.c.ExtendLease(r.Context(), tenantOf(r), id, secs)
+		if err != nil {
+			return err
+		}
+		a := extendAnswer{Success: got.Success, LeaseID: got.LeaseID, Renewed: got.Renewed}
+		if a.LeaseID == "" {
+			a.LeaseID = id
+		}
+		if got.ExpiresAt != 0 {
+			at := formatStamp(got.ExpiresAt)
+			a.ExpiresAt = &at
+		}
+		writeJSON(w, http.StatusOK, a)
+		return nil
+	})
+}
+
+// decodeExtend reads an extension's body, which must be valid JSON:
+// seconds, an integer of at least 1.
+func decodeExtend(body []byte) (int, error) {
+	o, err := asObject(body, "the body")
+	if err != nil {
+		return 0, err
+	}
+	n, ok, err := o.integer("seconds", "seconds")
+	switch {
+	case err != nil:
+		return 0, err
+	case !ok:
+		return 0, badRequest("seconds is required")
+	case n < 1:
+		return 0, badRequest("seconds %d must be at least 1", n)
+	}
+	return int(n), nil
+}

@@ -1,0 +1,302 @@
+package httpd
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+)
+
+// The subscription modes of a pop (API.md §2).
+const (
+	SubscriptionNew = "new" // a new group starts after the last record (default)
+	SubscriptionAll = "all" // a new group starts at the first record
+)
+
+// pop is GET /api/v1/pop/queue/:queue and, when partitioned is true,
+// GET /api/v1/pop/queue/:queue/partition/:partition: 200 with the leased
+// messages, or 204 with no body when there was nothing to lease.
+func (s *server) pop(partitioned bool) http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		req, err := decodePop(r.URL.RawQuery)
+		if err != nil {
+			return err
+		}
+		if req.Queue, err = pathParam(r, "queue"); err != nil {
+			return err
+		}
+		if partitioned {
+			if req.Partition, err = pathParam(r, "partition"); err != nil {
+				return err
+			}
+		}
+		return s.runPop(w, r, req)
+	})
+}
+
+// popDiscover is GET /api/v1/pop?namespace=&task=: a pop from the queues
+// of a namespace or task (one of them is required). It never long-polls:
+// wait is read as false whatever the query says.
+func (s *server) popDiscover() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		req, err := decodePop(r.URL.RawQuery)
+		if err != nil {
+			return err
+		}
+		q := r.URL.Query() // decodePop has checked it
+		req.Namespace, req.Task = q.Get("namespace"), q.Get("task")
+		if req.Namespace == "" && req.Task == "" {
+			return badRequest("namespace or task is required")
+		}
+		req.Wait = false
+		return s.runPop(w, r, req)
+	})
+}
+
+// runPop asks the broker and answers: 200 with the messages, or a bare
+// 204 (no body, no Content-Type; net/http sends no Content-Length on a
+// 204).
+func (s *server) runPop(w http.ResponseWriter, r *http.Request, req PopRequest) error {
+	ans, ok, err := s.c.Pop(r.Context(), tenantOf(r), req)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+	writeRaw(w, http.StatusOK, appendPop(nil, &ans))
+	return nil
+}
+
+// pathParam reads the path parameter name, unescaped: when the URL has an
+// escaped form that differs from the default one (a %2F inside a segment),
+// chi routes on that form and hands its segments back still escaped. An
+// empty value is 400.
+func pathParam(r *http.Request, name string) (string, error) {
+	v := chi.URLParam(r, name)
+	if r.URL.RawPath != "" {
+		u, err := url.PathUnescape(v)
+		if err != nil {
+			return "", badRequest("the %s %q is not a valid path segment", name, v)
+		}
+		v = u
+	}
+	if v == "" {
+		return "", badRequest("the %s is empty", name)
+	}
+	return v, nil
+}
+
+// query is a request's query string, decoded. A parameter given more than
+// once counts with its first value, and an empty value reads as absent.
+type query url.Values
+
+// get returns parameter k's first value, "" when absent.
+func (q query) get(k string) string { return url.Values(q).Get(k) }
+
+// integer reads parameter k as a decimal integer; ok is false when it is
+// absent. Values beyond int64 saturate, like a body's integers.
+func (q query) integer(k string) (n int64, ok bool, err error) {
+	v := q.get(k)
+	if v == "" {
+		return 0, false, nil
+	}
+	n, err = strconv.ParseInt(v, 10, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, false, badRequest("%s %q must be an integer", k, v)
+	}
+	return n, true, nil
+}
+
+// boolean reads parameter k as true or false; ok is false when absent.
+func (q query) boolean(k string) (b, ok bool, err error) {
+	switch v := q.get(k); v {
+	case "":
+		return false, false, nil
+	case "true":
+		return true, true, nil
+	case "false":
+		return false, true, nil
+	default:
+		return false, false, badRequest("%s %q must be true or false", k, v)
+	}
+}
+
+// ranged reads parameter k as an integer in lo..hi, def when absent.
+func (q query) ranged(k string, def, lo, hi int64) (int64, error) {
+	n, ok, err := q.integer(k)
+	switch {
+	case err != nil:
+		return 0, err
+	case !ok:
+		return def, nil
+	case n < lo || n > hi:
+		return 0, badRequest("%s %q must be in %d..%d", k, q.get(k), lo, hi)
+	}
+	return n, nil
+}
+
+// decodePop checks and defaults a pop's query string (API.md §2). Unknown
+// parameters, autopilot among them, are ignored, and so are namespace and
+// task (popDiscover reads them). Every refusal is 400
+// bad_request naming the parameter and its value.
+func decodePop(raw string) (PopRequest, error) {
+	req := PopRequest{ConsumerGroup: QueueModeGroup, SubscriptionMode: SubscriptionNew}
+	vs, err := url.ParseQuery(raw)
+	if err != nil {
+		return req, badRequest("the query string is malformed: %v", err)
+	}
+	q := query(vs)
+	if g := q.get("consumerGroup"); g != "" {
+		req.ConsumerGroup = g
+	}
+	batch, err := q.ranged("batch", 1, 1, MaxPopBatch)
+	if err != nil {
+		return req, err
+	}
+	parts, err := q.ranged("partitions", 1, 1, MaxPopPartitions)
+	if err != nil {
+		return req, err
+	}
+	req.Batch, req.Partitions = int(batch), int(parts)
+	if req.Wait, _, err = q.boolean("wait"); err != nil {
+		return req, err
+	}
+	ms, ok, err := q.integer("timeout")
+	if err != nil {
+		return req, err
+	}
+	req.Timeout = DefaultPopTimeout
+	if ok {
+		req.Timeout = time.Duration(clamp(ms, 0, MaxPopTimeout.Milliseconds())) * time.Millisecond
+	}
+	lease, ok, err := q.integer("leaseSeconds")
+	switch {
+	case err != nil:
+		return req, err
+	case ok && lease < 1:
+		return req, badRequest("leaseSeconds %q must be at least 1", q.get("leaseSeconds"))
+	}
+	req.LeaseSeconds = int(lease)
+	if err := decodeSubscription(q, &req); err != nil {
+		return req, err
+	}
+	if req.AutoAck, err = autoAckOf(q); err != nil {
+		return req, err
+	}
+	return req, checkConflation(q, req)
+}
+
+// decodeSubscription reads subscriptionMode (new, all, or new-only for
+// new) and subscriptionFrom (ISO-8601, as parseISO reads it).
+func decodeSubscription(q query, req *PopRequest) error {
+	switch m := q.get("subscriptionMode"); m {
+	case "", SubscriptionNew, "new-only":
+	case SubscriptionAll:
+		req.SubscriptionMode = SubscriptionAll
+	default:
+		return badRequest("subscriptionMode %q must be new, all or new-only", m)
+	}
+	if from := q.get("subscriptionFrom"); from != "" {
+		us, err := parseISO(from)
+		if err != nil {
+			return badRequest("subscriptionFrom %q must be an ISO-8601 time", from)
+		}
+		// 0 means unset: a time at or before the epoch starts the group
+		// at the first record, as 1 µs does.
+		req.SubscriptionFrom = max(us, 1)
+	}
+	return nil
+}
+
+// autoAckOf reads commitOnDelivery and its deprecated alias autoAck; when
+// both are given they must agree.
+func autoAckOf(q query) (bool, error) {
+	c, cok, err := q.boolean("commitOnDelivery")
+	if err != nil {
+		return false, err
+	}
+	a, aok, err := q.boolean("autoAck")
+	if err != nil {
+		return false, err
+	}
+	if cok && aok && a != c {
+		return false, badRequest("commitOnDelivery %q and autoAck %q disagree", q.get("commitOnDelivery"), q.get("autoAck"))
+	}
+	return c || a, nil
+}
+
+// checkConflation refuses conflation=true: this broker does not conflate.
+// The contract's own refusals (without a consumer group, or with
+// commitOnDelivery) get their own messages.
+func checkConflation(q query, req PopRequest) error {
+	on, _, err := q.boolean("conflation")
+	switch {
+	case err != nil || !on:
+		return err
+	case req.ConsumerGroup == QueueModeGroup:
+		return badRequest("conflation %q needs a consumerGroup", q.get("conflation"))
+	case req.AutoAck:
+		return badRequest("conflation %q cannot be used with commitOnDelivery", q.get("conflation"))
+	}
+	return badRequest("conflation %q: conflation is not supported", q.get("conflation"))
+}
+
+// appendPop renders the 200 answer of a pop. Payloads are written as the
+// broker returns them, byte for byte.
+func appendPop(b []byte, a *PopAnswer) []byte {
+	b = append(b, `{"success":true,`...)
+	b = appendField(b, "queue", a.Queue)
+	b = appendField(b, "partition", a.Partition)
+	b = appendField(b, "partitionId", a.PartitionID)
+	b = appendField(b, "leaseId", a.LeaseID)
+	b = appendField(b, "consumerGroup", a.ConsumerGroup)
+	b = appendKey(b, "messages")
+	b = append(b, '[')
+	for i := range a.Messages {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendPopMessage(b, &a.Messages[i])
+	}
+	b = append(b, ']', ',')
+	b = appendKey(b, "partitionsClaimed")
+	b = appendInt(b, int64(a.PartitionsClaimed))
+	return append(b, '}', '\n')
+}
+
+// appendPopMessage renders one leased message. traceId and producerSub
+// are always null: this broker records neither.
+func appendPopMessage(b []byte, m *PopMessage) []byte {
+	b = append(b, '{')
+	b = appendField(b, "id", m.ID)
+	b = appendField(b, "transactionId", m.TransactionID)
+	b = append(b, `"traceId":null,`...)
+	b = appendKey(b, "data")
+	b = appendRaw(b, m.Data)
+	b = append(b, `,"producerSub":null,`...)
+	b = appendKey(b, "createdAt")
+	b = appendStamp(b, m.CreatedAt)
+	b = append(b, ',')
+	b = appendField(b, "partitionId", m.PartitionID)
+	b = appendField(b, "partition", m.Partition)
+	b = appendField(b, "leaseId", m.LeaseID)
+	b = appendField(b, "consumerGroup", m.ConsumerGroup)
+	b = appendKey(b, "deliveryAttempt")
+	b = appendInt(b, int64(m.DeliveryAttempt))
+	b = append(b, ',')
+	b = appendKey(b, "offset")
+	b = appendInt(b, m.Offset)
+	return append(b, '}')
+}
+
+// appendField appends "k":"v", (k needs no escaping; v is escaped).
+func appendField(b []byte, k, v string) []byte {
+	b = appendKey(b, k)
+	b = appendString(b, v)
+	return append(b, ',')
+}

@@ -1,0 +1,102 @@
+package consume
+
+import (
+	"bytes"
+	"errors"
+
+	"github.com/queen-mq/queen-go/raftlog"
+)
+
+// Appliers returns the consuming family's applier by op kind, to pass to
+// raftlog.Host.StartShard beside the other families'. Every node of a
+// shard must run it.
+func Appliers() map[raftlog.OpKind]raftlog.Applier {
+	return map[raftlog.OpKind]raftlog.Applier{OpConsume: applier{}}
+}
+
+// applier applies OpConsume ops through the entry's Txn, judged on the
+// entry's stamp. It reads the queue log through Txn.View and never a
+// clock, a random number or map order.
+type applier struct{}
+
+// Apply applies one pop, ack call or extension. An op that does not decode
+// is refused (raftlog.ErrRejected at the proposer); stored state that does
+// not decode halts the node.
+func (applier) Apply(tx *raftlog.Txn, at raftlog.ApplyInfo, data []byte) ([]byte, error) {
+	op, err := decodeOp(data)
+	if err != nil {
+		return nil, err
+	}
+	s := &state{tx: tx, v: tx.View(at), at: at}
+	switch op := op.(type) {
+	case *PopOp:
+		return s.pop(op)
+	case *AckOp:
+		return s.ack(op)
+	case *ExtendOp:
+		return s.extend(op)
+	}
+	return nil, errors.New("consume: unknown op")
+}
+
+// state is one op's access to the store.
+type state struct {
+	tx *raftlog.Txn
+	v  *raftlog.View
+	at raftlog.ApplyInfo
+}
+
+// loadGP reads a group's state on a partition; ok false when it has none.
+func (s *state) loadGP(tenant, queue, group, partition string) (gpState, []byte, bool, error) {
+	b, ok, err := s.tx.Get(gpKey(tenant, queue, group, partition))
+	if err != nil || !ok {
+		return gpState{}, nil, false, err
+	}
+	g, err := decodeGP(b)
+	return g, b, err == nil, err
+}
+
+// saveGP writes g when it differs from what was read (old).
+func (s *state) saveGP(tenant, queue, group, partition string, g *gpState, old []byte) {
+	b := g.encode()
+	if !bytes.Equal(b, old) {
+		s.tx.Set(gpKey(tenant, queue, group, partition), b)
+	}
+}
+
+// dropFromLease removes a partition from the row of the lease that held it.
+func (s *state) dropFromLease(id, partition string) error {
+	b, ok, err := s.tx.Get(leaseKey(id))
+	if err != nil || !ok {
+		return err
+	}
+	row, err := decodeLease(b)
+	if err != nil {
+		return err
+	}
+	kept := row.Partitions[:0]
+	for _, p := range row.Partitions {
+		if p != partition {
+			kept = append(kept, p)
+		}
+	}
+	if len(kept) == 0 {
+		s.tx.Delete(leaseKey(id))
+		return nil
+	}
+	row.Partitions = kept
+	s.tx.Set(leaseKey(id), row.encode())
+	return nil
+}
+
+// readRecord reads one record of a partition.
+func (s *state) readRecord(tenant, queue, partition string, off int64) (raftlog.Record, bool, error) {
+	b, err := s.v.ReadRecords(tenant, queue, partition, off, raftlog.ReadLimits{MaxRecords: 1})
+	if errors.Is(err, raftlog.ErrOffsetOutOfRange) || errors.Is(err, raftlog.ErrUnknownPartition) {
+		return raftlog.Record{}, false, nil
+	}
+	if err != nil || len(b.Records) == 0 || b.Records[0].Offset != off {
+		return raftlog.Record{}, false, err
+	}
+	return b.Records[0], true, nil
+}

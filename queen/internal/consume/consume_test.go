@@ -1,0 +1,214 @@
+package consume_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/queen-mq/queen-go/queen/internal/consume"
+)
+
+func TestPopDeliversInOrderAndHoldsThePartition(t *testing.T) {
+	e := start(t)
+	e.push("q", "p", 0, 10)
+	first := e.pop(consume.PopRequest{Queue: "q", Batch: 4})
+	equal(t, "first pop", txids(first), seq("p", 0, 4, 1))
+	if first.LeaseID == "" || first.End <= 0 {
+		t.Fatalf("first pop has no lease: %+v", first)
+	}
+	// The partition is leased: another consumer of the group gets nothing.
+	if got := e.pop(consume.PopRequest{Queue: "q", Batch: 4}); len(got.Parts) != 0 {
+		t.Fatalf("second consumer got %v while the partition was leased", txids(got))
+	}
+	answers := e.ack(first, "", consume.StatusCompleted, true)
+	for i, a := range answers {
+		if !a.OK || a.Released != (i == len(answers)-1) {
+			t.Fatalf("ack %d: %+v (only the last releases the lease)", i, a)
+		}
+	}
+	equal(t, "after the acks", txids(e.pop(consume.PopRequest{Queue: "q", Batch: 100})), seq("p", 4, 10, 1))
+}
+
+func TestAckedMessagesAreNeverDeliveredOrAckedAgain(t *testing.T) {
+	e := start(t)
+	e.push("q", "p", 0, 3)
+	res := e.pop(consume.PopRequest{Queue: "q", Batch: 3})
+	for _, a := range e.ack(res, "", consume.StatusCompleted, true) {
+		if !a.OK {
+			t.Fatalf("ack: %+v", a)
+		}
+	}
+	for _, fenced := range []bool{true, false} {
+		for _, a := range e.ack(res, "", consume.StatusCompleted, fenced) {
+			if a.OK || !strings.Contains(a.Error, "does not hold") && !strings.Contains(a.Error, "not awaiting an ack") {
+				t.Fatalf("second ack (fenced %v) answered %+v, want a refusal", fenced, a)
+			}
+		}
+	}
+	if got := e.pop(consume.PopRequest{Queue: "q", Batch: 10}); len(got.Parts) != 0 {
+		t.Fatalf("acked messages delivered again: %v", txids(got))
+	}
+}
+
+func TestAnAckFencedByAnotherLeaseIsRefused(t *testing.T) {
+	e := start(t)
+	e.push("q", "p", 0, 1)
+	res := e.pop(consume.PopRequest{Queue: "q"})
+	res.LeaseID = "not-the-lease"
+	a := e.ack(res, "", consume.StatusCompleted, true)
+	if a[0].OK || !strings.Contains(a[0].Error, "not-the-lease") {
+		t.Fatalf("ack with a foreign lease: %+v", a[0])
+	}
+}
+
+func TestOutOfOrderAcksMoveTheCursorOnlyOverAContiguousHead(t *testing.T) {
+	e := start(t)
+	e.push("q", "p", 0, 3)
+	res := e.pop(consume.PopRequest{Queue: "q", Batch: 3})
+	// Ack 1 and 2 but not 0, then let 0 go back (retry, no charge).
+	tail := res
+	tail.Parts = []consume.Popped{{Partition: "p", UID: res.Parts[0].UID, Messages: res.Parts[0].Messages[1:]}}
+	e.ack(tail, "", consume.StatusCompleted, true)
+	head := res
+	head.Parts = []consume.Popped{{Partition: "p", UID: res.Parts[0].UID, Messages: res.Parts[0].Messages[:1]}}
+	if a := e.ack(head, "", consume.StatusRetry, true); !a[0].OK || !a[0].Released {
+		t.Fatalf("retry of the last pending message: %+v", a[0])
+	}
+	equal(t, "after retry", txids(e.pop(consume.PopRequest{Queue: "q", Batch: 10})), []string{"p-0#2"})
+}
+
+func TestGroupsReadIndependentlyAndNewGroupsStartAtTheirSubscription(t *testing.T) {
+	e := start(t)
+	e.push("q", "p", 0, 2)
+	all := e.pop(consume.PopRequest{Queue: "q", Group: "a", Mode: consume.ModeAll, Batch: 10})
+	equal(t, "group a (all)", txids(all), seq("p", 0, 2, 1))
+	none := e.pop(consume.PopRequest{Queue: "q", Group: "b", Mode: consume.ModeNew, Batch: 10})
+	equal(t, "group b (new) before any push after it subscribed", txids(none), nil)
+	e.push("q", "p", 2, 1)
+	equal(t, "group b after a push", txids(e.pop(consume.PopRequest{Queue: "q", Group: "b", Batch: 10})), []string{"p-2#1"})
+	equal(t, "queue mode", txids(e.pop(consume.PopRequest{Queue: "q", Batch: 10})), seq("p", 0, 3, 1))
+}
+
+func TestFailedAcksRetryUpToTheLimitThenTheDLQ(t *testing.T) {
+	e := start(t)
+	e.configure("q", map[string]any{"retryLimit": 2, "retryDelay": 0})
+	e.push("q", "p", 0, 2)
+	for attempt := 1; attempt <= 3; attempt++ {
+		res := e.pop(consume.PopRequest{Queue: "q"})
+		equal(t, "delivery", txids(res), []string{"p-0#" + string(rune('0'+attempt))})
+		a := e.ack(res, "", consume.StatusFailed, true)
+		if !a[0].OK || a[0].DLQ != (attempt == 3) {
+			t.Fatalf("failed ack %d: %+v (the third is past retryLimit 2)", attempt, a[0])
+		}
+	}
+	equal(t, "after the DLQ", txids(e.pop(consume.PopRequest{Queue: "q"})), []string{"p-1#1"})
+	letters := e.letters("q", "__QUEUE_MODE__")
+	if len(letters) != 1 || letters[0].TransactionID != "p-0" || letters[0].Attempts != 3 || string(letters[0].Payload) != `{"i":0}` {
+		t.Fatalf("dead letters: %+v", letters)
+	}
+}
+
+func TestAFailedMessageWaitsItsRetryDelayAndBlocksThePartition(t *testing.T) {
+	e := start(t)
+	e.configure("q", map[string]any{"retryLimit": 5, "retryDelay": 300})
+	e.push("q", "p", 0, 2)
+	res := e.pop(consume.PopRequest{Queue: "q"})
+	e.ack(res, "", consume.StatusFailed, true)
+	// Order per partition: p-1 is not delivered past p-0 while p-0 waits.
+	if got := e.pop(consume.PopRequest{Queue: "q"}); len(got.Parts) != 0 {
+		t.Fatalf("delivered %v during p-0's retry delay", txids(got))
+	}
+	// A long poll wakes when the delay ends.
+	equal(t, "after the delay", txids(e.pop(consume.PopRequest{Queue: "q", Wait: 10 * time.Second})), []string{"p-0#2"})
+}
+
+func TestAnExpiredLeaseRedeliversAndFencesItsAcks(t *testing.T) {
+	e := start(t)
+	e.push("q", "p", 0, 2)
+	first := e.pop(consume.PopRequest{Queue: "q", Batch: 2, Lease: 200 * time.Millisecond})
+	// The long poll wakes at the lease's end and takes the partition.
+	second := e.pop(consume.PopRequest{Queue: "q", Batch: 2, Wait: 10 * time.Second})
+	equal(t, "redelivery", txids(second), seq("p", 0, 2, 2))
+	if second.LeaseID == first.LeaseID {
+		t.Fatal("the redelivery reused the expired lease's id")
+	}
+	for _, a := range e.ack(first, "", consume.StatusCompleted, true) {
+		if a.OK {
+			t.Fatalf("an ack under the expired lease was taken: %+v", a)
+		}
+	}
+	for _, a := range e.ack(second, "", consume.StatusCompleted, true) {
+		if !a.OK {
+			t.Fatalf("an ack under the live lease was refused: %+v", a)
+		}
+	}
+}
+
+func TestTheSkewMarginHoldsThePartitionPastTheLeaseEnd(t *testing.T) {
+	e := start(t)
+	e.c.Skew = time.Hour
+	e.push("q", "p", 0, 1)
+	first := e.pop(consume.PopRequest{Queue: "q", Lease: time.Millisecond})
+	if got := e.pop(consume.PopRequest{Queue: "q"}); len(got.Parts) != 0 {
+		t.Fatalf("the partition was given again within the skew margin: %v", txids(got))
+	}
+	if a := e.ack(first, "", consume.StatusCompleted, true); !a[0].OK {
+		t.Fatalf("an ack within the skew margin: %+v", a[0])
+	}
+}
+
+func TestExtendRenewsOnlyALiveLease(t *testing.T) {
+	e := start(t)
+	e.push("q", "p", 0, 1)
+	res := e.pop(consume.PopRequest{Queue: "q", Lease: time.Minute})
+	got, err := e.c.Extend(e.ctx(), tenant, res.LeaseID, time.Hour)
+	if err != nil || got.Renewed != 1 || got.End < res.End+int64(50*time.Minute/time.Microsecond) {
+		t.Fatalf("extend: %+v %v (lease ended %d)", got, err, res.End)
+	}
+	e.ack(res, "", consume.StatusCompleted, true)
+	for _, id := range []string{res.LeaseID, "unknown"} {
+		if got, err := e.c.Extend(e.ctx(), tenant, id, time.Hour); err != nil || got.Renewed != 0 {
+			t.Fatalf("extend of %s after release: %+v %v", id, got, err)
+		}
+	}
+}
+
+func TestOnePopLeasesSeveralPartitionsWithinItsBatch(t *testing.T) {
+	e := start(t)
+	for _, p := range []string{"a", "b", "c", "d"} {
+		e.push("q", p, 0, 2)
+	}
+	res := e.pop(consume.PopRequest{Queue: "q", Batch: 5, MaxPartitions: 3})
+	if n := len(txids(res)); n != 5 || len(res.Parts) != 3 {
+		t.Fatalf("pop of batch 5 over 3 partitions: %v", txids(res))
+	}
+	for _, p := range res.Parts {
+		if strings.Join(txids(consume.PopResult{Parts: []consume.Popped{p}}), ",") == "" {
+			t.Fatalf("partition %s claimed empty", p.Partition)
+		}
+	}
+	// The fourth partition is the only one left.
+	rest := e.pop(consume.PopRequest{Queue: "q", Batch: 10, MaxPartitions: 4})
+	if len(rest.Parts) != 1 {
+		t.Fatalf("second pop: %+v", txids(rest))
+	}
+}
+
+func TestALongPollIsWokenByAPush(t *testing.T) {
+	e := start(t)
+	got := make(chan consume.PopResult, 1)
+	go func() { got <- e.pop(consume.PopRequest{Queue: "q", Wait: 20 * time.Second}) }()
+	// The pop parks on the queue's watch; a push wakes it whenever it lands.
+	e.push("q", "p", 0, 1)
+	equal(t, "long poll", txids(<-got), []string{"p-0#1"})
+}
+
+func TestAutoAckLeavesNoLease(t *testing.T) {
+	e := start(t)
+	e.push("q", "p", 0, 3)
+	res := e.pop(consume.PopRequest{Queue: "q", Batch: 2, AutoAck: true})
+	if res.LeaseID != "" {
+		t.Fatalf("autoAck pop has lease %q", res.LeaseID)
+	}
+	equal(t, "after autoAck", txids(e.pop(consume.PopRequest{Queue: "q", Batch: 5})), []string{"p-2#1"})
+}

@@ -1,0 +1,108 @@
+package consume
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/queen-mq/queen-go/raftlog"
+)
+
+// Consumer proposes pops, acks and lease extensions on a shard that runs
+// Appliers. It is safe for concurrent use.
+type Consumer struct {
+	Shard *raftlog.Shard
+	// Skew is the clock-skew margin (QUEEN_RAFT_MAX_CLOCK_SKEW_MS) a
+	// partition stays held past its lease's end, so that a new leader
+	// whose clock runs ahead gives it to nobody else too early.
+	Skew time.Duration
+}
+
+// PopRequest is one pop: what PopOp holds but the lease id and the start,
+// which Pop chooses, and Wait, how long to long-poll when nothing is there.
+type PopRequest struct {
+	Tenant, Queue, Partition, Group string
+	Batch, MaxPartitions            int
+	Lease                           time.Duration // 0: the queue's leaseTime
+	AutoAck                         bool
+	Mode                            byte
+	From                            int64
+	Wait                            time.Duration
+}
+
+// Pop leases messages. When nothing is there and req.Wait is positive it
+// parks until a push to the queue or a released lease wakes it (or until
+// the earliest time something blocked frees), then tries again, up to
+// req.Wait. An empty PopResult means nothing came.
+func (c *Consumer) Pop(ctx context.Context, req PopRequest) (PopResult, error) {
+	deadline := time.Now().Add(req.Wait)
+	key := raftlog.QueueWatchKey(c.Shard.ID(), req.Tenant, req.Queue)
+	for {
+		wake := c.Shard.Watch(key) // before the pop: nothing is missed between
+		op := PopOp{Tenant: req.Tenant, Queue: req.Queue, Group: req.Group, Partition: req.Partition,
+			Start: rand.Uint64N(1 << 20), Batch: req.Batch, MaxPartitions: req.MaxPartitions,
+			LeaseMicros: req.Lease.Microseconds(), SkewMicros: c.Skew.Microseconds(), LeaseID: uuid.NewString(),
+			AutoAck: req.AutoAck, Mode: req.Mode, From: req.From}
+		ans, stamp, err := c.propose(ctx, op.Op())
+		if err != nil {
+			return PopResult{}, err
+		}
+		res, err := DecodePopResult(ans)
+		if err != nil {
+			return PopResult{}, err
+		}
+		left := time.Until(deadline)
+		if len(res.Parts) > 0 || left <= 0 {
+			return res, nil
+		}
+		if res.NextAt > 0 {
+			left = min(left, time.Duration(res.NextAt-stamp)*time.Microsecond+time.Millisecond)
+		}
+		t := time.NewTimer(left)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return PopResult{}, nil
+		case <-wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// Ack settles items, each on its own.
+func (c *Consumer) Ack(ctx context.Context, tenant string, items []AckItem) ([]AckAnswer, error) {
+	op := AckOp{Tenant: tenant, SkewMicros: c.Skew.Microseconds(), Items: items}
+	ans, _, err := c.propose(ctx, op.Op())
+	if err != nil {
+		return nil, err
+	}
+	out, err := DecodeAckAnswers(ans)
+	if err == nil && len(out) != len(items) {
+		err = fmt.Errorf("consume: %d ack answers for %d items", len(out), len(items))
+	}
+	return out, err
+}
+
+// Extend moves a live lease's end to d after now (the broker clock).
+func (c *Consumer) Extend(ctx context.Context, tenant, leaseID string, d time.Duration) (ExtendAnswer, error) {
+	op := ExtendOp{Tenant: tenant, LeaseID: leaseID, Micros: d.Microseconds(), SkewMicros: c.Skew.Microseconds()}
+	ans, _, err := c.propose(ctx, op.Op())
+	if err != nil {
+		return ExtendAnswer{}, err
+	}
+	return DecodeExtendAnswer(ans)
+}
+
+func (c *Consumer) propose(ctx context.Context, op raftlog.Op) ([]byte, int64, error) {
+	res, err := c.Shard.Propose(ctx, raftlog.Command{Ops: []raftlog.Op{op}})
+	if err != nil {
+		return nil, 0, err
+	}
+	if reason, ok := raftlog.Rejected(res.Ops[0]); ok {
+		return nil, res.Stamp, fmt.Errorf("%w: %s", raftlog.ErrRejected, reason)
+	}
+	return res.Ops[0], res.Stamp, nil
+}

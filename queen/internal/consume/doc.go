@@ -1,0 +1,54 @@
+// Package consume is the consuming half of the broker (API.md §2) as a
+// family of the replicated state machine: pop, ack and lease extension,
+// consumer groups with exclusive partition leases, retries, the
+// dead-letter queue. Its ops (kind OpConsume) are applied by every node;
+// Consumer proposes them and long-polls.
+//
+// # What it owns
+//
+// Per (tenant, queue, group, partition) a gpState: the cursor (every
+// offset below it is settled), the lease that holds the partition, and
+// what is known of the offsets at or past the cursor (deliveries, failed
+// acks, acks out of order, retry delays). Per group its subscription (the
+// stamp of its first pop, mode new or all, subscriptionFrom). Per lease the
+// partitions it holds, for extension. Per partition id the partition it
+// names, for acks. Per dead letter a copy of the record and why it was
+// filed. Records themselves stay in raftlog's queue log, read through
+// Txn.View.
+//
+// # Invariants
+//
+//   - A partition is leased to one consumer of a group at a time: a pop
+//     claims it only when no lease holds it at the entry's stamp, and a
+//     lease holds it until its end plus the clock-skew margin
+//     (QUEEN_RAFT_MAX_CLOCK_SKEW_MS). Stamps are the broker clock, so a new
+//     leader judges the same leases the same way, within that skew.
+//   - Messages come in offset order with no skips: a pop delivers from
+//     the cursor on, passes only offsets acked out of order or dropped as
+//     too old (maxWaitTimeSeconds), and stops at a message that waits
+//     (retryDelay, delayedProcessing) instead of passing it.
+//   - No message is acked twice and none is delivered again after a
+//     successful ack: an ack settles one unsettled delivered message and
+//     is refused for anything else; a fenced ack (leaseId) must name the
+//     lease that holds the partition and a message that lease holds.
+//   - A failed ack spends one retry of retryLimit; past it the message is
+//     filed in the dead-letter queue (deadLetterQueue and
+//     dlqAfterMaxRetries) or dropped. An expired lease makes its unsettled
+//     messages deliverable again, their deliveryAttempt one higher.
+//   - Apply is deterministic: it reads only the op, the entry's stamp and
+//     the state; the lease id and the start of a queue-wide pop's walk are
+//     chosen by the proposer and travel in the op.
+//
+// # Usage
+//
+//	shard, _ := host.StartShard(id, consume.Appliers()) // with the other families'
+//	c := &consume.Consumer{Shard: shard, Skew: 500 * time.Millisecond}
+//	res, _ := c.Pop(ctx, consume.PopRequest{Tenant: t, Queue: "jobs", Group: "workers",
+//		Batch: 10, MaxPartitions: 1, Wait: 30 * time.Second})
+//	for _, p := range res.Parts {
+//		for _, m := range p.Messages {
+//			c.Ack(ctx, t, []consume.AckItem{{TransactionID: m.TransactionID,
+//				PartitionUID: p.UID, Group: "workers", LeaseID: res.LeaseID}})
+//		}
+//	}
+package consume

@@ -1,0 +1,194 @@
+package consume
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/wire"
+)
+
+// OpConsume is the raftlog op kind of the consuming family: one pop, ack
+// call or lease extension per op.
+const OpConsume raftlog.OpKind = 512
+
+// The op's first byte after the version says which it is.
+const (
+	kindPop    byte = 1
+	kindAck    byte = 2
+	kindExtend byte = 3
+)
+
+// Where a group that never read a partition starts (PopOp.Mode).
+const (
+	ModeNew byte = 0 // at the first record stamped at or after the group's first pop
+	ModeAll byte = 1 // at the partition's first record
+)
+
+// The statuses of an AckItem.
+const (
+	StatusCompleted byte = 0
+	StatusFailed    byte = 1
+	StatusRetry     byte = 2
+	StatusDLQ       byte = 3
+)
+
+// PopOp leases messages of one queue to one consumer of a group.
+type PopOp struct {
+	Tenant, Queue, Group string
+	// Partition "" pops any partition of the queue, visiting them in
+	// creation order from the one whose Seq is Start (wrapping around), so
+	// that proposers that choose Start at random spread their consumers.
+	Partition string
+	Start     uint64
+	// Batch bounds the messages of the call, MaxPartitions the partitions
+	// it leases (one lease id).
+	Batch, MaxPartitions int
+	// LeaseMicros is the lease's length; 0 means the queue's leaseTime.
+	LeaseMicros int64
+	// SkewMicros is the clock-skew margin (QUEEN_RAFT_MAX_CLOCK_SKEW_MS)
+	// the partition stays held past the lease's end.
+	SkewMicros int64
+	// LeaseID is the lease's id, chosen by the proposer.
+	LeaseID string
+	// AutoAck settles the messages as they are delivered: no lease.
+	AutoAck bool
+	// Mode and From are the subscription of a group's first pop.
+	Mode byte
+	From int64
+}
+
+// AckItem settles one message, named by its partition's id and its
+// transaction id, in a group. LeaseID "" is not fenced.
+type AckItem struct {
+	TransactionID string
+	PartitionUID  uint64
+	Group         string
+	LeaseID       string
+	Status        byte
+	Error         string
+}
+
+// AckOp settles messages of one tenant; its items are independent.
+type AckOp struct {
+	Tenant     string
+	SkewMicros int64
+	Items      []AckItem
+}
+
+// ExtendOp moves a live lease's end to Micros after the entry's stamp.
+type ExtendOp struct {
+	Tenant, LeaseID string
+	Micros          int64
+	SkewMicros      int64
+}
+
+const opVersion = 1
+
+// Op encodes p as an op of a command.
+func (p *PopOp) Op() raftlog.Op {
+	b := []byte{opVersion, kindPop}
+	for _, s := range []string{p.Tenant, p.Queue, p.Group, p.Partition, p.LeaseID} {
+		b = wire.AppendString(b, s)
+	}
+	b = binary.AppendUvarint(b, p.Start)
+	b = binary.AppendUvarint(b, uint64(p.Batch))
+	b = binary.AppendUvarint(b, uint64(p.MaxPartitions))
+	b = binary.AppendVarint(b, p.LeaseMicros)
+	b = binary.AppendVarint(b, p.SkewMicros)
+	b = append(b, boolByte(p.AutoAck), p.Mode)
+	b = binary.AppendVarint(b, p.From)
+	return raftlog.Op{Kind: OpConsume, Data: b}
+}
+
+// Op encodes a as an op of a command.
+func (a *AckOp) Op() raftlog.Op {
+	b := []byte{opVersion, kindAck}
+	b = wire.AppendString(b, a.Tenant)
+	b = binary.AppendVarint(b, a.SkewMicros)
+	b = binary.AppendUvarint(b, uint64(len(a.Items)))
+	for _, it := range a.Items {
+		b = wire.AppendString(b, it.TransactionID)
+		b = binary.AppendUvarint(b, it.PartitionUID)
+		b = wire.AppendString(b, it.Group)
+		b = wire.AppendString(b, it.LeaseID)
+		b = append(b, it.Status)
+		b = wire.AppendString(b, it.Error)
+	}
+	return raftlog.Op{Kind: OpConsume, Data: b}
+}
+
+// Op encodes e as an op of a command.
+func (e *ExtendOp) Op() raftlog.Op {
+	b := []byte{opVersion, kindExtend}
+	b = wire.AppendString(b, e.Tenant)
+	b = wire.AppendString(b, e.LeaseID)
+	b = binary.AppendVarint(b, e.Micros)
+	b = binary.AppendVarint(b, e.SkewMicros)
+	return raftlog.Op{Kind: OpConsume, Data: b}
+}
+
+func boolByte(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// decodeOp decodes an op into a *PopOp, *AckOp or *ExtendOp.
+func decodeOp(b []byte) (any, error) {
+	d := wire.NewDecoder(b, ErrCorrupt)
+	if v := d.Byte(); d.Err == nil && v != opVersion {
+		d.Fail(fmt.Sprintf("op version %d", v))
+	}
+	var out any
+	switch kind := d.Byte(); kind {
+	case kindPop:
+		p := &PopOp{Tenant: str(&d), Queue: str(&d), Group: str(&d), Partition: str(&d), LeaseID: str(&d)}
+		p.Start = d.Uvarint()
+		p.Batch, p.MaxPartitions = int(d.Uvarint()), int(d.Uvarint())
+		p.LeaseMicros, p.SkewMicros = d.Varint(), d.Varint()
+		p.AutoAck = flag(&d)
+		p.Mode = d.Byte()
+		p.From = d.Varint()
+		if d.Err == nil && (p.Batch < 1 || p.MaxPartitions < 1 || p.LeaseMicros < 0 || p.SkewMicros < 0 || p.Mode > ModeAll) {
+			d.Fail("pop bounds")
+		}
+		out = p
+	case kindAck:
+		a := &AckOp{Tenant: str(&d), SkewMicros: d.Varint()}
+		n := d.Count(6)
+		for range n {
+			it := AckItem{TransactionID: str(&d), PartitionUID: d.Uvarint(), Group: str(&d), LeaseID: str(&d), Status: d.Byte(), Error: str(&d)}
+			if d.Err == nil && it.Status > StatusDLQ {
+				d.Fail("ack status")
+			}
+			a.Items = append(a.Items, it)
+		}
+		out = a
+	case kindExtend:
+		out = &ExtendOp{Tenant: str(&d), LeaseID: str(&d), Micros: d.Varint(), SkewMicros: d.Varint()}
+	default:
+		d.Fail(fmt.Sprintf("op kind %d", kind))
+	}
+	if d.Err == nil && len(d.B) != 0 {
+		d.Fail("trailing bytes")
+	}
+	if d.Err != nil {
+		return nil, d.Err
+	}
+	return out, nil
+}
+
+func str(d *wire.Decoder) string { return string(d.Bytes()) }
+
+func flag(d *wire.Decoder) bool {
+	switch d.Byte() {
+	case 0:
+		return false
+	case 1:
+		return true
+	}
+	d.Fail("flag")
+	return false
+}

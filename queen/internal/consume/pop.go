@@ -1,0 +1,243 @@
+package consume
+
+import (
+	"errors"
+	"math"
+
+	"github.com/queen-mq/queen-go/raftlog"
+)
+
+// maxVisit bounds the partitions one pop of a whole queue looks at; the
+// proposer's random Start spreads pops over a larger queue.
+const maxVisit = 4096
+
+// pop leases up to op.Batch messages on up to op.MaxPartitions partitions.
+func (s *state) pop(op *PopOp) ([]byte, error) {
+	var res PopResult
+	q, ok, err := s.v.Queue(op.Tenant, op.Queue)
+	if err != nil || !ok {
+		return appendPopResult(nil, &res), err
+	}
+	opts, err := parseOptions(q.Options)
+	if err != nil {
+		return nil, err
+	}
+	lease := op.LeaseMicros
+	if lease == 0 {
+		lease = opts.Lease
+	}
+	gm, err := s.group(op)
+	if err != nil {
+		return nil, err
+	}
+	p := popper{state: s, op: op, opts: opts, gm: gm, budget: op.Batch, end: s.at.Stamp + lease, res: &res}
+	if op.Partition != "" {
+		if err := p.visit(op.Partition); err != nil {
+			return nil, err
+		}
+	} else if err := p.visitAll(); err != nil {
+		return nil, err
+	}
+	if len(p.claimed) > 0 {
+		row := leaseRow{Tenant: op.Tenant, Queue: op.Queue, Group: op.Group, Partitions: p.claimed}
+		s.tx.Set(leaseKey(op.LeaseID), row.encode())
+		res.LeaseID, res.End = op.LeaseID, p.end
+	}
+	return appendPopResult(nil, &res), nil
+}
+
+// group reads the group's subscription, storing it on its first pop.
+func (s *state) group(op *PopOp) (groupMeta, error) {
+	k := groupKey(op.Tenant, op.Queue, op.Group)
+	b, ok, err := s.tx.Get(k)
+	if err != nil {
+		return groupMeta{}, err
+	}
+	if ok {
+		return decodeGroup(b)
+	}
+	m := groupMeta{Created: s.at.Stamp, Mode: op.Mode, From: op.From}
+	s.tx.Set(k, m.encode())
+	return m, nil
+}
+
+// popper is one pop's walk over partitions.
+type popper struct {
+	*state
+	op      *PopOp
+	opts    queueOptions
+	gm      groupMeta
+	budget  int
+	end     int64
+	claimed []string
+	res     *PopResult
+}
+
+func (p *popper) done() bool { return p.budget == 0 || len(p.claimed) == p.op.MaxPartitions }
+
+// visitAll visits the queue's partitions in creation order from Start to
+// the last, then from the first up to Start, until the pop is done or
+// maxVisit partitions were seen.
+func (p *popper) visitAll() error {
+	start := max(p.op.Start, 1)
+	seen := 0
+	for _, r := range []struct{ after, last uint64 }{{start - 1, math.MaxUint64}, {0, start - 1}} {
+		for after := r.after; after < r.last; {
+			parts, next, err := p.v.PartitionsChanged(p.op.Tenant, p.op.Queue, math.MinInt64, after, 256)
+			if err != nil {
+				return err
+			}
+			for _, pi := range parts {
+				if pi.Seq > r.last || p.done() || seen == maxVisit {
+					return nil
+				}
+				seen++
+				if err := p.visit(pi.Name); err != nil {
+					return err
+				}
+			}
+			if next == 0 {
+				break
+			}
+			after = next
+		}
+	}
+	return nil
+}
+
+// visit leases what partition name has for the group, if it is free.
+func (p *popper) visit(name string) error {
+	op, stamp := p.op, p.at.Stamp
+	pi, err := p.v.Partition(op.Tenant, op.Queue, name)
+	if errors.Is(err, raftlog.ErrUnknownPartition) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	g, old, ok, err := p.loadGP(op.Tenant, op.Queue, op.Group, name)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if g.Cursor, err = p.startAt(name, pi); err != nil {
+			return err
+		}
+		if err := p.indexUID(op.Tenant, op.Queue, name, pi.UID); err != nil {
+			return err
+		}
+	}
+	defer func() { p.saveGP(op.Tenant, op.Queue, op.Group, name, &g, old) }()
+	if g.LeaseID != "" && !g.held(stamp) {
+		if err := p.dropFromLease(g.LeaseID, name); err != nil {
+			return err
+		}
+		g.release()
+	}
+	if g.held(stamp) {
+		p.wakeAt(g.Hold)
+		return nil
+	}
+	g.advance(pi.LogStart)
+	if p.opts.WindowBuffer > 0 && pi.LastWrite+p.opts.WindowBuffer > stamp {
+		p.wakeAt(pi.LastWrite + p.opts.WindowBuffer)
+		return nil
+	}
+	msgs, err := p.deliver(&g, name)
+	if err != nil || len(msgs) == 0 {
+		return err
+	}
+	if !op.AutoAck {
+		g.LeaseID, g.End, g.Hold = op.LeaseID, p.end, p.end+op.SkewMicros
+		p.claimed = append(p.claimed, name)
+	}
+	g.advance(pi.LogStart)
+	p.res.Parts = append(p.res.Parts, Popped{Partition: name, UID: pi.UID, Messages: msgs})
+	return nil
+}
+
+// deliver takes messages from the group's cursor on, in offset order: it
+// skips those acked out of order and stops at one that must wait.
+func (p *popper) deliver(g *gpState, name string) ([]Delivered, error) {
+	op, stamp := p.op, p.at.Stamp
+	var out []Delivered
+	for from := g.Cursor; p.budget > 0; {
+		b, err := p.v.ReadRecords(op.Tenant, op.Queue, name, from, raftlog.ReadLimits{MaxRecords: min(p.budget+16, 256)})
+		if err != nil {
+			if errors.Is(err, raftlog.ErrOffsetOutOfRange) {
+				return out, nil
+			}
+			return nil, err
+		}
+		for _, r := range b.Records {
+			m := g.find(r.Offset)
+			switch {
+			case m != nil && m.Acked:
+				continue
+			case m != nil && m.NotBefore > stamp:
+				p.wakeAt(m.NotBefore)
+				return out, nil
+			case p.opts.Delay > 0 && r.Stamp+p.opts.Delay > stamp:
+				p.wakeAt(r.Stamp + p.opts.Delay)
+				return out, nil
+			case p.opts.MaxWait > 0 && r.Stamp+p.opts.MaxWait < stamp:
+				m = g.msg(r.Offset)
+				m.Acked = true // too old to deliver: dropped unread
+				continue
+			}
+			m = g.msg(r.Offset)
+			m.Attempts++
+			if op.AutoAck {
+				m.Acked = true
+			} else {
+				m.Pending = true
+			}
+			out = append(out, Delivered{Record: r, Attempt: int(m.Attempts)})
+			if p.budget--; p.budget == 0 {
+				return out, nil
+			}
+		}
+		if len(b.Records) == 0 || b.Records[len(b.Records)-1].Offset+1 >= b.HighWatermark {
+			return out, nil
+		}
+		from = b.Records[len(b.Records)-1].Offset + 1
+	}
+	return out, nil
+}
+
+// startAt is where the group starts on a partition it never read.
+func (p *popper) startAt(name string, pi raftlog.PartitionInfo) (int64, error) {
+	switch {
+	case p.gm.From > 0:
+	case p.gm.Mode == ModeAll:
+		return pi.LogStart, nil
+	}
+	ts := p.gm.From
+	if ts == 0 {
+		ts = p.gm.Created
+	}
+	at, err := p.v.OffsetForTime(p.op.Tenant, p.op.Queue, name, ts)
+	if err != nil {
+		return 0, err
+	}
+	if at.Found {
+		return at.Offset, nil
+	}
+	return at.HighWatermark, nil
+}
+
+// indexUID records which partition a partition id names, for acks.
+func (p *popper) indexUID(tenant, queue, name string, uid uint64) error {
+	_, ok, err := p.tx.Get(uidKey(uid))
+	if err != nil || ok {
+		return err
+	}
+	p.tx.Set(uidKey(uid), partRef{Tenant: tenant, Queue: queue, Partition: name}.encode())
+	return nil
+}
+
+func (p *popper) wakeAt(t int64) {
+	if p.res.NextAt == 0 || t < p.res.NextAt {
+		p.res.NextAt = t
+	}
+}

@@ -1,0 +1,248 @@
+package consume
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/wire"
+)
+
+// ErrCorrupt is wrapped by the error of stored state or an op that does not
+// decode. Stored state that does not decode halts the node (it wraps
+// raftlog.ErrStorage too) rather than let it diverge.
+var ErrCorrupt = errors.New("consume: corrupt")
+
+const stateVersion = 1
+
+// gpState is a consumer group's state on one partition.
+//
+// Every offset below Cursor is settled (acked, dead-lettered or dropped).
+// Msgs holds, in offset order, what is known of offsets at or above
+// Cursor: how often each was delivered, whether it was acked out of order,
+// whether the current lease holds it, and until when a failed one waits.
+// Offsets above the last entry of Msgs were never delivered.
+//
+// A lease is held while the stamp is below Hold, which is End plus the
+// clock-skew margin: the consumer is told End, the broker gives the
+// partition to nobody else before Hold.
+type gpState struct {
+	Cursor  int64
+	LeaseID string
+	End     int64
+	Hold    int64
+	Msgs    []msgState
+}
+
+type msgState struct {
+	Offset    int64
+	Attempts  uint32 // deliveries so far
+	Failures  uint32 // failed acks so far: each spends a retry of retryLimit
+	Acked     bool   // settled out of order, waiting for Cursor to pass
+	Pending   bool   // delivered under the current lease and not settled
+	NotBefore int64  // a failed message is not delivered again before this stamp
+}
+
+// held reports whether a live lease holds the partition at stamp.
+func (g *gpState) held(stamp int64) bool { return g.LeaseID != "" && stamp < g.Hold }
+
+// msg returns the state of offset, adding an empty one in order.
+func (g *gpState) msg(off int64) *msgState {
+	i, found := slices.BinarySearchFunc(g.Msgs, off, func(m msgState, o int64) int {
+		switch {
+		case m.Offset < o:
+			return -1
+		case m.Offset > o:
+			return 1
+		}
+		return 0
+	})
+	if !found {
+		g.Msgs = slices.Insert(g.Msgs, i, msgState{Offset: off})
+	}
+	return &g.Msgs[i]
+}
+
+// find returns the state of offset, or nil.
+func (g *gpState) find(off int64) *msgState {
+	for i := range g.Msgs {
+		if g.Msgs[i].Offset == off {
+			return &g.Msgs[i]
+		}
+	}
+	return nil
+}
+
+// pending reports whether the current lease still holds a message.
+func (g *gpState) pending() bool {
+	for i := range g.Msgs {
+		if g.Msgs[i].Pending {
+			return true
+		}
+	}
+	return false
+}
+
+// release ends the lease: its unsettled messages wait for the next one.
+func (g *gpState) release() {
+	g.LeaseID, g.End, g.Hold = "", 0, 0
+	for i := range g.Msgs {
+		g.Msgs[i].Pending = false
+	}
+}
+
+// advance moves Cursor over the settled offsets at its head and forgets
+// them, and drops the state of offsets the log no longer holds.
+func (g *gpState) advance(logStart int64) {
+	if g.Cursor < logStart {
+		g.Cursor = logStart
+	}
+	i := 0
+	for i < len(g.Msgs) {
+		m := g.Msgs[i]
+		switch {
+		case m.Offset < g.Cursor:
+		case m.Offset == g.Cursor && m.Acked:
+			g.Cursor++
+		default:
+			g.Msgs = g.Msgs[i:]
+			return
+		}
+		i++
+	}
+	g.Msgs = g.Msgs[:0]
+}
+
+func (g *gpState) encode() []byte {
+	b := []byte{stateVersion}
+	b = binary.AppendVarint(b, g.Cursor)
+	b = wire.AppendString(b, g.LeaseID)
+	b = binary.AppendVarint(b, g.End)
+	b = binary.AppendVarint(b, g.Hold)
+	b = binary.AppendUvarint(b, uint64(len(g.Msgs)))
+	for _, m := range g.Msgs {
+		b = binary.AppendVarint(b, m.Offset)
+		b = binary.AppendUvarint(b, uint64(m.Attempts))
+		b = binary.AppendUvarint(b, uint64(m.Failures))
+		var flags byte
+		if m.Acked {
+			flags |= 1
+		}
+		if m.Pending {
+			flags |= 2
+		}
+		b = append(b, flags)
+		b = binary.AppendVarint(b, m.NotBefore)
+	}
+	return b
+}
+
+func storageErr(what string, err error) error {
+	return fmt.Errorf("%w: %w: %s: %w", raftlog.ErrStorage, ErrCorrupt, what, err)
+}
+
+func decodeGP(b []byte) (gpState, error) {
+	d := wire.NewDecoder(b, ErrCorrupt)
+	if v := d.Byte(); d.Err == nil && v != stateVersion {
+		d.Fail(fmt.Sprintf("state version %d", v))
+	}
+	g := gpState{Cursor: d.Varint(), LeaseID: string(d.Bytes()), End: d.Varint(), Hold: d.Varint()}
+	n := d.Count(5)
+	for range n {
+		m := msgState{Offset: d.Varint(), Attempts: uint32(d.Uvarint()), Failures: uint32(d.Uvarint())}
+		flags := d.Byte()
+		m.Acked, m.Pending = flags&1 != 0, flags&2 != 0
+		m.NotBefore = d.Varint()
+		g.Msgs = append(g.Msgs, m)
+	}
+	if d.Err == nil && len(d.B) != 0 {
+		d.Fail("trailing bytes")
+	}
+	if d.Err != nil {
+		return gpState{}, storageErr("group partition state", d.Err)
+	}
+	return g, nil
+}
+
+// groupMeta is where a group starts on a partition it never read: the
+// subscription of its first pop of the queue.
+type groupMeta struct {
+	Created int64 // stamp of that pop
+	Mode    byte  // ModeNew or ModeAll
+	From    int64 // µs; 0: unset
+}
+
+func (m groupMeta) encode() []byte {
+	b := []byte{stateVersion}
+	b = binary.AppendVarint(b, m.Created)
+	b = append(b, m.Mode)
+	return binary.AppendVarint(b, m.From)
+}
+
+func decodeGroup(b []byte) (groupMeta, error) {
+	d := wire.NewDecoder(b, ErrCorrupt)
+	if v := d.Byte(); d.Err == nil && v != stateVersion {
+		d.Fail(fmt.Sprintf("group version %d", v))
+	}
+	m := groupMeta{Created: d.Varint(), Mode: d.Byte(), From: d.Varint()}
+	if d.Err != nil {
+		return groupMeta{}, storageErr("group", d.Err)
+	}
+	return m, nil
+}
+
+// leaseRow lists the partitions a lease holds (or held: entries whose
+// gpState names another lease are stale and skipped).
+type leaseRow struct {
+	Tenant, Queue, Group string
+	Partitions           []string
+}
+
+func (l *leaseRow) encode() []byte {
+	b := []byte{stateVersion}
+	b = wire.AppendString(b, l.Tenant)
+	b = wire.AppendString(b, l.Queue)
+	b = wire.AppendString(b, l.Group)
+	b = binary.AppendUvarint(b, uint64(len(l.Partitions)))
+	for _, p := range l.Partitions {
+		b = wire.AppendString(b, p)
+	}
+	return b
+}
+
+func decodeLease(b []byte) (leaseRow, error) {
+	d := wire.NewDecoder(b, ErrCorrupt)
+	if v := d.Byte(); d.Err == nil && v != stateVersion {
+		d.Fail(fmt.Sprintf("lease version %d", v))
+	}
+	l := leaseRow{Tenant: string(d.Bytes()), Queue: string(d.Bytes()), Group: string(d.Bytes())}
+	n := d.Count(1)
+	for range n {
+		l.Partitions = append(l.Partitions, string(d.Bytes()))
+	}
+	if d.Err != nil {
+		return leaseRow{}, storageErr("lease", d.Err)
+	}
+	return l, nil
+}
+
+// partRef names a partition by its id.
+type partRef struct{ Tenant, Queue, Partition string }
+
+func (p partRef) encode() []byte {
+	return wire.AppendString(wire.AppendString(wire.AppendString([]byte{stateVersion}, p.Tenant), p.Queue), p.Partition)
+}
+
+func decodePartRef(b []byte) (partRef, error) {
+	d := wire.NewDecoder(b, ErrCorrupt)
+	if v := d.Byte(); d.Err == nil && v != stateVersion {
+		d.Fail(fmt.Sprintf("partition ref version %d", v))
+	}
+	p := partRef{Tenant: string(d.Bytes()), Queue: string(d.Bytes()), Partition: string(d.Bytes())}
+	if d.Err != nil {
+		return partRef{}, storageErr("partition ref", d.Err)
+	}
+	return p, nil
+}
