@@ -19,7 +19,16 @@
 // When the Broker is also a Consumer (consume.go), the consuming routes
 // too: GET /api/v1/pop/queue/:queue[/partition/:partition], GET
 // /api/v1/pop (discovery); POST /api/v1/ack, /ack/batch,
-// /lease/:leaseId/extend. Over a Broker that is not one they are 404
+// /lease/:leaseId/extend. When it is also a Transactor (txn.go), POST
+// /api/v1/transaction. When it is also an Admin (groups.go), the
+// consumer-group, DLQ and messages routes of API.md §8: GET
+// /api/v1/consumer-groups, /consumer-groups/lagging,
+// /consumer-groups/:group; DELETE /api/v1/consumer-groups/:group,
+// /consumer-groups/:group/queues/:queue; POST
+// /api/v1/consumer-groups/:group/queues/:queue/seek,
+// /consumer-groups/:group/queues/:queue/partitions/:partition/seek; GET
+// and DELETE /api/v1/dlq; POST /api/v1/dlq/:id/replay; GET
+// /api/v1/messages. Over a Broker that is not one, those routes are 404
 // no_such_route like any unknown route.
 //
 // # Invariants
@@ -109,6 +118,76 @@
 //   - lease extend: seconds is an integer ≥ 1 (no upper bound); the answer
 //     shows the broker's leaseId, else the path's, and expiresAt null
 //     when the broker gives none.
+//   - transaction: operations[i].type is push or ack (exact case). A push
+//     operation is items[] (non-empty, items as push takes them; their
+//     traceId is ignored like any unknown member) or the inline form, whose
+//     traceId must be a string or null and is ignored; items[] with a
+//     non-null inline queue, partition, payload or transactionId is 400.
+//     Message ids and dedup are push's. An ack operation is read as an
+//     ack item (consumerGroup defaults to __QUEUE_MODE__). requiredLeases
+//     are non-empty strings, passed on as sent (duplicates too). An ack
+//     without leaseId gets the lease when requiredLeases and the other
+//     acks name exactly one distinct id, else none (unfenced). kv[] takes
+//     POST /api/v1/kv's ops, refused in its KV shape, except getPrefix
+//     (400 bad_request); kv[] over 64 ops or 256 keys (an op's key plus
+//     its keys[]) is 413 {"error":"payload_too_large","reason":
+//     "kv_too_many_ops"|"kv_too_many_keys"}. timers and positions are
+//     not supported: a non-empty array is 400. The shape's other
+//     refusals are 400 bad_request in the engine shape; unknown members
+//     are ignored. Only operations and kv count as content: none is 400.
+//     The answer is 200 whenever the broker answers. A commit has one
+//     result per pushed item (all with their operation's index), ack and
+//     kv op, in that order; index, opIndex, transactionId and queueName
+//     are the request's; duplicate appears only when true; an ack's error
+//     is null. A kv result is {index,type,opIndex} followed by the
+//     broker's KV result's members in its order, values byte for byte,
+//     without its own index, type and opIndex. A rollback has
+//     "results":[] and, when the broker gives the failed kv op, ok:false,
+//     failedIndex, kvReason, version and value (null when none). An
+//     answer without a transactionId, a rollback without a reason, or a
+//     commit whose results do not match the request in count and types is
+//     a 500.
+//   - consumer groups: the list is {"consumerGroups":[{name,queues:[{queue,
+//     subscribedAt,subscriptionMode,lag,partitions (a count)}],lag (the
+//     sum of the queues')}]} in the broker's order; the detail is
+//     {name,queues:[{queue,subscribedAt,subscriptionMode,lag,partitions:
+//     [{partition,cursor,highWatermark,lag,leaseId,leaseExpiresAt}]}]}.
+//     A queue's lag is the broker's; a partition's is highWatermark−cursor,
+//     at least 0. Stamps always render (0 as the epoch), except
+//     leaseId/leaseExpiresAt, null when there is no lease. lagging takes
+//     minLag, a decimal integer ≥ 0 (default 1; beyond int64 it
+//     saturates), and keeps the groups whose lag is at least that. chi
+//     tries a static segment first, so GET /consumer-groups/lagging is
+//     always the list: a group named "lagging" can be deleted and sought
+//     but not described. A missing group (ok false, or 0 queues deleted)
+//     is 404 not_found naming it; a delete answers {deleted:true,
+//     consumerGroup,queues}, the one-queue form too. POST
+//     …/:group/subscription is not served (404 no_such_route).
+//   - seek: the body is {"timestamp":"<ISO>"} (as parseISO reads it; a
+//     number is 400, a time before the epoch seeks to the epoch) or
+//     {"toEnd":true}, exactly one; toEnd false and null read as absent,
+//     unknown members (a "to", say) are ignored; an empty body is 400
+//     bad_body like any body route's. The answer is 200 {success:true,
+//     consumerGroup,queue,partitions} even when no partition moved.
+//   - DLQ: GET takes queue and consumerGroup (absent or empty: all) and
+//     limit (1..1000, default 100); a letter renders messageId as a UUID,
+//     data as stored (null when empty) and error null when empty. replay's
+//     body is optional (empty, white space or null: none) and otherwise an
+//     object whose queue and partition are strings ("" reads as absent);
+//     a partition without a queue is 400. Its answer shows the broker's id,
+//     else the path's. ErrGone is 404 {"error":"dead letter <id> is
+//     gone","code":"gone"}. DELETE needs a non-empty queue, takes an
+//     optional consumerGroup, ignores any body and answers {deleted,queue}.
+//   - messages: needs a non-empty queue, namespace or task; partition
+//     filters whichever queues those select. status is pending,
+//     processing, completed or dlq (exact case); limit 1..1000 (default
+//     200); offset ≥ 0 (beyond int64 it saturates); from and to are ISO
+//     (as parseISO reads them), and from after to is 400. A from at or
+//     before the epoch is open, and a to at or before it reads as 1 µs (0
+//     would be open). The answer echoes the limit and offset used.
+//   - Query strings of the admin routes read as pop's do: an empty value
+//     is absent, the first of repeated values counts, unknown parameters
+//     are ignored, and a malformed query string is 400.
 //   - A request whose client went away is counted as 499 and not logged;
 //     context.DeadlineExceeded is a 503 timeout.
 //   - Metrics are labelled by method (unknown methods as "other"), route

@@ -14,6 +14,8 @@ const (
 	CodePayloadTooLarge = "payload_too_large" // 413: the body is over Options.MaxBodyBytes
 	CodeNoSuchRoute     = "no_such_route"     // 404: no route has this path and method
 	CodeQueueNotFound   = "queue_not_found"   // 404: resources/queues/:queue of no queue
+	CodeNotFound        = "not_found"         // 404: a consumer group (or its queue) that is not there
+	CodeGone            = "gone"              // 404: ErrGone, a dead letter no longer in the DLQ
 	CodeTimeout         = "timeout"           // 503: ErrTimeout, or the request's deadline passed
 	CodeNoLeader        = "no_leader"         // 503: ErrNoLeader
 	CodeRetry           = "retry"             // 503: ErrRetry
@@ -30,6 +32,11 @@ const (
 	ReasonKVBadNamespace   = "kv_bad_namespace"
 	ReasonKVBadKey         = "kv_bad_key"
 	ReasonKVKeyTooLarge    = "kv_key_too_large"
+	// ReasonKVTooManyOps and ReasonKVTooManyKeys refuse a transaction's
+	// kv[] over MaxTxnKVOps ops or MaxTxnKVKeys keys (413: the contract
+	// counts them as the transaction's kv size).
+	ReasonKVTooManyOps  = "kv_too_many_ops"
+	ReasonKVTooManyKeys = "kv_too_many_keys"
 	// ReasonKVBadBody is the reason of a KV call whose body is not JSON or
 	// not of the call's shape (the contract names none).
 	ReasonKVBadBody = "kv_bad_body"

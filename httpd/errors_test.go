@@ -23,6 +23,15 @@ func TestNoSuchRoute(t *testing.T) {
 		{"GET", "/api/v1/kv/app"},
 		{"DELETE", "/api/v1/resources/queues/q"},
 		{"POST", "/api/v1/queues/q/clear"},
+		{"POST", "/api/v1/messages/1/t/dlq"},
+		{"POST", "/api/v1/consumer-groups"},
+		{"PUT", "/api/v1/consumer-groups/g"},
+		{"DELETE", "/api/v1/consumer-groups/lagging/queues"},
+		{"GET", "/api/v1/consumer-groups/g/queues/q/seek"},
+		{"POST", "/api/v1/consumer-groups/g/subscription"},
+		{"POST", "/api/v1/dlq"},
+		{"GET", "/api/v1/dlq/d1/replay"},
+		{"DELETE", "/api/v1/messages"},
 		{"GET", "/api/v1/stats/refresh"},
 		{"POST", "/health"},
 		{"GET", "/nothing"},
@@ -69,6 +78,18 @@ func TestUnavailable(t *testing.T) {
 		{"POST", "/api/v1/ack", `{"transactionId":"t","partitionId":"1"}`},
 		{"POST", "/api/v1/ack/batch", `{"acknowledgments":[{"transactionId":"t","partitionId":"1"}]}`},
 		{"POST", "/api/v1/lease/l/extend", `{"seconds":5}`},
+		{"POST", "/api/v1/transaction", `{"operations":[{"type":"push","queue":"q","payload":1}]}`},
+		{"GET", "/api/v1/consumer-groups", ``},
+		{"GET", "/api/v1/consumer-groups/lagging", ``},
+		{"GET", "/api/v1/consumer-groups/g", ``},
+		{"DELETE", "/api/v1/consumer-groups/g", ``},
+		{"DELETE", "/api/v1/consumer-groups/g/queues/q", ``},
+		{"POST", "/api/v1/consumer-groups/g/queues/q/seek", `{"toEnd":true}`},
+		{"POST", "/api/v1/consumer-groups/g/queues/q/partitions/p/seek", `{"timestamp":"2025-09-22T10:15:30Z"}`},
+		{"GET", "/api/v1/dlq", ``},
+		{"POST", "/api/v1/dlq/d1/replay", ``},
+		{"DELETE", "/api/v1/dlq?queue=q", ``},
+		{"GET", "/api/v1/messages?queue=q", ``},
 	}
 	for _, k := range kinds {
 		for _, r := range routes {
@@ -103,6 +124,19 @@ func failing(err error) *fakeBroker {
 		pop:    func(context.Context, string, PopRequest) (PopAnswer, bool, error) { return PopAnswer{}, false, err },
 		ack:    func(context.Context, string, []AckItem) ([]AckResult, error) { return nil, err },
 		extend: func(context.Context, string, string, int) (ExtendAnswer, error) { return ExtendAnswer{}, err },
+		transaction: func(context.Context, string, TxnRequest) (TxnAnswer, error) {
+			return TxnAnswer{}, err
+		},
+		groups:      func(context.Context, string) ([]GroupInfo, error) { return nil, err },
+		group:       func(context.Context, string, string) (GroupInfo, bool, error) { return GroupInfo{}, false, err },
+		deleteGroup: func(context.Context, string, string, string) (int, error) { return 0, err },
+		seek:        func(context.Context, string, SeekRequest) (int, error) { return 0, err },
+		dlq:         func(context.Context, string, string, string, int) ([]DeadLetter, error) { return nil, err },
+		replay: func(context.Context, string, string, string, string) (ReplayAnswer, error) {
+			return ReplayAnswer{}, err
+		},
+		purge:    func(context.Context, string, string, string) (int, error) { return 0, err },
+		messages: func(context.Context, string, MessagesQuery) ([]MessageInfo, error) { return nil, err },
 	}
 }
 
@@ -183,6 +217,10 @@ func TestBodyTooLarge(t *testing.T) {
 		{"POST", "/api/v1/kv"},
 		{"PUT", "/api/v1/kv/a/k"},
 		{"DELETE", "/api/v1/kv/a/k"},
+		{"POST", "/api/v1/transaction"},
+		{"POST", "/api/v1/consumer-groups/g/queues/q/seek"},
+		{"POST", "/api/v1/consumer-groups/g/queues/q/partitions/p/seek"},
+		{"POST", "/api/v1/dlq/d1/replay"},
 	}
 	for _, r := range routes {
 		t.Run(r.method+" "+r.path, func(t *testing.T) {

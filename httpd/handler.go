@@ -35,7 +35,13 @@ type server struct {
 	b Broker
 	// c is b as a Consumer, nil when it is not one (no pop, ack or lease
 	// routes then).
-	c       Consumer
+	c Consumer
+	// t is b as a Transactor, nil when it is not one (no transaction
+	// route then).
+	t Transactor
+	// a is b as an Admin, nil when it is not one (no consumer-group, DLQ
+	// or messages routes then).
+	a       Admin
 	maxBody int64
 	version string
 	log     *slog.Logger
@@ -59,6 +65,12 @@ func New(b Broker, o Options) http.Handler {
 	s := &server{b: b, maxBody: o.MaxBodyBytes, version: o.Version, log: o.Logger}
 	if c, ok := b.(Consumer); ok {
 		s.c = c
+	}
+	if t, ok := b.(Transactor); ok {
+		s.t = t
+	}
+	if a, ok := b.(Admin); ok {
+		s.a = a
 	}
 
 	r := chi.NewRouter()
@@ -87,6 +99,12 @@ func New(b Broker, o Options) http.Handler {
 		if s.c != nil {
 			s.consumeRoutes(r)
 		}
+		if s.t != nil {
+			r.Method(http.MethodPost, "/transaction", s.transaction())
+		}
+		if s.a != nil {
+			s.adminRoutes(r)
+		}
 	})
 	return r
 }
@@ -110,6 +128,25 @@ func (s *server) consumeRoutes(r chi.Router) {
 	r.Method(http.MethodPost, "/ack", s.ack())
 	r.Method(http.MethodPost, "/ack/batch", s.ackBatch())
 	r.Method(http.MethodPost, "/lease/{leaseId}/extend", s.extendLease())
+}
+
+// adminRoutes registers the routes of Admin (API.md §8). chi tries a
+// static segment before a parameter, whatever the order of registration,
+// so GET /consumer-groups/lagging is always the lagging list (a group
+// named "lagging" cannot be described, only deleted and sought); it is
+// registered first all the same, to read in the order it matches.
+func (s *server) adminRoutes(r chi.Router) {
+	r.Method(http.MethodGet, "/consumer-groups/lagging", s.laggingGroups())
+	r.Method(http.MethodGet, "/consumer-groups", s.consumerGroups())
+	r.Method(http.MethodGet, "/consumer-groups/{group}", s.consumerGroup())
+	r.Method(http.MethodDelete, "/consumer-groups/{group}", s.deleteGroup(false))
+	r.Method(http.MethodDelete, "/consumer-groups/{group}/queues/{queue}", s.deleteGroup(true))
+	r.Method(http.MethodPost, "/consumer-groups/{group}/queues/{queue}/seek", s.seekGroup(false))
+	r.Method(http.MethodPost, "/consumer-groups/{group}/queues/{queue}/partitions/{partition}/seek", s.seekGroup(true))
+	r.Method(http.MethodGet, "/dlq", s.dlq())
+	r.Method(http.MethodDelete, "/dlq", s.purgeDLQ())
+	r.Method(http.MethodPost, "/dlq/{id}/replay", s.replayDLQ())
+	r.Method(http.MethodGet, "/messages", s.messages())
 }
 
 // handle adapts a route's function, which answers or returns the error to

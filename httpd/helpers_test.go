@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -32,6 +33,15 @@ type fakeBroker struct {
 	pop          func(ctx context.Context, tenant string, req PopRequest) (PopAnswer, bool, error)
 	ack          func(ctx context.Context, tenant string, items []AckItem) ([]AckResult, error)
 	extend       func(ctx context.Context, tenant, leaseID string, seconds int) (ExtendAnswer, error)
+	transaction  func(ctx context.Context, tenant string, req TxnRequest) (TxnAnswer, error)
+	groups       func(ctx context.Context, tenant string) ([]GroupInfo, error)
+	group        func(ctx context.Context, tenant, group string) (GroupInfo, bool, error)
+	deleteGroup  func(ctx context.Context, tenant, group, queue string) (int, error)
+	seek         func(ctx context.Context, tenant string, req SeekRequest) (int, error)
+	dlq          func(ctx context.Context, tenant, queue, group string, limit int) ([]DeadLetter, error)
+	replay       func(ctx context.Context, tenant, id, queue, partition string) (ReplayAnswer, error)
+	purge        func(ctx context.Context, tenant, queue, group string) (int, error)
+	messages     func(ctx context.Context, tenant string, q MessagesQuery) ([]MessageInfo, error)
 
 	mu    sync.Mutex
 	calls []call
@@ -46,8 +56,10 @@ type call struct {
 }
 
 var (
-	_ Broker   = (*fakeBroker)(nil)
-	_ Consumer = (*fakeBroker)(nil)
+	_ Broker     = (*fakeBroker)(nil)
+	_ Consumer   = (*fakeBroker)(nil)
+	_ Transactor = (*fakeBroker)(nil)
+	_ Admin      = (*fakeBroker)(nil)
 )
 
 func (f *fakeBroker) record(method, tenant string, arg any) {
@@ -211,9 +223,43 @@ func (f *fakeBroker) ExtendLease(ctx context.Context, tenant, leaseID string, se
 	return ExtendAnswer{Success: true, LeaseID: leaseID, Renewed: 1, ExpiresAt: 1_758_536_130_000_001}, nil
 }
 
-// brokerOnly is a Broker that is not a Consumer: it hides fakeBroker's
-// consuming methods.
+// brokerOnly is a Broker that is neither a Consumer, a Transactor nor an
+// Admin: it hides fakeBroker's consuming, transaction and admin methods.
 type brokerOnly struct{ Broker }
+
+// fakeTxnID is the transactionId of the fake's default commit.
+const fakeTxnID = "0199718d-0000-7000-8000-000000000001"
+
+// Transaction commits by default: one result per pushed item and ack, by
+// operation, then one per kv op ({"index":j,"op":…}, as a KV call answers
+// its op j).
+func (f *fakeBroker) Transaction(ctx context.Context, tenant string, req TxnRequest) (TxnAnswer, error) {
+	f.record("Transaction", tenant, req)
+	if f.transaction != nil {
+		return f.transaction(ctx, tenant, req)
+	}
+	var out []TxnResult
+	for p, a := 0, 0; p < len(req.Pushes) || a < len(req.Acks); {
+		if a == len(req.Acks) || (p < len(req.Pushes) && req.Pushes[p].OpIndex < req.Acks[a].OpIndex) {
+			it := req.Pushes[p].Item
+			out = append(out, TxnResult{Index: req.Pushes[p].OpIndex, Type: "push", TransactionID: it.TransactionID,
+				MessageID: it.MessageID, Queue: it.Queue})
+			p++
+			continue
+		}
+		out = append(out, TxnResult{Index: req.Acks[a].OpIndex, Type: "ack", TransactionID: req.Acks[a].Item.TransactionID})
+		a++
+	}
+	ops := 0
+	if len(out) > 0 {
+		ops = out[len(out)-1].Index + 1
+	}
+	for j, op := range req.KV {
+		out = append(out, TxnResult{Index: ops + j, Type: "kv", OpIndex: j,
+			KV: rawAnswer(fmt.Sprintf(`{"index":%d,"op":%q}`, j, op.Op))})
+	}
+	return TxnAnswer{TransactionID: fakeTxnID, Success: true, Results: out}, nil
+}
 
 // rawAnswer is a KV answer that marshals to its own text, as the
 // broker's kvstore.Answer does.
@@ -348,4 +394,104 @@ func wantKVError(t *testing.T, w *httptest.ResponseRecorder, status int, code, r
 		t.Fatalf("error = %s, want error %q reason %q and a detail", w.Body, code, reason)
 	}
 	return b
+}
+
+// ConsumerGroups lists no group by default.
+func (f *fakeBroker) ConsumerGroups(ctx context.Context, tenant string) ([]GroupInfo, error) {
+	f.record("ConsumerGroups", tenant, nil)
+	if f.groups != nil {
+		return f.groups(ctx, tenant)
+	}
+	return nil, nil
+}
+
+// ConsumerGroup finds no group by default.
+func (f *fakeBroker) ConsumerGroup(ctx context.Context, tenant, group string) (GroupInfo, bool, error) {
+	f.record("ConsumerGroup", tenant, group)
+	if f.group != nil {
+		return f.group(ctx, tenant, group)
+	}
+	return GroupInfo{}, false, nil
+}
+
+// groupArg is what DeleteConsumerGroup was called with.
+type groupArg struct{ group, queue string }
+
+// DeleteConsumerGroup forgets the group on one queue by default.
+func (f *fakeBroker) DeleteConsumerGroup(ctx context.Context, tenant, group, queue string) (int, error) {
+	f.record("DeleteConsumerGroup", tenant, groupArg{group, queue})
+	if f.deleteGroup != nil {
+		return f.deleteGroup(ctx, tenant, group, queue)
+	}
+	return 1, nil
+}
+
+// SeekConsumerGroup moves one partition by default.
+func (f *fakeBroker) SeekConsumerGroup(ctx context.Context, tenant string, req SeekRequest) (int, error) {
+	f.record("SeekConsumerGroup", tenant, req)
+	if f.seek != nil {
+		return f.seek(ctx, tenant, req)
+	}
+	return 1, nil
+}
+
+// dlqArg is what DLQ and PurgeDLQ (limit 0) were called with.
+type dlqArg struct {
+	queue, group string
+	limit        int
+}
+
+// DLQ lists no dead letter by default.
+func (f *fakeBroker) DLQ(ctx context.Context, tenant, queue, group string, limit int) ([]DeadLetter, error) {
+	f.record("DLQ", tenant, dlqArg{queue, group, limit})
+	if f.dlq != nil {
+		return f.dlq(ctx, tenant, queue, group, limit)
+	}
+	return nil, nil
+}
+
+// replayArg is what ReplayDLQ was called with.
+type replayArg struct{ id, queue, partition string }
+
+// ReplayDLQ moves the letter by default, to the queue and partition asked
+// for, else to q/Default.
+func (f *fakeBroker) ReplayDLQ(ctx context.Context, tenant, id, queue, partition string) (ReplayAnswer, error) {
+	f.record("ReplayDLQ", tenant, replayArg{id, queue, partition})
+	if f.replay != nil {
+		return f.replay(ctx, tenant, id, queue, partition)
+	}
+	a := ReplayAnswer{ID: id, Verdict: "moved", Queue: "q", Partition: "Default"}
+	if queue != "" {
+		a.Queue = queue
+	}
+	if partition != "" {
+		a.Partition = partition
+	}
+	return a, nil
+}
+
+// PurgeDLQ deletes nothing by default.
+func (f *fakeBroker) PurgeDLQ(ctx context.Context, tenant, queue, group string) (int, error) {
+	f.record("PurgeDLQ", tenant, dlqArg{queue: queue, group: group})
+	if f.purge != nil {
+		return f.purge(ctx, tenant, queue, group)
+	}
+	return 0, nil
+}
+
+// Messages lists no message by default.
+func (f *fakeBroker) Messages(ctx context.Context, tenant string, q MessagesQuery) ([]MessageInfo, error) {
+	f.record("Messages", tenant, q)
+	if f.messages != nil {
+		return f.messages(ctx, tenant, q)
+	}
+	return nil, nil
+}
+
+// decode unmarshals the answer's body into v.
+func decode(t *testing.T, w *httptest.ResponseRecorder, v any) {
+	t.Helper()
+	if err := json.Unmarshal(w.Body.Bytes(), v); err != nil {
+		t.Fatalf("answer is not JSON: %v: %s", err, w.Body)
+	}
 }

@@ -95,6 +95,15 @@ func pathParam(r *http.Request, name string) (string, error) {
 // once counts with its first value, and an empty value reads as absent.
 type query url.Values
 
+// queryOf decodes r's query string; a malformed one is 400.
+func queryOf(r *http.Request) (query, error) {
+	vs, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, badRequest("the query string is malformed: %v", err)
+	}
+	return query(vs), nil
+}
+
 // get returns parameter k's first value, "" when absent.
 func (q query) get(k string) string { return url.Values(q).Get(k) }
 

@@ -237,7 +237,9 @@ func TestPopHead(t *testing.T) {
 }
 
 // TestConsumeRoutesNeedConsumer: over a Broker that is not a Consumer,
-// the consuming routes do not exist.
+// the consuming routes do not exist, nor, when it is not a Transactor,
+// the transaction route, nor, when it is not an Admin, the
+// consumer-group, DLQ and messages routes.
 func TestConsumeRoutesNeedConsumer(t *testing.T) {
 	routes := []struct{ method, target, body string }{
 		{"GET", "/api/v1/pop/queue/q", ""},
@@ -246,11 +248,29 @@ func TestConsumeRoutesNeedConsumer(t *testing.T) {
 		{"POST", "/api/v1/ack", `{"transactionId":"t","partitionId":"1"}`},
 		{"POST", "/api/v1/ack/batch", `{"acknowledgments":[{"transactionId":"t","partitionId":"1"}]}`},
 		{"POST", "/api/v1/lease/l/extend", `{"seconds":5}`},
+		{"POST", "/api/v1/transaction", `{"operations":[{"type":"push","queue":"q","payload":1}]}`},
+		{"GET", "/api/v1/consumer-groups", ""},
+		{"GET", "/api/v1/consumer-groups/lagging", ""},
+		{"GET", "/api/v1/consumer-groups/g", ""},
+		{"DELETE", "/api/v1/consumer-groups/g", ""},
+		{"DELETE", "/api/v1/consumer-groups/g/queues/q", ""},
+		{"POST", "/api/v1/consumer-groups/g/queues/q/seek", `{"toEnd":true}`},
+		{"POST", "/api/v1/consumer-groups/g/queues/q/partitions/p/seek", `{"toEnd":true}`},
+		{"GET", "/api/v1/dlq", ""},
+		{"POST", "/api/v1/dlq/d1/replay", ""},
+		{"DELETE", "/api/v1/dlq?queue=q", ""},
+		{"GET", "/api/v1/messages?queue=q", ""},
 	}
 	fb := &fakeBroker{}
 	h := New(brokerOnly{fb}, Options{})
 	if _, ok := Broker(brokerOnly{fb}).(Consumer); ok {
 		t.Fatal("brokerOnly is a Consumer")
+	}
+	if _, ok := Broker(brokerOnly{fb}).(Transactor); ok {
+		t.Fatal("brokerOnly is a Transactor")
+	}
+	if _, ok := Broker(brokerOnly{fb}).(Admin); ok {
+		t.Fatal("brokerOnly is an Admin")
 	}
 	for _, r := range routes {
 		w := httptest.NewRecorder()

@@ -100,46 +100,48 @@ func decodePush(body []byte) ([]PushItem, error) {
 	}
 	items := make([]PushItem, len(list))
 	for i, raw := range list {
-		if err := decodePushItem(raw, i, &items[i]); err != nil {
+		path := fmt.Sprintf("items[%d]", i)
+		o, err := asObject(raw, path)
+		if err != nil {
+			return nil, err
+		}
+		if items[i], err = decodePushItem(o, path); err != nil {
 			return nil, err
 		}
 	}
 	return items, nil
 }
 
-func decodePushItem(raw []byte, i int, it *PushItem) error {
-	path := fmt.Sprintf("items[%d]", i)
-	o, err := asObject(raw, path)
-	if err != nil {
-		return err
-	}
+// decodePushItem reads one push item, the object at path in the body
+// (POST /api/v1/push's items, and a transaction's push operations):
+// queue, partition, payload and transactionId. Other members are ignored.
+func decodePushItem(o object, path string) (PushItem, error) {
 	q, _, err := o.str("queue", path+".queue")
 	if err != nil {
-		return err
+		return PushItem{}, err
 	}
 	if q == "" {
-		return badRequest("%s.queue is required", path)
+		return PushItem{}, badRequest("%s.queue is required", path)
 	}
 	p, _, err := o.str("partition", path+".partition")
 	if err != nil {
-		return err
+		return PushItem{}, err
 	}
 	if p == "" {
 		p = DefaultPartition
 	}
 	payload, ok := o["payload"]
 	if !ok {
-		return badRequest("%s.payload is required", path)
+		return PushItem{}, badRequest("%s.payload is required", path)
 	}
 	txn, _, err := o.str("transactionId", path+".transactionId")
 	if err != nil {
-		return err
+		return PushItem{}, err
 	}
 	if err := checkTransactionID(txn); err != nil {
-		return badRequest("%s.transactionId %s", path, err)
+		return PushItem{}, badRequest("%s.transactionId %s", path, err)
 	}
-	*it = PushItem{Queue: q, Partition: p, TransactionID: txn, Dedup: txn != "", Payload: payload}
-	return nil
+	return PushItem{Queue: q, Partition: p, TransactionID: txn, Dedup: txn != "", Payload: payload}, nil
 }
 
 // checkTransactionID refuses ids over MaxTransactionIDBytes and ids that
@@ -160,14 +162,23 @@ func checkTransactionID(txn string) error {
 // sent no transactionId that id's text as theirs.
 func newMessageIDs(items []PushItem) error {
 	for i := range items {
-		id, err := uuid.NewV7()
-		if err != nil {
-			return fmt.Errorf("httpd: message id: %w", err)
+		if err := newMessageID(&items[i]); err != nil {
+			return err
 		}
-		items[i].MessageID = id
-		if !items[i].Dedup {
-			items[i].TransactionID = id.String()
-		}
+	}
+	return nil
+}
+
+// newMessageID gives it a UUIDv7 message id, and when it sent no
+// transactionId that id's text as its.
+func newMessageID(it *PushItem) error {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return fmt.Errorf("httpd: message id: %w", err)
+	}
+	it.MessageID = id
+	if !it.Dedup {
+		it.TransactionID = id.String()
 	}
 	return nil
 }

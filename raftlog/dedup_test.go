@@ -171,3 +171,31 @@ func TestDedupAcrossLeaderChange(t *testing.T) {
 		sameDump(t, fmt.Sprintf("node %d against the leader %d", id, newID), dump(t, s), want)
 	}
 }
+
+// TestStrictDuplicateRollsTheEntryBack: a strict item whose transactionId
+// is a duplicate rolls back its whole entry, the other items with it, and
+// answers which item and the original's offset.
+func TestStrictDuplicateRollsTheEntryBack(t *testing.T) {
+	c := raftlogtest.New(t, 1, nil)
+	c.StartAll()
+	_, s := c.Leader()
+	first, _ := push(t, s, item("q", "p", "a", []byte("A")))
+
+	fresh, dup := item("q", "p", "b", []byte("B")), item("q", "p", "a", []byte("A again"))
+	fresh.Strict, dup.Strict = true, true
+	op := raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{fresh, dup}}
+	res := propose(t, s, raftlog.Command{Ops: []raftlog.Op{op.Op()}})
+	if res.Applied() || res.Aborted != 0 {
+		t.Fatalf("a strict duplicate applied: %+v", res)
+	}
+	i, orig, err := raftlog.DecodePushRollback(res.Ops[0])
+	if err != nil || i != 1 || !orig.Duplicate || orig.Offset != 0 || orig.MessageID != first[0].MessageID {
+		t.Fatalf("rollback answer: item %d %+v %v", i, orig, err)
+	}
+	if b := readAll(t, s, "q", "p"); b.HighWatermark != 1 {
+		t.Fatalf("the rolled-back entry wrote: %+v", b)
+	}
+	// Without a duplicate the strict items apply.
+	ans, _ := push(t, s, fresh)
+	checkAnswer(t, "strict new item", ans[0], false, 1, fresh.MessageID)
+}

@@ -133,6 +133,9 @@ func applyPush(tx *Txn, at ApplyInfo, op *PushOp) ([]byte, error) {
 				if d.Err == nil && len(d.B) == 16 && at.Stamp-stamp < window {
 					a.Duplicate, a.Offset = true, off
 					copy(a.MessageID[:], d.B)
+					if it.Strict {
+						return nil, Abort(appendPushAnswer(binary.AppendUvarint(nil, uint64(i)), a))
+					}
 					answer = appendPushAnswer(answer, a)
 					continue
 				}

@@ -16,6 +16,10 @@ type PushItem struct {
 	// Dedup makes a TransactionID seen in the partition within the queue's
 	// dedup window answer the original offset instead of appending.
 	Dedup bool
+	// Strict (with Dedup) makes such a duplicate roll the whole entry back
+	// instead: the op answers DecodePushRollback's form. Transactions push
+	// strictly, so that a retried transaction applies nothing twice.
+	Strict bool
 	// Payload is stored byte for byte.
 	Payload []byte
 }
@@ -57,11 +61,14 @@ func (p *PushOp) Op() Op {
 		b = appendName(b, it.Partition)
 		b = appendName(b, it.TransactionID)
 		b = append(b, it.MessageID[:]...)
+		var flags byte
 		if it.Dedup {
-			b = append(b, 1)
-		} else {
-			b = append(b, 0)
+			flags |= 1
 		}
+		if it.Strict {
+			flags |= 2
+		}
+		b = append(b, flags)
 		b = appendName(b, string(it.Payload))
 	}
 	return Op{Kind: OpPush, Data: b}
@@ -82,12 +89,12 @@ func decodePushOp(b []byte) (PushOp, error) {
 	for i := range p.Items {
 		it := &p.Items[i]
 		it.Queue, it.Partition, it.TransactionID = string(d.Bytes()), string(d.Bytes()), string(d.Bytes())
-		if len(d.B) < 17 || d.B[16] > 1 {
+		if len(d.B) < 17 || d.B[16] > 3 {
 			d.Fail("push item")
 			break
 		}
 		copy(it.MessageID[:], d.B)
-		it.Dedup = d.B[16] == 1
+		it.Dedup, it.Strict = d.B[16]&1 != 0, d.B[16]&2 != 0
 		d.B = d.B[17:]
 		it.Payload = d.Bytes()
 	}
@@ -122,6 +129,22 @@ func DecodePushAnswers(b []byte) ([]PushAnswer, error) {
 		d.B = d.B[32:]
 	}
 	return out, d.Err
+}
+
+// DecodePushRollback reads the answer of a push op that rolled its entry
+// back (the entry's Result.Aborted names it): the index of the strict item
+// whose TransactionID was a duplicate, and the original's answer.
+func DecodePushRollback(b []byte) (item int, original PushAnswer, err error) {
+	d := newDecoder(b)
+	item = int(d.Uvarint())
+	if d.Err == nil && len(d.B) > 0 {
+		d.B = append([]byte{1}, d.B...)
+		as, err := DecodePushAnswers(d.B)
+		if err == nil && len(as) == 1 {
+			return item, as[0], nil
+		}
+	}
+	return 0, PushAnswer{}, fmt.Errorf("%w: push rollback answer", ErrCorruptEntry)
 }
 
 func appendPushAnswer(b []byte, a PushAnswer) []byte {

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/queen-mq/queen-go/queen/internal/seal"
 )
 
 // Config is the broker's configuration, read once at boot from the
@@ -23,6 +25,10 @@ type Config struct {
 	RequestTimeout time.Duration
 	// TenancyHeader takes the tenant from x-queen-tenant (QUEEN_TENANCY_HEADER).
 	TenancyHeader bool
+	// EncryptionKey seals the payloads of queues with encryptionEnabled
+	// (QUEEN_ENCRYPTION_KEY: 32 bytes in hex or base64; nil when unset).
+	// Every node must have the same.
+	EncryptionKey []byte
 	// ShutdownGrace is how long SIGTERM waits for requests in flight
 	// (QUEEN_SHUTDOWN_GRACE_MS).
 	ShutdownGrace time.Duration
@@ -75,6 +81,14 @@ func Load(getenv func(string) string) (*Config, error) {
 	c.MaxBodyBytes = l.int("QUEEN_MAX_BODY_BYTES", 64<<20, 1024, 1<<30, "the largest request body, in bytes")
 	c.RequestTimeout = ms(l.int("QUEEN_STMT_TIMEOUT_MS", 30_000, 100, 600_000, "how long a request may take, in milliseconds"))
 	c.TenancyHeader = l.bool("QUEEN_TENANCY_HEADER", false, "whether the tenant comes from the x-queen-tenant header")
+	if raw := l.raw("QUEEN_ENCRYPTION_KEY"); raw != "" {
+		key, err := seal.ParseKey(raw)
+		if err != nil {
+			// The value is a secret: the line names its length, never its text.
+			l.fail("QUEEN_ENCRYPTION_KEY (%d characters) is not a key: %v", len(raw), err)
+		}
+		c.EncryptionKey = key
+	}
 	c.ShutdownGrace = ms(l.int("QUEEN_SHUTDOWN_GRACE_MS", 30_000, 0, 3_600_000, "how long SIGTERM waits for requests in flight, in milliseconds"))
 
 	c.DataDir = l.str("QUEEN_DATA_DIR", "queen-data", nil)

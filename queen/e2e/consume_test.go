@@ -12,23 +12,27 @@ import (
 
 // popAnswer is the 200 answer of a pop.
 type popAnswer struct {
-	Success           bool   `json:"success"`
-	Queue             string `json:"queue"`
-	PartitionID       string `json:"partitionId"`
-	LeaseID           string `json:"leaseId"`
-	ConsumerGroup     string `json:"consumerGroup"`
-	PartitionsClaimed int    `json:"partitionsClaimed"`
-	Messages          []struct {
-		ID              string          `json:"id"`
-		TransactionID   string          `json:"transactionId"`
-		Data            json.RawMessage `json:"data"`
-		PartitionID     string          `json:"partitionId"`
-		Partition       string          `json:"partition"`
-		LeaseID         string          `json:"leaseId"`
-		DeliveryAttempt int             `json:"deliveryAttempt"`
-		Offset          int64           `json:"offset"`
-		CreatedAt       string          `json:"createdAt"`
-	} `json:"messages"`
+	Success           bool         `json:"success"`
+	Queue             string       `json:"queue"`
+	Partition         string       `json:"partition"`
+	PartitionID       string       `json:"partitionId"`
+	LeaseID           string       `json:"leaseId"`
+	ConsumerGroup     string       `json:"consumerGroup"`
+	PartitionsClaimed int          `json:"partitionsClaimed"`
+	Messages          []popMessage `json:"messages"`
+}
+
+// popMessage is one message of a pop's answer.
+type popMessage struct {
+	ID              string          `json:"id"`
+	TransactionID   string          `json:"transactionId"`
+	Data            json.RawMessage `json:"data"`
+	PartitionID     string          `json:"partitionId"`
+	Partition       string          `json:"partition"`
+	LeaseID         string          `json:"leaseId"`
+	DeliveryAttempt int             `json:"deliveryAttempt"`
+	Offset          int64           `json:"offset"`
+	CreatedAt       string          `json:"createdAt"`
 }
 
 type ackResult struct {

@@ -39,8 +39,8 @@ func TestREADMEWalkthrough(t *testing.T) {
 			lines = append(lines, l)
 		}
 	}
-	if len(lines) != 4 {
-		t.Fatalf("walk-through printed %d answers, want 4:\n%s", len(lines), out)
+	if len(lines) != 5 {
+		t.Fatalf("walk-through printed %d answers, want 5:\n%s", len(lines), out)
 	}
 	var push []map[string]any
 	if err := json.Unmarshal([]byte(lines[0]), &push); err != nil || len(push) != 3 || push[2]["offset"] != 1.0 {
@@ -61,5 +61,18 @@ func TestREADMEWalkthrough(t *testing.T) {
 	}
 	if !strings.Contains(lines[3], `"value":{"text":"hello"}`) {
 		t.Errorf("KV get lost the value: %s", lines[3])
+	}
+	var pop struct {
+		LeaseID           string `json:"leaseId"`
+		PartitionsClaimed int    `json:"partitionsClaimed"`
+		Messages          []struct {
+			Data json.RawMessage `json:"data"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal([]byte(lines[4]), &pop); err != nil || pop.LeaseID == "" || pop.PartitionsClaimed != 2 || len(pop.Messages) != 3 {
+		t.Errorf("pop answered %s", lines[4])
+	}
+	if !strings.Contains(lines[4], `"data":{"order":1,"status":"new","total":42.00}`) {
+		t.Errorf("pop changed a payload: %s", lines[4])
 	}
 }

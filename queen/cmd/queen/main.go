@@ -30,6 +30,7 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/broker"
 	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/queen/internal/retention"
+	"github.com/queen-mq/queen-go/queen/internal/seal"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/s3sink"
 )
@@ -122,11 +123,17 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	defer stopBackground()
 	ret := &retention.Job{Shard: shard, KV: kv, NodeID: cfg.NodeID, Interval: cfg.RetentionInterval, Log: log.With("component", "retention")}
 	go ret.Run(ctx)
-	sink, err := startSink(ctx, sinkCfg, shard, kv, reg, log)
+	var sealer *seal.Sealer
+	if cfg.EncryptionKey != nil {
+		if sealer, err = seal.New(cfg.EncryptionKey); err != nil {
+			return err
+		}
+	}
+	sink, err := startSink(ctx, sinkCfg, shard, kv, sealer, reg, log)
 	if err != nil {
 		return err
 	}
-	b := broker.New(host, shard, version, cfg.ReadyLag, cfg.MaxClockSkew)
+	b := broker.New(host, shard, broker.Options{Version: version, ReadyLag: cfg.ReadyLag, Skew: cfg.MaxClockSkew, Sealer: sealer})
 	if sink != nil {
 		b.StatusExtra = func(ctx context.Context) map[string]any { return map[string]any{"s3": sink.status(ctx)} }
 	}

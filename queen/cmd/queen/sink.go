@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/queen-mq/queen-go/kvstore"
+	"github.com/queen-mq/queen-go/queen/internal/seal"
 	"github.com/queen-mq/queen-go/queen/internal/sinkadapter"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/s3sink"
@@ -30,7 +31,7 @@ type sinkRunner struct {
 // startSink starts the sink when QUEEN_S3_EMBEDDED=true and QUEEN_S3_QUEUES
 // is set; it returns nil otherwise. A bucket that does not answer does not
 // stop the boot: the engine probes it with backoff, its queues waiting.
-func startSink(ctx context.Context, cfg *s3sink.EnvConfig, shard *raftlog.Shard, kv *kvstore.Store,
+func startSink(ctx context.Context, cfg *s3sink.EnvConfig, shard *raftlog.Shard, kv *kvstore.Store, sealer *seal.Sealer,
 	reg *prometheus.Registry, log *slog.Logger) (*sinkRunner, error) {
 	if !cfg.Embedded {
 		return nil, nil
@@ -52,7 +53,7 @@ func startSink(ctx context.Context, cfg *s3sink.EnvConfig, shard *raftlog.Shard,
 		return nil, err
 	}
 	e, err := s3sink.NewEngine(s3sink.DefaultTenant, *cfg.Sink, cfg.Node, s3sink.Deps{
-		Log: sinkadapter.Log{Shard: shard}, KV: sinkadapter.KV{Store: kv}, Store: store, Metrics: metrics, Logger: sl,
+		Log: sinkadapter.Log{Shard: shard, Open: sealer.Open}, KV: sinkadapter.KV{Store: kv}, Store: store, Metrics: metrics, Logger: sl,
 		Crash: func(p s3sink.CrashPoint) {
 			// QUEEN_S3_CRASH_AT: die as a crash does, nothing flushed.
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)

@@ -14,6 +14,7 @@ import (
 	"github.com/queen-mq/queen-go/httpd"
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/queen/internal/consume"
+	"github.com/queen-mq/queen-go/queen/internal/seal"
 	"github.com/queen-mq/queen-go/raftlog"
 )
 
@@ -26,17 +27,29 @@ type Broker struct {
 	shard    *raftlog.Shard
 	kv       *kvstore.Store
 	cons     *consume.Consumer
+	seal     *seal.Sealer
 	version  string
 	readyLag time.Duration
 }
 
 var _ httpd.Broker = (*Broker)(nil)
 
+// Options are a Broker's settings beside its shard.
+type Options struct {
+	Version string
+	// ReadyLag is the apply lag past which /health says settling.
+	ReadyLag time.Duration
+	// Skew is the clock skew leases allow for (QUEEN_RAFT_MAX_CLOCK_SKEW_MS).
+	Skew time.Duration
+	// Sealer seals the payloads of encrypted queues (nil: no
+	// QUEEN_ENCRYPTION_KEY; such queues cannot be configured or pushed to).
+	Sealer *seal.Sealer
+}
+
 // New serves shard, which runs kvstore's and consume's appliers, on host.
-// skew is the clock skew leases allow for (QUEEN_RAFT_MAX_CLOCK_SKEW_MS).
-func New(host *raftlog.Host, shard *raftlog.Shard, version string, readyLag, skew time.Duration) *Broker {
-	return &Broker{host: host, shard: shard, kv: kvstore.New(shard), cons: &consume.Consumer{Shard: shard, Skew: skew},
-		version: version, readyLag: readyLag}
+func New(host *raftlog.Host, shard *raftlog.Shard, o Options) *Broker {
+	return &Broker{host: host, shard: shard, kv: kvstore.New(shard), cons: &consume.Consumer{Shard: shard, Skew: o.Skew},
+		seal: o.Sealer, version: o.Version, readyLag: o.ReadyLag}
 }
 
 // mapErr turns raftlog's and kvstore's errors into httpd's.
@@ -62,9 +75,14 @@ func mapErr(err error) error {
 // Push appends items as one entry.
 func (b *Broker) Push(ctx context.Context, tenant string, items []httpd.PushItem) ([]httpd.PushResult, error) {
 	op := raftlog.PushOp{Tenant: tenant, Items: make([]raftlog.PushItem, len(items))}
+	sealFor := b.sealer(tenant)
 	for i, it := range items {
+		payload, err := sealFor(it.Queue, it.Payload)
+		if err != nil {
+			return nil, err
+		}
 		op.Items[i] = raftlog.PushItem{Queue: it.Queue, Partition: it.Partition, TransactionID: it.TransactionID,
-			MessageID: it.MessageID, Dedup: it.Dedup, Payload: it.Payload}
+			MessageID: it.MessageID, Dedup: it.Dedup, Payload: payload}
 	}
 	answers, _, err := b.shard.Push(ctx, op)
 	if err != nil {
@@ -79,6 +97,9 @@ func (b *Broker) Push(ctx context.Context, tenant string, items []httpd.PushItem
 
 // Configure stores a queue's options.
 func (b *Broker) Configure(ctx context.Context, tenant string, req httpd.ConfigureRequest) (httpd.ConfigureAnswer, error) {
+	if b.seal == nil && encryptionEnabled(req.Options) {
+		return httpd.ConfigureAnswer{}, errNoKey(req.Queue)
+	}
 	stored, err := b.shard.Configure(ctx, raftlog.ConfigureOp{Tenant: tenant, Queue: req.Queue, Replace: req.Replace, Options: req.Options})
 	if err != nil {
 		return httpd.ConfigureAnswer{}, mapErr(err)
@@ -102,6 +123,15 @@ func queueID(tenant, queue string) [16]byte {
 
 // KV runs one KV call.
 func (b *Broker) KV(ctx context.Context, tenant string, ops []httpd.KVOp) (json.Marshaler, error) {
+	a, err := b.kv.Do(ctx, tenant, kvOps(ops))
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return a, nil
+}
+
+// kvOps converts the API's KV ops to kvstore's.
+func kvOps(ops []httpd.KVOp) []kvstore.Op {
 	kops := make([]kvstore.Op, len(ops))
 	for i, o := range ops {
 		ns := o.NS
@@ -112,11 +142,7 @@ func (b *Broker) KV(ctx context.Context, tenant string, ops []httpd.KVOp) (json.
 			After: o.After, KeysOnly: o.KeysOnly, Value: o.Value, TTLSeconds: o.TTLSeconds, Forever: o.Forever,
 			Expect: o.Expect, Required: o.Required, Delta: o.Delta, Min: o.Min, Max: o.Max}
 	}
-	a, err := b.kv.Do(ctx, tenant, kops)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	return a, nil
+	return kops
 }
 
 // Health is ready while a leader is known and this node's log is not far

@@ -31,7 +31,7 @@ func (b *Broker) Pop(ctx context.Context, tenant string, req httpd.PopRequest) (
 		if err != nil {
 			return httpd.PopAnswer{}, false, mapErr(err)
 		}
-		return popAnswer(req.Queue, req.ConsumerGroup, res)
+		return b.popAnswer(req.Queue, req.ConsumerGroup, res)
 	}
 	queues, err := b.discover(tenant, req.Namespace, req.Task)
 	if err != nil {
@@ -44,7 +44,7 @@ func (b *Broker) Pop(ctx context.Context, tenant string, req httpd.PopRequest) (
 			return httpd.PopAnswer{}, false, mapErr(err)
 		}
 		if len(res.Parts) > 0 {
-			return popAnswer(q, req.ConsumerGroup, res)
+			return b.popAnswer(q, req.ConsumerGroup, res)
 		}
 	}
 	return httpd.PopAnswer{}, false, nil
@@ -70,7 +70,7 @@ func (b *Broker) discover(tenant, namespace, task string) ([]string, error) {
 	return out, nil
 }
 
-func popAnswer(queue, group string, res consume.PopResult) (httpd.PopAnswer, bool, error) {
+func (b *Broker) popAnswer(queue, group string, res consume.PopResult) (httpd.PopAnswer, bool, error) {
 	if len(res.Parts) == 0 {
 		return httpd.PopAnswer{}, false, nil
 	}
@@ -80,7 +80,7 @@ func popAnswer(queue, group string, res consume.PopResult) (httpd.PopAnswer, boo
 		pid := strconv.FormatUint(p.UID, 10)
 		for _, m := range p.Messages {
 			a.Messages = append(a.Messages, httpd.PopMessage{ID: uuid.UUID(m.MessageID).String(), TransactionID: m.TransactionID,
-				Data: m.Payload, CreatedAt: m.Stamp, PartitionID: pid, Queue: queue, Partition: p.Partition,
+				Data: b.open(m.Payload), CreatedAt: m.Stamp, PartitionID: pid, Queue: queue, Partition: p.Partition,
 				LeaseID: res.LeaseID, ConsumerGroup: group, DeliveryAttempt: m.Attempt, Offset: m.Offset})
 		}
 	}

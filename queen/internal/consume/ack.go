@@ -1,7 +1,11 @@
 package consume
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
+
+	"github.com/google/uuid"
 
 	"github.com/queen-mq/queen-go/raftlog"
 )
@@ -130,10 +134,12 @@ func (s *state) options(tenant, queue string) (queueOptions, error) {
 
 // file puts a message in the dead-letter queue of its queue and group.
 func (s *state) file(tenant string, ref partRef, it *AckItem, m *msgState, rec raftlog.Record) {
-	l := DeadLetter{Group: it.Group, Partition: ref.Partition, Offset: m.Offset, MessageID: rec.MessageID,
-		TransactionID: rec.TransactionID, Payload: rec.Payload, Created: rec.Stamp, Filed: s.at.Stamp,
+	key := letterKey(tenant, ref.Queue, it.Group, ref.Partition, m.Offset)
+	l := DeadLetter{ID: letterID(key, s.at.Stamp), Queue: ref.Queue, Group: it.Group, Partition: ref.Partition, Offset: m.Offset,
+		MessageID: rec.MessageID, TransactionID: rec.TransactionID, Payload: rec.Payload, Created: rec.Stamp, Filed: s.at.Stamp,
 		Attempts: int(m.Attempts), Error: it.Error}
-	s.tx.Set(letterKey(tenant, ref.Queue, it.Group, ref.Partition, m.Offset), l.encode())
+	s.tx.Set(key, l.encode())
+	s.tx.Set(letterIDKey(tenant, l.ID), key)
 }
 
 // extend moves a live lease's end on every partition it still holds.
@@ -169,4 +175,15 @@ func (s *state) extend(op *ExtendOp) ([]byte, error) {
 		s.tx.Delete(leaseKey(op.LeaseID))
 	}
 	return appendExtend(nil, a), nil
+}
+
+// letterID derives a dead letter's id (a UUID's text) from its key and the
+// stamp it was filed at: the same on every node, new if the same message
+// is filed again after a replay.
+func letterID(key []byte, stamp int64) string {
+	h := sha256.Sum256(binary.BigEndian.AppendUint64(append([]byte("queen-dlq\x00"), key...), uint64(stamp)))
+	id := uuid.UUID(h[:16])
+	id[6] = id[6]&0x0f | 0x80 // version 8: custom
+	id[8] = id[8]&0x3f | 0x80
+	return id.String()
 }

@@ -35,6 +35,16 @@ func (applier) Apply(tx *raftlog.Txn, at raftlog.ApplyInfo, data []byte) ([]byte
 		return s.ack(op)
 	case *ExtendOp:
 		return s.extend(op)
+	case *TxnOp:
+		return s.txn(op)
+	case *SeekOp:
+		return s.seek(op)
+	case *DeleteOp:
+		return s.deleteGroup(op)
+	case *ReplayOp:
+		return s.replay(op)
+	case *PurgeOp:
+		return s.purge(op)
 	}
 	return nil, errors.New("consume: unknown op")
 }

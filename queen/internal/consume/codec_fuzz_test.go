@@ -13,7 +13,13 @@ func FuzzDecodeOp(f *testing.F) {
 		LeaseMicros: 1e6, SkewMicros: 5e5, LeaseID: "l", AutoAck: true, Mode: ModeAll, From: 42}
 	ack := AckOp{Tenant: "t", SkewMicros: 1, Items: []AckItem{{TransactionID: "x", PartitionUID: 9, Group: "g", LeaseID: "l", Status: StatusDLQ, Error: "e"}}}
 	ext := ExtendOp{Tenant: "t", LeaseID: "l", Micros: 3, SkewMicros: 4}
-	for _, b := range [][]byte{pop.Op().Data, ack.Op().Data, ext.Op().Data, {1}, {}} {
+	txn := TxnOp{Tenant: "t", SkewMicros: 2, RequiredLeases: []string{"l"}, Acks: ack.Items}
+	seek := SeekOp{Tenant: "t", Queue: "q", Group: "g", Partition: "p", ToEnd: true, To: 9}
+	del := DeleteOp{Tenant: "t", Queue: "q", Group: "g"}
+	rep := ReplayOp{Tenant: "t", ID: "i"}
+	purge := PurgeOp{Tenant: "t", Queue: "q"}
+	for _, b := range [][]byte{pop.Op().Data, ack.Op().Data, ext.Op().Data, txn.Op().Data, seek.Op().Data, del.Op().Data,
+		rep.Op().Data, purge.Op().Data, {1}, {}} {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -28,6 +34,16 @@ func FuzzDecodeOp(f *testing.F) {
 		case *AckOp:
 			again = op.Op().Data
 		case *ExtendOp:
+			again = op.Op().Data
+		case *TxnOp:
+			again = op.Op().Data
+		case *SeekOp:
+			again = op.Op().Data
+		case *DeleteOp:
+			again = op.Op().Data
+		case *ReplayOp:
+			again = op.Op().Data
+		case *PurgeOp:
 			again = op.Op().Data
 		}
 		if !bytes.Equal(again, b) {

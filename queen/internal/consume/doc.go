@@ -1,8 +1,11 @@
-// Package consume is the consuming half of the broker (API.md §2) as a
-// family of the replicated state machine: pop, ack and lease extension,
-// consumer groups with exclusive partition leases, retries, the
-// dead-letter queue. Its ops (kind OpConsume) are applied by every node;
-// Consumer proposes them and long-polls.
+// Package consume is the consuming half of the broker (API.md §2, §3, §8)
+// as a family of the replicated state machine: pop, ack and lease
+// extension, consumer groups with exclusive partition leases, retries, the
+// dead-letter queue, the consuming part of transactions (TxnOp: required
+// leases and acks that must all succeed, beside raftlog's strict push and
+// kvstore's call in one command), and group administration (seek, delete,
+// DLQ replay and purge). Its ops (kind OpConsume) are applied by every
+// node; Consumer proposes them and long-polls.
 //
 // # What it owns
 //

@@ -15,12 +15,14 @@ import (
 //	'L' leaseID                           → the partitions a lease holds (leaseRow)
 //	'U' uid(8)                            → tenant, queue, partition of a partition id
 //	'X' tenant queue group partition off(8) → a dead letter (DeadLetter)
+//	'x' tenant id                         → the 'X' key of dead letter id
 const (
-	prefixGP     = 'G'
-	prefixGroup  = 'g'
-	prefixLease  = 'L'
-	prefixUID    = 'U'
-	prefixLetter = 'X'
+	prefixGP       = 'G'
+	prefixGroup    = 'g'
+	prefixLease    = 'L'
+	prefixUID      = 'U'
+	prefixLetter   = 'X'
+	prefixLetterID = 'x'
 )
 
 func name(b []byte, s string) []byte { return wire.AppendString(b, s) }
@@ -47,3 +49,13 @@ func letterKey(tenant, queue, group, partition string, offset int64) []byte {
 	b := name(name(letterPrefix(tenant, queue), group), partition)
 	return binary.BigEndian.AppendUint64(b, uint64(offset))
 }
+
+func letterIDKey(tenant, id string) []byte { return name(name([]byte{prefixLetterID}, tenant), id) }
+
+// gpPrefix is the key prefix of a group's states on a queue's partitions.
+func gpPrefix(tenant, queue, group string) []byte {
+	return name(name(name([]byte{prefixGP}, tenant), queue), group)
+}
+
+// groupsPrefix is the key prefix of a tenant's group subscriptions.
+func groupsPrefix(tenant string) []byte { return name([]byte{prefixGroup}, tenant) }

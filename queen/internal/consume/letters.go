@@ -10,6 +10,10 @@ import (
 // DeadLetter is a message filed in its queue's dead-letter queue: a copy
 // of the record (retention may delete the original) and why it was filed.
 type DeadLetter struct {
+	// ID names the letter in the DLQ routes: derived from where it was
+	// filed, so every node gives it the same.
+	ID               string
+	Queue            string
 	Group, Partition string
 	Offset           int64
 	MessageID        [16]byte
@@ -23,6 +27,8 @@ type DeadLetter struct {
 
 func (l *DeadLetter) encode() []byte {
 	b := []byte{stateVersion}
+	b = wire.AppendString(b, l.ID)
+	b = wire.AppendString(b, l.Queue)
 	b = wire.AppendString(b, l.Group)
 	b = wire.AppendString(b, l.Partition)
 	b = binary.AppendVarint(b, l.Offset)
@@ -40,7 +46,7 @@ func decodeLetter(b []byte) (DeadLetter, error) {
 	if v := d.Byte(); d.Err == nil && v != stateVersion {
 		d.Fail("dead letter version")
 	}
-	l := DeadLetter{Group: str(&d), Partition: str(&d), Offset: d.Varint()}
+	l := DeadLetter{ID: str(&d), Queue: str(&d), Group: str(&d), Partition: str(&d), Offset: d.Varint()}
 	if len(d.B) >= 16 {
 		copy(l.MessageID[:], d.B[:16])
 		d.B = d.B[16:]
@@ -58,12 +64,16 @@ func decodeLetter(b []byte) (DeadLetter, error) {
 	return l, nil
 }
 
-// DeadLetters lists a queue's dead letters, of one group or (group "")
-// of every group, in (group, partition, offset) order, up to limit.
+// DeadLetters lists dead letters of a queue (queue "": every queue of the
+// tenant) and group (group "": every group), in (queue, group, partition,
+// offset) order, up to limit (0: all).
 func DeadLetters(v *raftlog.View, tenant, queue, group string, limit int) ([]DeadLetter, error) {
-	prefix := letterPrefix(tenant, queue)
-	if group != "" {
-		prefix = name(prefix, group)
+	prefix := name([]byte{prefixLetter}, tenant)
+	if queue != "" {
+		prefix = letterPrefix(tenant, queue)
+		if group != "" {
+			prefix = name(prefix, group)
+		}
 	}
 	var out []DeadLetter
 	var derr error
@@ -73,11 +83,27 @@ func DeadLetters(v *raftlog.View, tenant, queue, group string, limit int) ([]Dea
 			derr = err
 			return false
 		}
-		out = append(out, l)
+		if group == "" || l.Group == group {
+			out = append(out, l)
+		}
 		return limit <= 0 || len(out) < limit
 	})
 	if err == nil {
 		err = derr
 	}
 	return out, err
+}
+
+// Letter reads one dead letter by its id; ok false when there is none.
+func Letter(v *raftlog.View, tenant, id string) (DeadLetter, bool, error) {
+	k, ok, err := v.Get(letterIDKey(tenant, id))
+	if err != nil || !ok {
+		return DeadLetter{}, false, err
+	}
+	b, ok, err := v.Get(k)
+	if err != nil || !ok {
+		return DeadLetter{}, false, err
+	}
+	l, err := decodeLetter(b)
+	return l, err == nil, err
 }

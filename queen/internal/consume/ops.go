@@ -17,6 +17,11 @@ const (
 	kindPop    byte = 1
 	kindAck    byte = 2
 	kindExtend byte = 3
+	kindTxn    byte = 4
+	kindSeek   byte = 5
+	kindDelete byte = 6
+	kindReplay byte = 7
+	kindPurge  byte = 8
 )
 
 // Where a group that never read a partition starts (PopOp.Mode).
@@ -76,6 +81,44 @@ type AckOp struct {
 	Items      []AckItem
 }
 
+// TxnOp is the consuming part of a transaction: leases that must still
+// hold their partitions and acks that must all succeed, or the whole entry
+// (with its pushes and KV ops) rolls back (DecodeTxnRollback).
+type TxnOp struct {
+	Tenant         string
+	SkewMicros     int64
+	RequiredLeases []string
+	Acks           []AckItem
+}
+
+// SeekOp moves a group's cursor on a queue's partitions (Partition "":
+// all of them) to the end of each, or to its first record stamped at or
+// after To; it releases the group's leases there and forgets what it knew
+// of offsets past the old cursor.
+type SeekOp struct {
+	Tenant, Queue, Group, Partition string
+	ToEnd                           bool
+	To                              int64
+}
+
+// DeleteOp forgets a consumer group on a queue (Queue "": on every queue):
+// its subscription, cursors and leases. Its dead letters stay.
+type DeleteOp struct {
+	Tenant, Queue, Group string
+}
+
+// ReplayOp takes dead letter ID out of the DLQ; the same command pushes its
+// copy (the op before it is raftlog's push). A letter already gone rolls
+// the entry back (DecodeTxnRollback's form, index -1).
+type ReplayOp struct {
+	Tenant, ID string
+}
+
+// PurgeOp deletes a queue's dead letters, of one group or (Group "") all.
+type PurgeOp struct {
+	Tenant, Queue, Group string
+}
+
 // ExtendOp moves a live lease's end to Micros after the entry's stamp.
 type ExtendOp struct {
 	Tenant, LeaseID string
@@ -106,8 +149,12 @@ func (a *AckOp) Op() raftlog.Op {
 	b := []byte{opVersion, kindAck}
 	b = wire.AppendString(b, a.Tenant)
 	b = binary.AppendVarint(b, a.SkewMicros)
-	b = binary.AppendUvarint(b, uint64(len(a.Items)))
-	for _, it := range a.Items {
+	return raftlog.Op{Kind: OpConsume, Data: appendAckItems(b, a.Items)}
+}
+
+func appendAckItems(b []byte, items []AckItem) []byte {
+	b = binary.AppendUvarint(b, uint64(len(items)))
+	for _, it := range items {
 		b = wire.AppendString(b, it.TransactionID)
 		b = binary.AppendUvarint(b, it.PartitionUID)
 		b = wire.AppendString(b, it.Group)
@@ -115,7 +162,66 @@ func (a *AckOp) Op() raftlog.Op {
 		b = append(b, it.Status)
 		b = wire.AppendString(b, it.Error)
 	}
+	return b
+}
+
+func decodeAckItems(d *wire.Decoder) []AckItem {
+	var out []AckItem
+	n := d.Count(6)
+	for range n {
+		it := AckItem{TransactionID: str(d), PartitionUID: d.Uvarint(), Group: str(d), LeaseID: str(d), Status: d.Byte(), Error: str(d)}
+		if d.Err == nil && it.Status > StatusDLQ {
+			d.Fail("ack status")
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// Op encodes o as an op of a command.
+func (o *SeekOp) Op() raftlog.Op {
+	b := []byte{opVersion, kindSeek}
+	for _, x := range []string{o.Tenant, o.Queue, o.Group, o.Partition} {
+		b = wire.AppendString(b, x)
+	}
+	b = append(b, boolByte(o.ToEnd))
+	return raftlog.Op{Kind: OpConsume, Data: binary.AppendVarint(b, o.To)}
+}
+
+// Op encodes o as an op of a command.
+func (o *DeleteOp) Op() raftlog.Op {
+	b := []byte{opVersion, kindDelete}
+	for _, x := range []string{o.Tenant, o.Queue, o.Group} {
+		b = wire.AppendString(b, x)
+	}
 	return raftlog.Op{Kind: OpConsume, Data: b}
+}
+
+// Op encodes o as an op of a command.
+func (o *ReplayOp) Op() raftlog.Op {
+	b := wire.AppendString([]byte{opVersion, kindReplay}, o.Tenant)
+	return raftlog.Op{Kind: OpConsume, Data: wire.AppendString(b, o.ID)}
+}
+
+// Op encodes o as an op of a command.
+func (o *PurgeOp) Op() raftlog.Op {
+	b := []byte{opVersion, kindPurge}
+	for _, x := range []string{o.Tenant, o.Queue, o.Group} {
+		b = wire.AppendString(b, x)
+	}
+	return raftlog.Op{Kind: OpConsume, Data: b}
+}
+
+// Op encodes t as an op of a command.
+func (t *TxnOp) Op() raftlog.Op {
+	b := []byte{opVersion, kindTxn}
+	b = wire.AppendString(b, t.Tenant)
+	b = binary.AppendVarint(b, t.SkewMicros)
+	b = binary.AppendUvarint(b, uint64(len(t.RequiredLeases)))
+	for _, l := range t.RequiredLeases {
+		b = wire.AppendString(b, l)
+	}
+	return raftlog.Op{Kind: OpConsume, Data: appendAckItems(b, t.Acks)}
 }
 
 // Op encodes e as an op of a command.
@@ -156,18 +262,28 @@ func decodeOp(b []byte) (any, error) {
 		}
 		out = p
 	case kindAck:
-		a := &AckOp{Tenant: str(&d), SkewMicros: d.Varint()}
-		n := d.Count(6)
+		out = &AckOp{Tenant: str(&d), SkewMicros: d.Varint(), Items: decodeAckItems(&d)}
+	case kindTxn:
+		t := &TxnOp{Tenant: str(&d), SkewMicros: d.Varint()}
+		n := d.Count(1)
 		for range n {
-			it := AckItem{TransactionID: str(&d), PartitionUID: d.Uvarint(), Group: str(&d), LeaseID: str(&d), Status: d.Byte(), Error: str(&d)}
-			if d.Err == nil && it.Status > StatusDLQ {
-				d.Fail("ack status")
-			}
-			a.Items = append(a.Items, it)
+			t.RequiredLeases = append(t.RequiredLeases, str(&d))
 		}
-		out = a
+		t.Acks = decodeAckItems(&d)
+		out = t
 	case kindExtend:
 		out = &ExtendOp{Tenant: str(&d), LeaseID: str(&d), Micros: d.Varint(), SkewMicros: d.Varint()}
+	case kindSeek:
+		o := &SeekOp{Tenant: str(&d), Queue: str(&d), Group: str(&d), Partition: str(&d)}
+		o.ToEnd = flag(&d)
+		o.To = d.Varint()
+		out = o
+	case kindDelete:
+		out = &DeleteOp{Tenant: str(&d), Queue: str(&d), Group: str(&d)}
+	case kindReplay:
+		out = &ReplayOp{Tenant: str(&d), ID: str(&d)}
+	case kindPurge:
+		out = &PurgeOp{Tenant: str(&d), Queue: str(&d), Group: str(&d)}
 	default:
 		d.Fail(fmt.Sprintf("op kind %d", kind))
 	}

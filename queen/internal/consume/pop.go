@@ -207,16 +207,21 @@ func (p *popper) deliver(g *gpState, name string) ([]Delivered, error) {
 
 // startAt is where the group starts on a partition it never read.
 func (p *popper) startAt(name string, pi raftlog.PartitionInfo) (int64, error) {
-	switch {
-	case p.gm.From > 0:
-	case p.gm.Mode == ModeAll:
+	return startOf(p.v, p.op.Tenant, p.op.Queue, p.gm, pi)
+}
+
+// startOf is where a group subscribed as gm starts on partition pi: its
+// first record (mode all), or the first stamped at or after
+// subscriptionFrom or the subscription itself (mode new).
+func startOf(v *raftlog.View, tenant, queue string, gm groupMeta, pi raftlog.PartitionInfo) (int64, error) {
+	if gm.From == 0 && gm.Mode == ModeAll {
 		return pi.LogStart, nil
 	}
-	ts := p.gm.From
+	ts := gm.From
 	if ts == 0 {
-		ts = p.gm.Created
+		ts = gm.Created
 	}
-	at, err := p.v.OffsetForTime(p.op.Tenant, p.op.Queue, name, ts)
+	at, err := v.OffsetForTime(tenant, queue, pi.Name, ts)
 	if err != nil {
 		return 0, err
 	}

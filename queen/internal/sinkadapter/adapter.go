@@ -16,7 +16,12 @@ import (
 )
 
 // Log reads the queue log from this node's applied state.
-type Log struct{ Shard *raftlog.Shard }
+type Log struct {
+	Shard *raftlog.Shard
+	// Open gives the payload a stored one holds (seal.Sealer.Open: the
+	// plaintext of a sealed payload); nil passes payloads as stored.
+	Open func(stored []byte) (payload []byte, ok bool)
+}
 
 var _ s3sink.Log = Log{}
 
@@ -74,7 +79,11 @@ func (l Log) Fetch(ctx context.Context, tenant, queue, partition string, offset 
 		return res, mapLogErr(err)
 	}
 	for _, r := range b.Records {
-		res.Records = append(res.Records, s3sink.LogRecord{Offset: r.Offset, TransactionID: r.TransactionID, Ts: r.Stamp, Payload: r.Payload})
+		payload := r.Payload
+		if l.Open != nil {
+			payload, _ = l.Open(payload)
+		}
+		res.Records = append(res.Records, s3sink.LogRecord{Offset: r.Offset, TransactionID: r.TransactionID, Ts: r.Stamp, Payload: payload})
 	}
 	return res, nil
 }

@@ -1,0 +1,290 @@
+package httpd
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+)
+
+// groupSummary is one group of GET /api/v1/consumer-groups[/lagging]: its
+// queues, and lag, the sum of theirs.
+type groupSummary struct {
+	Name   string              `json:"name"`
+	Queues []groupQueueSummary `json:"queues"`
+	Lag    int64               `json:"lag"`
+}
+
+// groupQueueSummary is one queue of a groupSummary; Partitions counts the
+// partitions the broker shows.
+type groupQueueSummary struct {
+	Queue            string `json:"queue"`
+	SubscribedAt     string `json:"subscribedAt"`
+	SubscriptionMode string `json:"subscriptionMode"`
+	Lag              int64  `json:"lag"`
+	Partitions       int    `json:"partitions"`
+}
+
+// groupDetail is GET /api/v1/consumer-groups/:group.
+type groupDetail struct {
+	Name   string             `json:"name"`
+	Queues []groupQueueDetail `json:"queues"`
+}
+
+// groupQueueDetail is one queue of a groupDetail, with its partitions.
+type groupQueueDetail struct {
+	Queue            string                 `json:"queue"`
+	SubscribedAt     string                 `json:"subscribedAt"`
+	SubscriptionMode string                 `json:"subscriptionMode"`
+	Lag              int64                  `json:"lag"`
+	Partitions       []groupPartitionAnswer `json:"partitions"`
+}
+
+// groupPartitionAnswer is one partition of a groupQueueDetail. Lag is
+// highWatermark−cursor, at least 0; LeaseID and LeaseExpiresAt are null
+// when the broker gives none.
+type groupPartitionAnswer struct {
+	Partition      string  `json:"partition"`
+	Cursor         int64   `json:"cursor"`
+	HighWatermark  int64   `json:"highWatermark"`
+	Lag            int64   `json:"lag"`
+	LeaseID        *string `json:"leaseId"`
+	LeaseExpiresAt *string `json:"leaseExpiresAt"`
+}
+
+// deleteGroupAnswer is the answer of a consumer group's deletion.
+type deleteGroupAnswer struct {
+	Deleted       bool   `json:"deleted"`
+	ConsumerGroup string `json:"consumerGroup"`
+	Queues        int    `json:"queues"`
+}
+
+// seekAnswer is the answer of a seek: how many partitions moved.
+type seekAnswer struct {
+	Success       bool   `json:"success"`
+	ConsumerGroup string `json:"consumerGroup"`
+	Queue         string `json:"queue"`
+	Partitions    int    `json:"partitions"`
+}
+
+// groupLag is the sum of g's queues' lags (saturating).
+func groupLag(g *GroupInfo) int64 {
+	var sum int64
+	for _, q := range g.Queues {
+		if q.Lag > 0 && sum > math.MaxInt64-q.Lag {
+			return math.MaxInt64
+		}
+		sum += q.Lag
+	}
+	return sum
+}
+
+func newGroupSummary(g *GroupInfo) groupSummary {
+	a := groupSummary{Name: g.Name, Queues: make([]groupQueueSummary, len(g.Queues)), Lag: groupLag(g)}
+	for i, q := range g.Queues {
+		a.Queues[i] = groupQueueSummary{Queue: q.Queue, SubscribedAt: formatStamp(q.SubscribedAt),
+			SubscriptionMode: q.SubscriptionMode, Lag: q.Lag, Partitions: len(q.Partitions)}
+	}
+	return a
+}
+
+// writeGroups answers the groups whose lag is at least minLag, in the
+// broker's order.
+func writeGroups(w http.ResponseWriter, gs []GroupInfo, minLag int64) {
+	out := struct {
+		ConsumerGroups []groupSummary `json:"consumerGroups"`
+	}{ConsumerGroups: make([]groupSummary, 0, len(gs))}
+	for i := range gs {
+		if a := newGroupSummary(&gs[i]); a.Lag >= minLag {
+			out.ConsumerGroups = append(out.ConsumerGroups, a)
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// consumerGroups is GET /api/v1/consumer-groups: every group of the
+// tenant, with its queues.
+func (s *server) consumerGroups() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		gs, err := s.a.ConsumerGroups(r.Context(), tenantOf(r))
+		if err != nil {
+			return err
+		}
+		writeGroups(w, gs, math.MinInt64)
+		return nil
+	})
+}
+
+// laggingGroups is GET /api/v1/consumer-groups/lagging?minLag=N: the
+// groups whose total lag is at least N (an integer ≥ 0, default 1).
+func (s *server) laggingGroups() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		q, err := queryOf(r)
+		if err != nil {
+			return err
+		}
+		minLag, ok, err := q.integer("minLag")
+		switch {
+		case err != nil:
+			return err
+		case !ok:
+			minLag = 1
+		case minLag < 0:
+			return badRequest("minLag %q must be at least 0", q.get("minLag"))
+		}
+		gs, err := s.a.ConsumerGroups(r.Context(), tenantOf(r))
+		if err != nil {
+			return err
+		}
+		writeGroups(w, gs, minLag)
+		return nil
+	})
+}
+
+// consumerGroup is GET /api/v1/consumer-groups/:group: the group's
+// queues and its position on each of their partitions; 404 not_found when
+// it reads no queue.
+func (s *server) consumerGroup() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		name, err := pathParam(r, "group")
+		if err != nil {
+			return err
+		}
+		g, ok, err := s.a.ConsumerGroup(r.Context(), tenantOf(r), name)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return notFound("consumer group %q not found", name)
+		}
+		d := groupDetail{Name: g.Name, Queues: make([]groupQueueDetail, len(g.Queues))}
+		if d.Name == "" {
+			d.Name = name
+		}
+		for i, q := range g.Queues {
+			qd := groupQueueDetail{Queue: q.Queue, SubscribedAt: formatStamp(q.SubscribedAt),
+				SubscriptionMode: q.SubscriptionMode, Lag: q.Lag,
+				Partitions: make([]groupPartitionAnswer, len(q.Partitions))}
+			for j, p := range q.Partitions {
+				qd.Partitions[j] = newGroupPartitionAnswer(p)
+			}
+			d.Queues[i] = qd
+		}
+		writeJSON(w, http.StatusOK, d)
+		return nil
+	})
+}
+
+func newGroupPartitionAnswer(p GroupPartition) groupPartitionAnswer {
+	a := groupPartitionAnswer{Partition: p.Partition, Cursor: p.Cursor, HighWatermark: p.HighWatermark,
+		Lag: max(p.HighWatermark-p.Cursor, 0)}
+	if p.LeaseID != "" {
+		id := p.LeaseID
+		a.LeaseID = &id
+	}
+	if p.LeaseExpiresAt != 0 {
+		at := formatStamp(p.LeaseExpiresAt)
+		a.LeaseExpiresAt = &at
+	}
+	return a
+}
+
+// deleteGroup is DELETE /api/v1/consumer-groups/:group and, when onQueue
+// is true, DELETE /api/v1/consumer-groups/:group/queues/:queue: 200 with
+// how many queues the group was forgotten on, 404 not_found when none.
+func (s *server) deleteGroup(onQueue bool) http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		group, err := pathParam(r, "group")
+		if err != nil {
+			return err
+		}
+		var queue string
+		if onQueue {
+			if queue, err = pathParam(r, "queue"); err != nil {
+				return err
+			}
+		}
+		n, err := s.a.DeleteConsumerGroup(r.Context(), tenantOf(r), group, queue)
+		if err != nil {
+			return err
+		}
+		switch {
+		case n == 0 && onQueue:
+			return notFound("consumer group %q does not read queue %q", group, queue)
+		case n == 0:
+			return notFound("consumer group %q not found", group)
+		}
+		writeJSON(w, http.StatusOK, deleteGroupAnswer{Deleted: true, ConsumerGroup: group, Queues: n})
+		return nil
+	})
+}
+
+// seekGroup is POST /api/v1/consumer-groups/:group/queues/:queue/seek
+// and, when partitioned is true, …/partitions/:partition/seek, with body
+// {"timestamp":"<ISO>"} or {"toEnd":true}: 200 with how many partitions
+// moved.
+func (s *server) seekGroup(partitioned bool) http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		var req SeekRequest
+		var err error
+		if req.Group, err = pathParam(r, "group"); err != nil {
+			return err
+		}
+		if req.Queue, err = pathParam(r, "queue"); err != nil {
+			return err
+		}
+		if partitioned {
+			if req.Partition, err = pathParam(r, "partition"); err != nil {
+				return err
+			}
+		}
+		body, err := s.body(r)
+		if err != nil {
+			return err
+		}
+		if req.ToEnd, req.To, err = decodeSeek(body); err != nil {
+			return err
+		}
+		n, err := s.a.SeekConsumerGroup(r.Context(), tenantOf(r), req)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, seekAnswer{Success: true, ConsumerGroup: req.Group, Queue: req.Queue, Partitions: n})
+		return nil
+	})
+}
+
+// decodeSeek reads a seek's body, which must be valid JSON: exactly one
+// of timestamp (ISO-8601, as parseISO reads it; a time before the epoch
+// reads as the epoch) and toEnd true. toEnd false reads as absent, and
+// unknown members are ignored.
+func decodeSeek(body []byte) (toEnd bool, to int64, err error) {
+	o, err := asObject(body, "the body")
+	if err != nil {
+		return false, 0, err
+	}
+	end, _, err := o.boolean("toEnd", "toEnd")
+	if err != nil {
+		return false, 0, err
+	}
+	ts, ok, err := o.str("timestamp", "timestamp")
+	switch {
+	case err != nil:
+		return false, 0, err
+	case end && ok:
+		return false, 0, badRequest("timestamp %q and toEnd true cannot both be given", ts)
+	case end:
+		return true, 0, nil
+	case !ok:
+		return false, 0, badRequest("timestamp or toEnd true is required")
+	}
+	us, err := parseISO(ts)
+	if err != nil {
+		return false, 0, badRequest("timestamp %q must be an ISO-8601 time", ts)
+	}
+	return false, max(us, 0), nil
+}
+
+// notFound is a 404 not_found.
+func notFound(format string, args ...any) *Error {
+	return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: fmt.Sprintf(format, args...)}
+}

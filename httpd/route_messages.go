@@ -1,0 +1,136 @@
+package httpd
+
+import (
+	"math"
+	"net/http"
+
+	"github.com/google/uuid"
+)
+
+// The statuses of a message for queue mode (MessagesQuery.Status and
+// MessageInfo.Status).
+const (
+	MessagePending    = "pending"    // not yet delivered
+	MessageProcessing = "processing" // under a lease
+	MessageCompleted  = "completed"  // settled
+	MessageDLQ        = "dlq"        // in the dead-letter queue
+)
+
+// messages is GET /api/v1/messages: a page of the records of a queue, or
+// of the queues of a namespace or task (one of the three is required),
+// filtered by partition, status and a time range [from, to).
+func (s *server) messages() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		q, err := queryOf(r)
+		if err != nil {
+			return err
+		}
+		mq, err := decodeMessages(q)
+		if err != nil {
+			return err
+		}
+		got, err := s.a.Messages(r.Context(), tenantOf(r), mq)
+		if err != nil {
+			return err
+		}
+		b := append([]byte(nil), `{"messages":[`...)
+		for i := range got {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendMessageInfo(b, &got[i])
+		}
+		b = append(b, ']', ',')
+		b = appendKey(b, "limit")
+		b = appendInt(b, int64(mq.Limit))
+		b = append(b, ',')
+		b = appendKey(b, "offset")
+		b = appendInt(b, int64(mq.Offset))
+		writeRaw(w, http.StatusOK, append(b, '}', '\n'))
+		return nil
+	})
+}
+
+// decodeMessages checks and defaults the query of GET /api/v1/messages.
+// Every refusal is 400 bad_request naming the parameter and its value.
+func decodeMessages(q query) (MessagesQuery, error) {
+	mq := MessagesQuery{Queue: q.get("queue"), Partition: q.get("partition"), Namespace: q.get("namespace"),
+		Task: q.get("task"), Status: q.get("status")}
+	if mq.Queue == "" && mq.Namespace == "" && mq.Task == "" {
+		return mq, badRequest("queue, namespace or task is required")
+	}
+	switch mq.Status {
+	case "", MessagePending, MessageProcessing, MessageCompleted, MessageDLQ:
+	default:
+		return mq, badRequest("status %q must be pending, processing, completed or dlq", mq.Status)
+	}
+	limit, err := q.ranged("limit", DefaultMessagesLimit, 1, MaxMessagesLimit)
+	if err != nil {
+		return mq, err
+	}
+	mq.Limit = int(limit)
+	offset, _, err := q.integer("offset")
+	switch {
+	case err != nil:
+		return mq, err
+	case offset < 0:
+		return mq, badRequest("offset %q must be at least 0", q.get("offset"))
+	}
+	mq.Offset = int(min(offset, math.MaxInt))
+	from, fromOK, err := q.iso("from")
+	if err != nil {
+		return mq, err
+	}
+	to, toOK, err := q.iso("to")
+	if err != nil {
+		return mq, err
+	}
+	if fromOK && toOK && from > to {
+		return mq, badRequest("from %q is after to %q", q.get("from"), q.get("to"))
+	}
+	// 0 is an open end: from at or before the epoch is open anyway, and
+	// to at or before it keeps the range (nearly) empty as 1 µs does.
+	if fromOK {
+		mq.From = max(from, 0)
+	}
+	if toOK {
+		mq.To = max(to, 1)
+	}
+	return mq, nil
+}
+
+// iso reads parameter k as an ISO-8601 time (as parseISO reads it), in
+// µs; ok is false when it is absent.
+func (q query) iso(k string) (us int64, ok bool, err error) {
+	v := q.get(k)
+	if v == "" {
+		return 0, false, nil
+	}
+	if us, err = parseISO(v); err != nil {
+		return 0, false, badRequest("%s %q must be an ISO-8601 time", k, v)
+	}
+	return us, true, nil
+}
+
+// appendMessageInfo renders one message; its payload is written as the
+// broker returns it (null when empty).
+func appendMessageInfo(b []byte, m *MessageInfo) []byte {
+	b = append(b, '{')
+	b = appendField(b, "id", uuid.UUID(m.ID).String())
+	b = appendField(b, "transactionId", m.TransactionID)
+	b = appendField(b, "queue", m.Queue)
+	b = appendField(b, "partition", m.Partition)
+	b = appendField(b, "partitionId", m.PartitionID)
+	b = appendKey(b, "offset")
+	b = appendInt(b, m.Offset)
+	b = append(b, ',')
+	b = appendKey(b, "data")
+	b = appendRaw(b, m.Data)
+	b = append(b, ',')
+	b = appendKey(b, "createdAt")
+	b = appendStamp(b, m.CreatedAt)
+	b = append(b, ',')
+	b = appendKey(b, "status")
+	b = appendString(b, m.Status)
+	return append(b, '}')
+}

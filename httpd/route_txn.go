@@ -1,0 +1,441 @@
+package httpd
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/google/uuid"
+)
+
+// The types of a transaction's operations and results.
+const (
+	txnPush = "push"
+	txnAck  = "ack"
+	txnKV   = "kv"
+)
+
+// transaction is POST /api/v1/transaction (API.md §3): 200 with the
+// committed results, or with the reason of the rollback.
+func (s *server) transaction() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		body, err := s.body(r)
+		if err != nil {
+			return err
+		}
+		req, err := decodeTxn(body)
+		if err != nil {
+			return err
+		}
+		for i := range req.Pushes {
+			if err := newMessageID(&req.Pushes[i].Item); err != nil {
+				return err
+			}
+		}
+		ans, err := s.t.Transaction(r.Context(), tenantOf(r), req)
+		if err != nil {
+			return err
+		}
+		out, err := appendTxn(nil, &req, &ans)
+		if err != nil {
+			return err
+		}
+		writeRaw(w, http.StatusOK, out)
+		return nil
+	})
+}
+
+// decodeTxn checks a transaction body, which must be valid JSON, and
+// returns the request with its defaults and each ack's lease resolved;
+// the pushes have no message ids yet. Unknown members are ignored.
+// Refusals are *Error: 400 bad_request naming the field, except that
+// the KV ops' own fields are refused in the KV shape as POST /api/v1/kv
+// refuses them, and kv[] over MaxTxnKVOps ops or MaxTxnKVKeys keys is
+// 413 kv_too_many_ops or kv_too_many_keys (KV shape).
+func decodeTxn(body []byte) (TxnRequest, error) {
+	var req TxnRequest
+	o, err := asObject(body, "the body")
+	if err != nil {
+		return req, err
+	}
+	if raw := o["operations"]; !isNull(raw) {
+		list, err := asArray(raw, "operations")
+		if err != nil {
+			return req, err
+		}
+		for i, raw := range list {
+			if err := decodeTxnOp(raw, i, &req); err != nil {
+				return req, err
+			}
+		}
+	}
+	if req.RequiredLeases, err = decodeRequiredLeases(o["requiredLeases"]); err != nil {
+		return req, err
+	}
+	if req.KV, err = decodeTxnKV(o["kv"]); err != nil {
+		return req, err
+	}
+	for _, k := range []string{"timers", "positions"} {
+		raw := o[k]
+		if isNull(raw) {
+			continue
+		}
+		list, err := asArray(raw, k)
+		if err != nil {
+			return req, err
+		}
+		if len(list) > 0 {
+			return req, badRequest("%s are not supported yet", k)
+		}
+	}
+	if len(req.Pushes) == 0 && len(req.Acks) == 0 && len(req.KV) == 0 {
+		return req, badRequest("a transaction needs at least one operation")
+	}
+	resolveLeases(&req)
+	return req, nil
+}
+
+// decodeTxnOp reads operations[i] into req.
+func decodeTxnOp(raw json.RawMessage, i int, req *TxnRequest) error {
+	path := fmt.Sprintf("operations[%d]", i)
+	o, err := asObject(raw, path)
+	if err != nil {
+		return err
+	}
+	typ, _, err := o.str("type", path+".type")
+	if err != nil {
+		return err
+	}
+	switch typ {
+	case txnPush:
+		return decodeTxnPush(o, path, i, req)
+	case txnAck:
+		it, err := decodeAckItem(o, path, QueueModeGroup)
+		if err != nil {
+			return err
+		}
+		req.Acks = append(req.Acks, TxnAck{OpIndex: i, Item: it})
+		return nil
+	case "":
+		return badRequest("%s.type is required", path)
+	}
+	return badRequest("%s.type %q must be push or ack", path, typ)
+}
+
+// txnInline are the members of the inline form of a push operation.
+var txnInline = []string{"queue", "partition", "payload", "transactionId"}
+
+// decodeTxnPush reads a push operation: items[] (push items as POST
+// /api/v1/push takes them) or one inline item. traceId is accepted (a
+// string) and ignored; with items[], an inline member that is not null is
+// refused as ambiguous.
+func decodeTxnPush(o object, path string, i int, req *TxnRequest) error {
+	raw := o["items"]
+	if isNull(raw) {
+		if _, _, err := o.str("traceId", path+".traceId"); err != nil {
+			return err
+		}
+		it, err := decodePushItem(o, path)
+		if err != nil {
+			return err
+		}
+		req.Pushes = append(req.Pushes, TxnPush{OpIndex: i, Item: it})
+		return nil
+	}
+	for _, k := range txnInline {
+		if !isNull(o[k]) {
+			return badRequest("%s has both items and an inline %s", path, k)
+		}
+	}
+	list, err := asArray(raw, path+".items")
+	if err != nil {
+		return err
+	}
+	if len(list) == 0 {
+		return badRequest("%s.items is empty", path)
+	}
+	for j, raw := range list {
+		p := fmt.Sprintf("%s.items[%d]", path, j)
+		o, err := asObject(raw, p)
+		if err != nil {
+			return err
+		}
+		it, err := decodePushItem(o, p)
+		if err != nil {
+			return err
+		}
+		req.Pushes = append(req.Pushes, TxnPush{OpIndex: i, Item: it})
+	}
+	return nil
+}
+
+// decodeRequiredLeases reads requiredLeases: an array of non-empty
+// strings, kept as sent (nil when absent or empty).
+func decodeRequiredLeases(raw json.RawMessage) ([]string, error) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	list, err := asArray(raw, "requiredLeases")
+	if err != nil || len(list) == 0 {
+		return nil, err
+	}
+	out := make([]string, len(list))
+	for i, raw := range list {
+		path := fmt.Sprintf("requiredLeases[%d]", i)
+		if firstByte(raw) != '"' || json.Unmarshal(raw, &out[i]) != nil {
+			return nil, badRequest("%s must be a string", path)
+		}
+		if out[i] == "" {
+			return nil, badRequest("%s is empty", path)
+		}
+	}
+	return out, nil
+}
+
+// decodeTxnKV reads kv[]: KV ops as POST /api/v1/kv takes them, minus
+// getPrefix, within MaxTxnKVOps ops and MaxTxnKVKeys keys (an op's key
+// and keys[] count). nil when absent or empty.
+func decodeTxnKV(raw json.RawMessage) ([]KVOp, error) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	list, err := asArray(raw, "kv")
+	if err != nil || len(list) == 0 {
+		return nil, err
+	}
+	if len(list) > MaxTxnKVOps {
+		return nil, kvError(http.StatusRequestEntityTooLarge, ReasonKVTooManyOps,
+			"kv has %d ops, at most %d", len(list), MaxTxnKVOps)
+	}
+	ops := make([]KVOp, len(list))
+	keys := 0
+	for i, raw := range list {
+		path := fmt.Sprintf("kv[%d]", i)
+		o, err := asObject(raw, path)
+		if err != nil {
+			return nil, err
+		}
+		if err := decodeKVOp(o, path, &ops[i]); err != nil {
+			return nil, err
+		}
+		if ops[i].Op == "getPrefix" {
+			return nil, badRequest("%s: getPrefix is not allowed in a transaction", path)
+		}
+		keys += len(ops[i].Keys)
+		if ops[i].Key != "" {
+			keys++
+		}
+	}
+	if keys > MaxTxnKVKeys {
+		return nil, kvError(http.StatusRequestEntityTooLarge, ReasonKVTooManyKeys,
+			"kv names %d keys, at most %d", keys, MaxTxnKVKeys)
+	}
+	return ops, nil
+}
+
+// resolveLeases gives each ack without a leaseId the transaction's lease:
+// the one distinct lease id named by requiredLeases and the other acks,
+// or none ("": unfenced) when they name none or several.
+func resolveLeases(req *TxnRequest) {
+	lease, several := "", false
+	note := func(id string) {
+		switch {
+		case id == "" || id == lease:
+		case lease == "":
+			lease = id
+		default:
+			several = true
+		}
+	}
+	for _, id := range req.RequiredLeases {
+		note(id)
+	}
+	for _, a := range req.Acks {
+		note(a.Item.LeaseID)
+	}
+	if several {
+		return
+	}
+	for i := range req.Acks {
+		if req.Acks[i].Item.LeaseID == "" {
+			req.Acks[i].Item.LeaseID = lease
+		}
+	}
+}
+
+// txnSlot is what one result of a committed transaction answers: its
+// index in the one index space (operations, then kv), its type and the
+// request's push, ack or kv op (kv: its position in kv[]).
+type txnSlot struct {
+	index int
+	typ   string
+	push  *TxnPush
+	ack   *TxnAck
+	kv    int
+}
+
+// txnSlots lists the results a commit of req answers, in order: one per
+// pushed item and per ack, by operation, then one per kv op.
+func txnSlots(req *TxnRequest) []txnSlot {
+	out := make([]txnSlot, 0, len(req.Pushes)+len(req.Acks)+len(req.KV))
+	p, a, ops := 0, 0, 0
+	for p < len(req.Pushes) || a < len(req.Acks) {
+		var s txnSlot
+		if a == len(req.Acks) || (p < len(req.Pushes) && req.Pushes[p].OpIndex < req.Acks[a].OpIndex) {
+			s = txnSlot{index: req.Pushes[p].OpIndex, typ: txnPush, push: &req.Pushes[p]}
+			p++
+		} else {
+			s = txnSlot{index: req.Acks[a].OpIndex, typ: txnAck, ack: &req.Acks[a]}
+			a++
+		}
+		ops = s.index + 1
+		out = append(out, s)
+	}
+	for j := range req.KV {
+		out = append(out, txnSlot{index: ops + j, typ: txnKV, kv: j})
+	}
+	return out
+}
+
+// appendTxn renders the answer of a transaction. Errors are broker
+// faults (a 500): an answer without a transactionId, a rollback without a
+// reason, a commit whose results are not one per pushed item, ack and kv
+// op in order, a kv result that is not a JSON object.
+//
+// A result's index, opIndex, transactionId and queueName are the
+// request's (the broker answers in order; its Type is checked); its
+// messageId is the broker's, else the one httpd minted.
+func appendTxn(b []byte, req *TxnRequest, a *TxnAnswer) ([]byte, error) {
+	if a.TransactionID == "" {
+		return nil, errors.New("httpd: broker answered a transaction without a transactionId")
+	}
+	b = append(b, '{')
+	b = appendField(b, "transactionId", a.TransactionID)
+	if !a.Success {
+		return appendTxnRollback(b, a)
+	}
+	slots := txnSlots(req)
+	if len(a.Results) != len(slots) {
+		return nil, fmt.Errorf("httpd: broker committed a transaction with %d results for %d pushed items, acks and kv ops",
+			len(a.Results), len(slots))
+	}
+	b = append(b, `"success":true,"results":[`...)
+	for i, s := range slots {
+		res := &a.Results[i]
+		if res.Type != s.typ {
+			return nil, fmt.Errorf("httpd: transaction result %d is of type %q, want %q", i, res.Type, s.typ)
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '{')
+		b = appendKey(b, "index")
+		b = appendInt(b, int64(s.index))
+		b = append(b, ',')
+		b = appendField(b, "type", s.typ)
+		switch s.typ {
+		case txnPush:
+			id := res.MessageID
+			if id == ([16]byte{}) {
+				id = s.push.Item.MessageID
+			}
+			b = append(b, `"success":true,`...)
+			b = appendField(b, "transactionId", s.push.Item.TransactionID)
+			b = appendField(b, "messageId", uuid.UUID(id).String())
+			b = appendKey(b, "queueName")
+			b = appendString(b, s.push.Item.Queue)
+			if res.Duplicate {
+				b = append(b, `,"duplicate":true`...)
+			}
+		case txnAck:
+			b = append(b, `"success":true,`...)
+			b = appendField(b, "transactionId", s.ack.Item.TransactionID)
+			b = append(b, `"error":null,"dlq":`...)
+			b = strconv.AppendBool(b, res.DLQ)
+		case txnKV:
+			b = appendKey(b, "opIndex")
+			b = appendInt(b, int64(s.kv))
+			var err error
+			if b, err = appendKVMembers(b, res.KV); err != nil {
+				return nil, fmt.Errorf("httpd: transaction result %d (kv[%d]): %w", i, s.kv, err)
+			}
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']', '}', '\n'), nil
+}
+
+// appendTxnRollback renders the rest of a rollback's answer, with the
+// failed kv op's fields when the broker gave them.
+func appendTxnRollback(b []byte, a *TxnAnswer) ([]byte, error) {
+	if a.Reason == "" {
+		return nil, errors.New("httpd: broker rolled back a transaction without a reason")
+	}
+	b = append(b, `"success":false,`...)
+	b = appendField(b, "reason", a.Reason)
+	b = appendField(b, "error", a.Error)
+	if f := a.KVFailure; f != nil {
+		if len(f.Value) > 0 && !json.Valid(f.Value) {
+			return nil, errors.New("httpd: the kv_precondition value of a transaction is not JSON")
+		}
+		b = append(b, `"ok":false,`...)
+		b = appendKey(b, "failedIndex")
+		b = appendInt(b, int64(f.FailedIndex))
+		b = append(b, ',')
+		b = appendField(b, "kvReason", f.KVReason)
+		b = appendKey(b, "version")
+		b = appendInt(b, f.Version)
+		b = append(b, ',')
+		b = appendKey(b, "value")
+		b = appendRaw(b, bytes.TrimSpace(f.Value))
+		b = append(b, ',')
+	}
+	return append(b, `"results":[]}`+"\n"...), nil
+}
+
+// txnOwnKeys are the members of a kv result the transaction's answer
+// sets itself: the KV result's own index (its place in its call) would
+// contradict the one index space.
+var txnOwnKeys = map[string]bool{"index": true, "type": true, "opIndex": true}
+
+// appendKVMembers appends, each after a comma, the members of the JSON
+// object m marshals to, in its order and with their values byte for
+// byte, except those named by txnOwnKeys.
+func appendKVMembers(b []byte, m json.Marshaler) ([]byte, error) {
+	if m == nil {
+		return nil, errors.New("no KV result")
+	}
+	raw, err := m.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("marshal the KV result: %w", err)
+	}
+	if firstByte(raw) != '{' || !json.Valid(raw) {
+		return nil, errors.New("the KV result is not a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil { // {
+		return nil, err
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		k, _ := tok.(string) // an object's keys are strings
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		if txnOwnKeys[k] {
+			continue
+		}
+		b = append(b, ',')
+		b = appendString(b, k)
+		b = append(b, ':')
+		b = append(b, bytes.TrimSpace(v)...)
+	}
+	return b, nil
+}

@@ -1,0 +1,164 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestGroupsDLQAndMessages: the consumer-group, DLQ and messages routes of
+// one real queen process, on the state pops and acks left.
+func TestGroupsDLQAndMessages(t *testing.T) {
+	n := cluster(t, 1)[0]
+	n.start()
+	n.waitReady()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for i := range 4 {
+		if _, err := n.push(ctx, pushItem{Queue: "jobs", Partition: "p", TransactionID: fmt.Sprint("job-", i),
+			Payload: json.RawMessage(fmt.Sprintf(`{"job":%d,"total":42.00}`, i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := url.Values{"consumerGroup": {"workers"}, "subscriptionMode": {"all"}, "batch": {"2"}}
+	_, a := n.pop(ctx, t, "jobs", g)
+	first, second := a, a
+	first.Messages, second.Messages = a.Messages[:1], a.Messages[1:]
+	n.ack(ctx, t, first, "workers", "completed")
+	if r := n.ack(ctx, t, second, "workers", "dlq"); !r[0].DLQ {
+		t.Fatalf("ack dlq: %+v", r)
+	}
+	_, leased := n.pop(ctx, t, "jobs", g) // job-2 and job-3, left leased
+
+	var detail struct {
+		Name   string `json:"name"`
+		Queues []struct {
+			Queue      string `json:"queue"`
+			Lag        int64  `json:"lag"`
+			Partitions []struct {
+				Cursor        int64   `json:"cursor"`
+				HighWatermark int64   `json:"highWatermark"`
+				LeaseID       *string `json:"leaseId"`
+			} `json:"partitions"`
+		} `json:"queues"`
+	}
+	if code, err := n.call(ctx, http.MethodGet, "/api/v1/consumer-groups/workers", nil, &detail); err != nil || code != 200 {
+		t.Fatalf("group detail: %d %v", code, err)
+	}
+	if len(detail.Queues) != 1 || detail.Queues[0].Lag != 2 || detail.Queues[0].Partitions[0].Cursor != 2 ||
+		detail.Queues[0].Partitions[0].LeaseID == nil || *detail.Queues[0].Partitions[0].LeaseID != leased.LeaseID {
+		t.Fatalf("group detail: %+v", detail)
+	}
+
+	// Messages, for queue mode (which read nothing yet): all pending.
+	var msgs struct {
+		Messages []struct {
+			TransactionID string          `json:"transactionId"`
+			Data          json.RawMessage `json:"data"`
+			Status        string          `json:"status"`
+		} `json:"messages"`
+	}
+	if code, err := n.call(ctx, http.MethodGet, "/api/v1/messages?queue=jobs&limit=3&offset=1", nil, &msgs); err != nil || code != 200 ||
+		len(msgs.Messages) != 3 || msgs.Messages[0].TransactionID != "job-1" || string(msgs.Messages[0].Data) != `{"job":1,"total":42.00}` ||
+		msgs.Messages[2].Status != "pending" {
+		t.Fatalf("messages: %d %v %+v", code, err, msgs)
+	}
+
+	// The DLQ holds job-1; a replay pushes it back once, then it is gone.
+	var dlq struct {
+		Messages []struct {
+			ID            string          `json:"id"`
+			TransactionID string          `json:"transactionId"`
+			Data          json.RawMessage `json:"data"`
+			ConsumerGroup string          `json:"consumerGroup"`
+		} `json:"messages"`
+	}
+	if code, err := n.call(ctx, http.MethodGet, "/api/v1/dlq?queue=jobs", nil, &dlq); err != nil || code != 200 || len(dlq.Messages) != 1 ||
+		dlq.Messages[0].TransactionID != "job-1" || dlq.Messages[0].ConsumerGroup != "workers" || string(dlq.Messages[0].Data) != `{"job":1,"total":42.00}` {
+		t.Fatalf("dlq: %d %v %+v", code, err, dlq)
+	}
+	id := dlq.Messages[0].ID
+	var replay map[string]any
+	if code, err := n.call(ctx, http.MethodPost, "/api/v1/dlq/"+id+"/replay", map[string]any{"queue": "retried", "partition": "r"}, &replay); err != nil ||
+		code != 200 || replay["verdict"] != "moved" {
+		t.Fatalf("replay: %d %v %v", code, err, replay)
+	}
+	if code, _ := n.call(ctx, http.MethodPost, "/api/v1/dlq/"+id+"/replay", nil, nil); code != 404 {
+		t.Fatalf("a second replay answered %d, want 404 gone", code)
+	}
+	recs, _, err := n.fetchAll(ctx, "retried", "r")
+	if err != nil || len(recs) != 1 || recs[0].TransactionID != "dlq:"+id || string(recs[0].Payload) != `{"job":1,"total":42.00}` {
+		t.Fatalf("the replayed copy: %+v %v", recs, err)
+	}
+
+	// A seek to the end releases the lease and leaves nothing to pop.
+	var seek map[string]any
+	if code, err := n.call(ctx, http.MethodPost, "/api/v1/consumer-groups/workers/queues/jobs/seek", map[string]any{"toEnd": true}, &seek); err != nil || code != 200 {
+		t.Fatalf("seek: %d %v", code, err)
+	}
+	if code, _ := n.pop(ctx, t, "jobs", g); code != 204 {
+		t.Fatalf("pop after a seek to the end: %d", code)
+	}
+	if r := n.ack(ctx, t, leased, "workers", "completed"); r[0].Success {
+		t.Fatalf("an ack under the lease the seek released: %+v", r)
+	}
+	if code, err := n.call(ctx, http.MethodDelete, "/api/v1/consumer-groups/workers", nil, nil); err != nil || code != 200 {
+		t.Fatalf("delete group: %d %v", code, err)
+	}
+	if code, _ := n.call(ctx, http.MethodGet, "/api/v1/consumer-groups/workers", nil, nil); code != 404 {
+		t.Fatalf("a deleted group answered %d", code)
+	}
+}
+
+// TestEncryptedQueues: a queue with encryptionEnabled keeps its payloads
+// sealed at rest; readers with the key get them as pushed, and the same
+// node restarted without the key cannot read them (nor configure or push
+// to such a queue).
+func TestEncryptedQueues(t *testing.T) {
+	key := "QUEEN_ENCRYPTION_KEY=" + strings.Repeat("5a", 32)
+	n := cluster(t, 1, key)[0]
+	n.start()
+	n.waitReady()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if code, err := n.call(ctx, http.MethodPost, "/api/v1/configure", map[string]any{"queue": "secret",
+		"options": map[string]any{"encryptionEnabled": true}}, nil); err != nil || code != 200 {
+		t.Fatalf("configure: %d %v", code, err)
+	}
+	payload := `{"card":"4111 1111 1111 1111","total":42.00}`
+	if _, err := n.push(ctx, pushItem{Queue: "secret", Partition: "p", Payload: json.RawMessage(payload)}); err != nil {
+		t.Fatal(err)
+	}
+	recs, _, err := n.fetchAll(ctx, "secret", "p")
+	if err != nil || len(recs) != 1 || string(recs[0].Payload) != payload {
+		t.Fatalf("fetch with the key: %+v %v", recs, err)
+	}
+	if _, a := n.pop(ctx, t, "secret", url.Values{}); len(a.Messages) != 1 || string(a.Messages[0].Data) != payload {
+		t.Fatalf("pop with the key: %+v", a)
+	}
+
+	if st := n.signal(syscall.SIGTERM); st.ExitCode() != 0 {
+		t.Fatalf("SIGTERM: %d", st.ExitCode())
+	}
+	n.env = append(n.env, "QUEEN_ENCRYPTION_KEY=") // blank: unset
+	n.start()
+	n.waitReady()
+	recs, _, err = n.fetchAll(ctx, "secret", "p")
+	var sealed string
+	if err != nil || len(recs) != 1 || json.Unmarshal(recs[0].Payload, &sealed) != nil || strings.Contains(sealed, "4111") {
+		t.Fatalf("fetch without the key must give the sealed bytes as a JSON string: %s %v", recs[0].Payload, err)
+	}
+	if code, _ := n.call(ctx, http.MethodPost, "/api/v1/push", map[string]any{"items": []map[string]any{{"queue": "secret", "payload": 1}}}, nil); code != 409 {
+		t.Fatalf("a push to an encrypted queue without the key answered %d, want 409", code)
+	}
+	if code, _ := n.call(ctx, http.MethodPost, "/api/v1/configure", map[string]any{"queue": "other",
+		"options": map[string]any{"encryptionEnabled": true}}, nil); code != 409 {
+		t.Fatalf("configuring encryption without the key answered %d, want 409", code)
+	}
+}

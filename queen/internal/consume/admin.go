@@ -1,0 +1,165 @@
+package consume
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/wire"
+)
+
+// seek moves the group's cursors; it answers how many partitions moved.
+func (s *state) seek(op *SeekOp) ([]byte, error) {
+	names := []string{op.Partition}
+	if op.Partition == "" {
+		var err error
+		if names, err = s.partitionNames(op.Tenant, op.Queue); err != nil {
+			return nil, err
+		}
+	}
+	if _, ok, err := s.tx.Get(groupKey(op.Tenant, op.Queue, op.Group)); err != nil {
+		return nil, err
+	} else if !ok {
+		s.tx.Set(groupKey(op.Tenant, op.Queue, op.Group), groupMeta{Created: s.at.Stamp, Mode: ModeAll}.encode())
+	}
+	moved := 0
+	for _, name := range names {
+		pi, err := s.v.Partition(op.Tenant, op.Queue, name)
+		if errors.Is(err, raftlog.ErrUnknownPartition) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		g, old, _, err := s.loadGP(op.Tenant, op.Queue, op.Group, name)
+		if err != nil {
+			return nil, err
+		}
+		if g.LeaseID != "" {
+			if err := s.dropFromLease(g.LeaseID, name); err != nil {
+				return nil, err
+			}
+		}
+		to := pi.LastOffset + 1
+		if !op.ToEnd {
+			at, err := s.v.OffsetForTime(op.Tenant, op.Queue, name, op.To)
+			if err != nil {
+				return nil, err
+			}
+			if at.Found {
+				to = at.Offset
+			}
+		}
+		g = gpState{Cursor: to}
+		s.saveGP(op.Tenant, op.Queue, op.Group, name, &g, old)
+		p := popper{state: s}
+		if err := p.indexUID(op.Tenant, op.Queue, name, pi.UID); err != nil {
+			return nil, err
+		}
+		moved++
+	}
+	s.tx.Notify(raftlog.QueueWatchKey(s.at.Shard, op.Tenant, op.Queue))
+	return binary.AppendUvarint(nil, uint64(moved)), nil
+}
+
+// partitionNames lists a queue's partitions in creation order.
+func (s *state) partitionNames(tenant, queue string) ([]string, error) {
+	var out []string
+	for after := uint64(0); ; {
+		parts, next, err := s.v.PartitionsChanged(tenant, queue, math.MinInt64, after, 1024)
+		if errors.Is(err, raftlog.ErrUnknownPartition) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range parts {
+			out = append(out, p.Name)
+		}
+		if next == 0 {
+			return out, nil
+		}
+		after = next
+	}
+}
+
+// deleteGroup forgets a group on one queue or on all; it answers how many
+// queues it was subscribed to.
+func (s *state) deleteGroup(op *DeleteOp) ([]byte, error) {
+	queues := []string{op.Queue}
+	if op.Queue == "" {
+		infos, err := Groups(s.v, op.Tenant)
+		if err != nil {
+			return nil, err
+		}
+		queues = queues[:0]
+		for _, g := range infos {
+			if g.Group == op.Group {
+				queues = append(queues, g.Queue)
+			}
+		}
+	}
+	n := 0
+	for _, q := range queues {
+		_, ok, err := s.tx.Get(groupKey(op.Tenant, q, op.Group))
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		n++
+		s.tx.Delete(groupKey(op.Tenant, q, op.Group))
+		p := gpPrefix(op.Tenant, q, op.Group)
+		s.tx.DeleteRange(p, wire.PrefixEnd(p))
+		s.tx.Notify(raftlog.QueueWatchKey(s.at.Shard, op.Tenant, q))
+	}
+	return binary.AppendUvarint(nil, uint64(n)), nil
+}
+
+// replay takes a dead letter out of the DLQ, or rolls the entry back when
+// it is gone already.
+func (s *state) replay(op *ReplayOp) ([]byte, error) {
+	k, ok, err := s.tx.Get(letterIDKey(op.Tenant, op.ID))
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, raftlog.Abort(appendTxnRollback(-1, fmt.Sprintf("dead letter %s is not in the DLQ", op.ID)))
+	}
+	s.tx.Delete(k)
+	s.tx.Delete(letterIDKey(op.Tenant, op.ID))
+	return nil, nil
+}
+
+// purge deletes dead letters; it answers how many.
+func (s *state) purge(op *PurgeOp) ([]byte, error) {
+	p := letterPrefix(op.Tenant, op.Queue)
+	if op.Group != "" {
+		p = name(p, op.Group)
+	}
+	var ids []string
+	var derr error
+	err := s.tx.Scan(p, wire.PrefixEnd(p), func(_, val []byte) bool {
+		l, err := decodeLetter(val)
+		if err != nil {
+			derr = err
+			return false
+		}
+		ids = append(ids, l.ID)
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		s.tx.Delete(letterIDKey(op.Tenant, id))
+	}
+	s.tx.DeleteRange(p, wire.PrefixEnd(p))
+	return binary.AppendUvarint(nil, uint64(len(ids))), nil
+}

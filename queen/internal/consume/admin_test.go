@@ -1,0 +1,101 @@
+package consume_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/queen-mq/queen-go/queen/internal/consume"
+	"github.com/queen-mq/queen-go/raftlog"
+)
+
+func TestSeekMovesTheCursorAndReleasesLeases(t *testing.T) {
+	e := start(t)
+	e.push("q", "p", 0, 3)
+	_, stamp, err := e.shard.Push(e.ctx(), raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: "q", Partition: "p",
+		TransactionID: "p-3", MessageID: [16]byte{3}, Payload: []byte(`{"i":3}`)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.push("q", "p", 4, 1)
+	held := e.pop(consume.PopRequest{Queue: "q", Group: "g", Mode: consume.ModeAll})
+	if n, err := e.c.Seek(e.ctx(), consume.SeekOp{Tenant: tenant, Queue: "q", Group: "g", To: stamp}); err != nil || n != 1 {
+		t.Fatalf("seek to a time: %d %v", n, err)
+	}
+	// The lease is gone with the seek: the partition is free at offset 3.
+	equal(t, "after the seek", txids(e.pop(consume.PopRequest{Queue: "q", Group: "g", Batch: 10})), []string{"p-3#1", "p-4#1"})
+	if a := e.ack(held, "g", consume.StatusCompleted, true); a[0].OK {
+		t.Fatalf("an ack under a lease the seek released: %+v", a[0])
+	}
+	if _, err := e.c.Seek(e.ctx(), consume.SeekOp{Tenant: tenant, Queue: "q", Group: "g", ToEnd: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.pop(consume.PopRequest{Queue: "q", Group: "g", Batch: 10}); len(got.Parts) != 0 {
+		t.Fatalf("after a seek to the end: %v", txids(got))
+	}
+}
+
+func TestGroupsReportCursorsLagAndLeases(t *testing.T) {
+	e := start(t)
+	e.push("q", "a", 0, 4)
+	e.push("q", "b", 0, 2)
+	res := e.pop(consume.PopRequest{Queue: "q", Group: "g", Mode: consume.ModeAll, Partition: "a", Batch: 3})
+	e.ack(res, "g", consume.StatusCompleted, true)
+	e.pop(consume.PopRequest{Queue: "q", Group: "g", Partition: "a"})
+	groups, err := e.c.Groups(e.ctx(), tenant)
+	if err != nil || len(groups) != 1 {
+		t.Fatalf("groups: %+v %v", groups, err)
+	}
+	g := groups[0]
+	// a: cursor 3 of 4, leased; b: never read, mode all, cursor 0 of 2.
+	if g.Queue != "q" || g.Group != "g" || g.Lag != 3 || len(g.Partitions) != 2 ||
+		g.Partitions[0].Cursor != 3 || g.Partitions[0].LeaseID == "" || g.Partitions[1].Cursor != 0 || g.Partitions[1].HighWatermark != 2 {
+		t.Fatalf("group: %+v", g)
+	}
+	if n, err := e.c.DeleteGroup(e.ctx(), consume.DeleteOp{Tenant: tenant, Group: "g"}); err != nil || n != 1 {
+		t.Fatalf("delete: %d %v", n, err)
+	}
+	if groups, _ := e.c.Groups(e.ctx(), tenant); len(groups) != 0 {
+		t.Fatalf("after delete: %+v", groups)
+	}
+}
+
+func TestReplayMovesADeadLetterBackOnce(t *testing.T) {
+	e := start(t)
+	e.push("q", "p", 0, 1)
+	res := e.pop(consume.PopRequest{Queue: "q"})
+	e.ack(res, "", consume.StatusDLQ, true)
+	letters := e.letters("q", "")
+	if len(letters) != 1 || letters[0].ID == "" || letters[0].Queue != "q" {
+		t.Fatalf("letters: %+v", letters)
+	}
+	id := letters[0].ID
+	l, dup, err := e.c.Replay(e.ctx(), tenant, id, "", "", [16]byte{9}, nil)
+	if err != nil || dup || l.TransactionID != "p-0" {
+		t.Fatalf("replay: %+v %v %v", l, dup, err)
+	}
+	equal(t, "the replayed copy", txids(e.pop(consume.PopRequest{Queue: "q"})), []string{"dlq:" + id + "#1"})
+	if _, _, err := e.c.Replay(e.ctx(), tenant, id, "", "", [16]byte{10}, nil); !errors.Is(err, consume.ErrGone) {
+		t.Fatalf("a second replay: %v", err)
+	}
+	if len(e.letters("q", "")) != 0 {
+		t.Fatal("the replayed letter is still in the DLQ")
+	}
+}
+
+func TestPurgeDeletesOneGroupsLettersOrAll(t *testing.T) {
+	e := start(t)
+	e.push("q", "p", 0, 2)
+	for _, g := range []string{"a", "b"} {
+		res := e.pop(consume.PopRequest{Queue: "q", Group: g, Mode: consume.ModeAll, Batch: 2})
+		e.ack(res, g, consume.StatusDLQ, true)
+	}
+	if n, err := e.c.Purge(e.ctx(), consume.PurgeOp{Tenant: tenant, Queue: "q", Group: "a"}); err != nil || n != 2 {
+		t.Fatalf("purge a: %d %v", n, err)
+	}
+	if got := e.letters("q", ""); len(got) != 2 || got[0].Group != "b" {
+		t.Fatalf("after purging a: %+v", got)
+	}
+	if n, _ := e.c.Purge(e.ctx(), consume.PurgeOp{Tenant: tenant, Queue: "q"}); n != 2 || len(e.letters("q", "")) != 0 {
+		t.Fatalf("purge all: %d", n)
+	}
+}

@@ -1,0 +1,152 @@
+package consume
+
+import (
+	"errors"
+	"math"
+
+	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/wire"
+)
+
+// GroupInfo is one consumer group's subscription to one queue, with its
+// state on each partition it has read.
+type GroupInfo struct {
+	Queue, Group string
+	// Subscribed is the stamp of the group's first pop of the queue (or
+	// first seek); Mode its subscription mode.
+	Subscribed int64
+	Mode       byte
+	Partitions []GroupPartition
+	// Lag is the records of its partitions not yet settled, summed.
+	Lag int64
+}
+
+// GroupPartition is a group's state on one partition.
+type GroupPartition struct {
+	Partition string
+	// Cursor is the first offset not settled; HighWatermark the offset the
+	// partition's next record gets.
+	Cursor, HighWatermark int64
+	// LeaseID and LeaseEnd are the lease that holds the partition, when a
+	// live one does at the view's stamp.
+	LeaseID  string
+	LeaseEnd int64
+}
+
+// Groups lists a tenant's consumer groups, by queue then group.
+func Groups(v *raftlog.View, tenant string) ([]GroupInfo, error) {
+	p := groupsPrefix(tenant)
+	var out []GroupInfo
+	var derr error
+	err := v.Scan(p, wire.PrefixEnd(p), func(k, val []byte) bool {
+		d := wire.NewDecoder(k[len(p):], ErrCorrupt)
+		q, g := str(&d), str(&d)
+		m, err := decodeGroup(val)
+		if err == nil && d.Err != nil {
+			err = storageErr("group key", d.Err)
+		}
+		if err != nil {
+			derr = err
+			return false
+		}
+		out = append(out, GroupInfo{Queue: q, Group: g, Subscribed: m.Created, Mode: m.Mode})
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if err := groupPartitions(v, tenant, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// groupPartitions fills g's partitions and lag: every partition of the
+// queue, those the group never read at the cursor it would start at.
+func groupPartitions(v *raftlog.View, tenant string, g *GroupInfo) error {
+	for after := uint64(0); ; {
+		parts, next, err := v.PartitionsChanged(tenant, g.Queue, math.MinInt64, after, 1024)
+		if errors.Is(err, raftlog.ErrUnknownPartition) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		for _, pi := range parts {
+			gp := GroupPartition{Partition: pi.Name, HighWatermark: pi.LastOffset + 1}
+			b, ok, err := v.Get(gpKey(tenant, g.Queue, g.Group, pi.Name))
+			if err != nil {
+				return err
+			}
+			if ok {
+				st, err := decodeGP(b)
+				if err != nil {
+					return err
+				}
+				gp.Cursor = st.Cursor
+				if st.held(v.Stamp()) {
+					gp.LeaseID, gp.LeaseEnd = st.LeaseID, st.End
+				}
+			} else if gp.Cursor, err = startOf(v, tenant, g.Queue, groupMeta{Created: g.Subscribed, Mode: g.Mode}, pi); err != nil {
+				return err
+			}
+			g.Lag += max(gp.HighWatermark-max(gp.Cursor, pi.LogStart), 0)
+			g.Partitions = append(g.Partitions, gp)
+		}
+		if next == 0 {
+			return nil
+		}
+		after = next
+	}
+}
+
+// The statuses of a message for a group (StatusOf).
+const (
+	StatusPending    = "pending"    // not delivered, or back after a failure or an expired lease
+	StatusProcessing = "processing" // delivered under a live lease
+	StatusSettled    = "completed"  // acked, or dropped
+	StatusDead       = "dlq"        // in the dead-letter queue
+)
+
+// StatusOf returns a function that gives the status of a partition's
+// offsets for a group, read once from v.
+func StatusOf(v *raftlog.View, tenant, queue, group, partition string) (func(offset int64) (string, error), error) {
+	b, ok, err := v.Get(gpKey(tenant, queue, group, partition))
+	if err != nil {
+		return nil, err
+	}
+	var st gpState
+	if ok {
+		if st, err = decodeGP(b); err != nil {
+			return nil, err
+		}
+	}
+	held := st.held(v.Stamp())
+	return func(off int64) (string, error) {
+		_, dead, err := v.Get(letterKey(tenant, queue, group, partition, off))
+		switch {
+		case err != nil:
+			return "", err
+		case dead:
+			return StatusDead, nil
+		case !ok:
+			return StatusPending, nil
+		case off < st.Cursor:
+			return StatusSettled, nil
+		}
+		if m := st.find(off); m != nil {
+			switch {
+			case m.Acked:
+				return StatusSettled, nil
+			case m.Pending && held:
+				return StatusProcessing, nil
+			}
+		}
+		return StatusPending, nil
+	}, nil
+}

@@ -1,0 +1,74 @@
+package consume
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/wire"
+)
+
+// txn checks the required leases, then applies the acks; the first that
+// fails rolls the whole entry back with its index and why.
+func (s *state) txn(op *TxnOp) ([]byte, error) {
+	for _, id := range op.RequiredLeases {
+		live, err := s.leaseLive(op.Tenant, id)
+		if err != nil {
+			return nil, err
+		}
+		if !live {
+			return nil, raftlog.Abort(appendTxnRollback(-1, fmt.Sprintf("required lease %s holds no partition (expired, released or unknown)", id)))
+		}
+	}
+	out := make([]AckAnswer, len(op.Acks))
+	ack := AckOp{Tenant: op.Tenant, SkewMicros: op.SkewMicros}
+	for i := range op.Acks {
+		a, err := s.ackOne(&ack, &op.Acks[i])
+		if err != nil {
+			return nil, err
+		}
+		if !a.OK {
+			return nil, raftlog.Abort(appendTxnRollback(i, a.Error))
+		}
+		out[i] = a
+	}
+	return appendAckAnswers(nil, out), nil
+}
+
+// leaseLive reports whether lease id still holds one of its partitions.
+func (s *state) leaseLive(tenant, id string) (bool, error) {
+	b, ok, err := s.tx.Get(leaseKey(id))
+	if err != nil || !ok {
+		return false, err
+	}
+	row, err := decodeLease(b)
+	if err != nil || row.Tenant != tenant {
+		return false, err
+	}
+	for _, p := range row.Partitions {
+		g, _, ok, err := s.loadGP(row.Tenant, row.Queue, row.Group, p)
+		if err != nil {
+			return false, err
+		}
+		if ok && g.LeaseID == id && g.held(s.at.Stamp) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func appendTxnRollback(ack int, why string) []byte {
+	return wire.AppendString(binary.AppendVarint(nil, int64(ack)), why)
+}
+
+// DecodeTxnRollback reads the answer of a TxnOp that rolled its entry
+// back: the index of the ack that was refused (-1: a required lease) and
+// why.
+func DecodeTxnRollback(b []byte) (ack int, why string, err error) {
+	d := wire.NewDecoder(b, ErrCorrupt)
+	ack, why = int(d.Varint()), str(&d)
+	if d.Err == nil && len(d.B) != 0 {
+		d.Fail("trailing bytes")
+	}
+	return ack, why, d.Err
+}
