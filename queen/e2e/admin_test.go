@@ -162,3 +162,25 @@ func TestEncryptedQueues(t *testing.T) {
 		t.Fatalf("configuring encryption without the key answered %d, want 409", code)
 	}
 }
+
+// TestMaxSize: a queue configured with maxSize takes that many records and
+// answers the items past it with status error, pushing nothing for them.
+func TestMaxSize(t *testing.T) {
+	n := cluster(t, 1)[0]
+	n.start()
+	n.waitReady()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if code, err := n.call(ctx, http.MethodPost, "/api/v1/configure", map[string]any{"queue": "small",
+		"options": map[string]any{"maxSize": 2}}, nil); err != nil || code != 200 {
+		t.Fatalf("configure: %d %v", code, err)
+	}
+	ans, err := n.push(ctx, pushItem{Queue: "small", Payload: json.RawMessage(`1`)}, pushItem{Queue: "small", Payload: json.RawMessage(`2`)},
+		pushItem{Queue: "small", Payload: json.RawMessage(`3`)}, pushItem{Queue: "other", Payload: json.RawMessage(`4`)})
+	if err != nil || ans[0].Status != "queued" || ans[1].Status != "queued" || ans[2].Status != "error" || ans[3].Status != "queued" {
+		t.Fatalf("push past maxSize: %+v %v", ans, err)
+	}
+	if recs, hwm, err := n.fetchAll(ctx, "small", "Default"); err != nil || hwm != 2 || len(recs) != 2 {
+		t.Fatalf("the full queue holds %d records (hwm %d): %v", len(recs), hwm, err)
+	}
+}

@@ -3,6 +3,7 @@ package broker
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 
 	"github.com/queen-mq/queen-go/httpd"
@@ -20,28 +21,84 @@ func errNoKey(queue string) error {
 // sealer returns the function that seals a payload for its queue when the
 // queue has encryptionEnabled (read once per queue from this node's state).
 func (b *Broker) sealer(tenant string) func(queue string, payload []byte) ([]byte, error) {
-	encrypted := map[string]bool{}
+	return b.sealWith(b.queueFacts(tenant))
+}
+
+// sealWith is sealer over facts already being read.
+func (b *Broker) sealWith(facts func(queue string) (*queueFact, error)) func(queue string, payload []byte) ([]byte, error) {
 	return func(queue string, payload []byte) ([]byte, error) {
-		on, ok := encrypted[queue]
-		if !ok {
-			got, err := b.shard.LocalRead(func(v *raftlog.View) (any, error) {
-				q, ok, err := v.Queue(tenant, queue)
-				return ok && encryptionEnabled(q.Options), err
-			})
-			if err != nil {
-				return nil, mapErr(err)
-			}
-			on = got.(bool)
-			encrypted[queue] = on
-		}
-		if !on {
-			return payload, nil
+		f, err := facts(queue)
+		if err != nil || !f.encrypted {
+			return payload, err
 		}
 		sealed, err := b.seal.Seal(payload)
 		if errors.Is(err, seal.ErrNoKey) {
 			return nil, errNoKey(queue)
 		}
 		return sealed, err
+	}
+}
+
+// queueFact is what a push needs to know of a queue: whether it is
+// encrypted, and how many more records it may hold (maxSize; -1: no bound).
+type queueFact struct {
+	encrypted bool
+	room      int64
+}
+
+// queueFacts reads each queue's facts once per call, from this node's
+// state (so maxSize is a bound as of the proposer's view: concurrent
+// pushes on several nodes can pass it by what they add together).
+func (b *Broker) queueFacts(tenant string) func(queue string) (*queueFact, error) {
+	facts := map[string]*queueFact{}
+	return func(queue string) (*queueFact, error) {
+		if f, ok := facts[queue]; ok {
+			return f, nil
+		}
+		got, err := b.shard.LocalRead(func(v *raftlog.View) (any, error) {
+			f := &queueFact{room: -1}
+			q, ok, err := v.Queue(tenant, queue)
+			if err != nil || !ok {
+				return f, err
+			}
+			var o struct {
+				EncryptionEnabled bool  `json:"encryptionEnabled"`
+				MaxSize           int64 `json:"maxSize"`
+			}
+			_ = json.Unmarshal(q.Options, &o)
+			f.encrypted = o.EncryptionEnabled
+			if o.MaxSize > 0 {
+				held, err := retained(v, tenant, queue)
+				if err != nil {
+					return nil, err
+				}
+				f.room = max(o.MaxSize-held, 0)
+			}
+			return f, nil
+		})
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		facts[queue] = got.(*queueFact)
+		return facts[queue], nil
+	}
+}
+
+// retained counts the records a queue holds (not deleted by retention).
+func retained(v *raftlog.View, tenant, queue string) (int64, error) {
+	var n int64
+	for after := uint64(0); ; {
+		parts, next, err := v.PartitionsChanged(tenant, queue, math.MinInt64, after, 1024)
+		if err != nil {
+			return 0, err
+		}
+		for _, p := range parts {
+			n += p.LastOffset + 1 - p.LogStart
+		}
+		if next == 0 {
+			return n, nil
+		}
+		after = next
 	}
 }
 

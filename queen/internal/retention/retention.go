@@ -1,6 +1,8 @@
 // Package retention deletes what a queue's options say to delete: records
-// older than retentionSeconds, on the broker clock, as replicated trims
-// (raftlog.TrimOp), so every node deletes the same records. With
+// older than retentionSeconds, and records every consumer group of the
+// queue has settled that are older than completedRetentionSeconds, on the
+// broker clock, as replicated trims (raftlog.TrimOp), so every node
+// deletes the same records. With
 // retentionSinkHold naming an S3 sink, it never deletes a record stamped
 // after that sink's commit pointer less 60 s, nor reaches back further than
 // retentionSinkHoldMaxSeconds (7 days by default) to keep one.
@@ -14,6 +16,7 @@ import (
 
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/lakeformat"
+	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/raftlog"
 )
 
@@ -23,6 +26,7 @@ type options struct {
 	RetentionSeconds            int64  `json:"retentionSeconds"`
 	RetentionSinkHold           string `json:"retentionSinkHold"`
 	RetentionSinkHoldMaxSeconds int64  `json:"retentionSinkHoldMaxSeconds"`
+	CompletedRetentionSeconds   int64  `json:"completedRetentionSeconds"`
 }
 
 // DefaultHoldMaxSeconds caps the hold unless the queue says otherwise
@@ -67,7 +71,13 @@ func (j *Job) Once(ctx context.Context) {
 	now := j.Shard.SafeTime()
 	for _, q := range got.([]raftlog.TenantQueue) {
 		var o options
-		if json.Unmarshal(q.Options, &o) != nil || !o.RetentionEnabled || o.RetentionSeconds <= 0 {
+		if json.Unmarshal(q.Options, &o) != nil {
+			continue
+		}
+		if o.CompletedRetentionSeconds > 0 {
+			j.completed(ctx, q.Tenant, q.Name, now-o.CompletedRetentionSeconds*1_000_000)
+		}
+		if !o.RetentionEnabled || o.RetentionSeconds <= 0 {
 			continue
 		}
 		cutoff := now - o.RetentionSeconds*1_000_000
@@ -123,4 +133,56 @@ func (j *Job) holdFloor(ctx context.Context, tenant, queue string, o options, no
 	}
 	r := a.Results[0]
 	return HoldFloor(r.Value, r.Found, o.RetentionSinkHoldMaxSeconds, now)
+}
+
+// completed trims, partition by partition, the records below every
+// consumer group's cursor that are stamped before cutoff. Stamps never
+// decrease along a partition, so "below the lowest cursor" is "stamped
+// before the record at that cursor". A queue no group reads keeps all.
+func (j *Job) completed(ctx context.Context, tenant, queue string, cutoff int64) {
+	got, err := j.Shard.LocalRead(func(v *raftlog.View) (any, error) {
+		groups, err := consume.Groups(v, tenant)
+		if err != nil {
+			return nil, err
+		}
+		lowest := map[string]int64{} // partition → lowest cursor over the queue's groups
+		var order []string
+		for _, g := range groups {
+			if g.Queue != queue {
+				continue
+			}
+			for _, p := range g.Partitions {
+				if c, ok := lowest[p.Partition]; !ok || p.Cursor < c {
+					if !ok {
+						order = append(order, p.Partition)
+					}
+					lowest[p.Partition] = p.Cursor
+				}
+			}
+		}
+		var trims []raftlog.TrimOp
+		for _, name := range order {
+			before := cutoff
+			at, err := v.ReadRecords(tenant, queue, name, lowest[name], raftlog.ReadLimits{MaxRecords: 1})
+			if err == nil && len(at.Records) > 0 {
+				before = min(before, at.Records[0].Stamp)
+			}
+			trims = append(trims, raftlog.TrimOp{Tenant: tenant, Queue: queue, Partition: name, Before: before})
+		}
+		return trims, nil
+	})
+	if err != nil {
+		j.Log.Warn("retention: completed records", "tenant", tenant, "queue", queue, "err", err)
+		return
+	}
+	for _, op := range got.([]raftlog.TrimOp) {
+		n, err := j.Shard.Trim(ctx, op)
+		if err != nil {
+			j.Log.Warn("retention: trim completed", "tenant", tenant, "queue", queue, "partition", op.Partition, "err", err)
+			continue
+		}
+		if n > 0 {
+			j.Log.Info("retention deleted completed records", "tenant", tenant, "queue", queue, "partition", op.Partition, "records", n)
+		}
+	}
 }

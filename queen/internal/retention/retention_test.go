@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"testing"
 	"time"
 
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/lakeformat"
+	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
@@ -103,5 +105,63 @@ func TestRetentionHold(t *testing.T) {
 	// 0..3 go, minute 4 onwards stays.
 	if got := logStart("held"); got != 4 {
 		t.Errorf("held queue: log start %d, want 4 (the sink committed through minute 5)", got)
+	}
+}
+
+// TestCompletedRetention: with completedRetentionSeconds, retention
+// deletes the records every group of the queue has settled, once they are
+// that old, and nothing any group still has to read.
+func TestCompletedRetention(t *testing.T) {
+	appliers := kvstore.Appliers()
+	maps.Copy(appliers, consume.Appliers())
+	c := raftlogtest.New(t, 1, appliers)
+	c.StartAll()
+	id, shard := c.Leader()
+	ctx := raftlogtest.Ctx(t, 30*time.Second)
+	const tenant = "t1"
+	base := time.Now().UnixMicro()
+	for i := int64(0); i < 5; i++ { // one record a minute
+		op := raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: "q", Partition: "p", TransactionID: fmt.Sprint(i), Payload: []byte(`{}`)}}}
+		if _, err := shard.Propose(ctx, raftlog.Command{Clock: base + i*60_000_000, Ops: []raftlog.Op{op.Op()}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := shard.Configure(ctx, raftlog.ConfigureOp{Tenant: tenant, Queue: "q", Options: []byte(`{"completedRetentionSeconds":60}`)}); err != nil {
+		t.Fatal(err)
+	}
+	cons := &consume.Consumer{Shard: shard}
+	settle := func(group string, n int) {
+		res, err := cons.Pop(ctx, consume.PopRequest{Tenant: tenant, Queue: "q", Group: group, Mode: consume.ModeAll, Batch: n, MaxPartitions: 1})
+		if err != nil || len(res.Parts) != 1 {
+			t.Fatalf("pop %s: %+v %v", group, res, err)
+		}
+		var items []consume.AckItem
+		for _, m := range res.Parts[0].Messages {
+			items = append(items, consume.AckItem{TransactionID: m.TransactionID, PartitionUID: res.Parts[0].UID, Group: group, LeaseID: res.LeaseID})
+		}
+		if _, err := cons.Ack(ctx, tenant, items); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle("fast", 4) // offsets 0..3 done
+	settle("slow", 2) // offsets 0..1 done
+	job := &Job{Shard: shard, NodeID: id, Interval: time.Hour, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	logStart := func() int64 {
+		got, err := shard.LocalRead(func(v *raftlog.View) (any, error) { return v.Partition(tenant, "q", "p") })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.(raftlog.PartitionInfo).LogStart
+	}
+	job.Once(ctx)
+	// safeTime is now (wall clock), minutes past every record: the slow
+	// group's cursor (2) bounds what goes.
+	if got := logStart(); got != 2 {
+		t.Fatalf("log start %d, want 2: only what every group settled goes", got)
+	}
+	settle("slow", 3) // slow settles 2..4; fast still has 4 to read
+	job.Once(ctx)
+	if got := logStart(); got != 4 {
+		t.Fatalf("log start %d, want 4", got)
 	}
 }
