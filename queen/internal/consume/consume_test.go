@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/queen-mq/queen-go/queen/internal/consume"
+	"github.com/queen-mq/queen-go/raftlog"
 )
 
 func TestPopDeliversInOrderAndHoldsThePartition(t *testing.T) {
@@ -211,4 +212,26 @@ func TestAutoAckLeavesNoLease(t *testing.T) {
 		t.Fatalf("autoAck pop has lease %q", res.LeaseID)
 	}
 	equal(t, "after autoAck", txids(e.pop(consume.PopRequest{Queue: "q", Batch: 5})), []string{"p-2#1"})
+}
+
+func TestAQueueWidePopWalksFromItsStartAndWraps(t *testing.T) {
+	e := start(t)
+	for _, p := range []string{"a", "b", "c"} {
+		e.push("q", p, 0, 1)
+	}
+	op := consume.PopOp{Tenant: tenant, Queue: "q", Group: "__QUEUE_MODE__", Mode: consume.ModeAll, Start: 2,
+		Batch: 2, MaxPartitions: 3, LeaseMicros: int64(time.Minute / time.Microsecond), LeaseID: "l1"}
+	r, err := e.shard.Propose(e.ctx(), raftlog.Command{Ops: []raftlog.Op{op.Op()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := consume.DecodePopResult(r.Ops[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	equal(t, "walk from partition 2", txids(res), []string{"b-0#1", "c-0#1"})
+	op.Start, op.LeaseID = 3, "l2"
+	r, _ = e.shard.Propose(e.ctx(), raftlog.Command{Ops: []raftlog.Op{op.Op()}})
+	res, _ = consume.DecodePopResult(r.Ops[0])
+	equal(t, "walk from partition 3, wrapping past the held ones", txids(res), []string{"a-0#1"})
 }

@@ -42,7 +42,7 @@ func (c *Consumer) Pop(ctx context.Context, req PopRequest) (PopResult, error) {
 	for {
 		wake := c.Shard.Watch(key) // before the pop: nothing is missed between
 		op := PopOp{Tenant: req.Tenant, Queue: req.Queue, Group: req.Group, Partition: req.Partition,
-			Start: rand.Uint64N(1 << 20), Batch: req.Batch, MaxPartitions: req.MaxPartitions,
+			Start: c.start(req.Tenant, req.Queue), Batch: req.Batch, MaxPartitions: req.MaxPartitions,
 			LeaseMicros: req.Lease.Microseconds(), SkewMicros: c.Skew.Microseconds(), LeaseID: uuid.NewString(),
 			AutoAck: req.AutoAck, Mode: req.Mode, From: req.From}
 		ans, stamp, err := c.propose(ctx, op.Op())
@@ -70,6 +70,20 @@ func (c *Consumer) Pop(ctx context.Context, req PopRequest) (PopResult, error) {
 		}
 		t.Stop()
 	}
+}
+
+// start picks where a queue-wide pop begins its walk: a partition at
+// random among those this node knows, so that a group's consumers spread
+// over the queue instead of all trying the first partition first.
+func (c *Consumer) start(tenant, queue string) uint64 {
+	got, err := c.Shard.LocalRead(func(v *raftlog.View) (any, error) {
+		q, _, err := v.Queue(tenant, queue)
+		return q.Partitions, err
+	})
+	if err != nil || got.(uint64) == 0 {
+		return 1
+	}
+	return 1 + rand.Uint64N(got.(uint64))
 }
 
 // Ack settles items, each on its own.
