@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # bench-http.sh: queen-bench over HTTP against real queen processes on this
 # machine, one node and then three, pushes in batches of 1 and of 100
-# records of 200 bytes from 64 connections, and fetches. Prints a Markdown
-# table for BENCHMARKS.md. Run from the repository root: make bench-http
+# records of 200 bytes from 64 connections, and fetches; then, on a fresh
+# cluster of each size, consumers (16 of them popping batches of 100 of
+# PREFILL records pushed beforehand, and acking them) and long polls (8
+# pairs of a parked pop and the push that wakes it). Prints two Markdown
+# tables for BENCHMARKS.md. Run from the repository root: make bench-http
 #
-#   DURATION=10s CONNS=64 bash tools/bench-http.sh
+#   DURATION=10s CONNS=64 PREFILL=100000 bash tools/bench-http.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10s}
 CONNS=${CONNS:-64}
+PREFILL=${PREFILL:-100000}
 work=$(mktemp -d)
 pids=()
 cleanup() {
@@ -72,4 +76,41 @@ for n in 1 3; do
 		done
 		stop
 	done
+done
+
+# num NAME LINE prints the number that follows "NAME " in LINE.
+num() { sed -n "s|.*$1 \(-\{0,1\}[0-9][0-9.]*\).*|\1|p" <<<"$2"; }
+
+# row N MODE CONSUMERS RECORDS/POP OUTPUT prints the table row of one
+# queen-bench -mode consume or longpoll run. The 204 column counts empty
+# pops (consume) or parked pops that timed out though a record came
+# (longpoll).
+row() {
+	local n=$1 mode=$2 consumers=$3 per=$4 out=$5 lat note empty
+	lat=$(sed -n '/^latency ms/p' <<<"$out")
+	if [ "$mode" = consume ]; then
+		empty=$(num "empty pops" "$out")
+		note=$(sed -n -e 's/^all \([0-9]*\) prefilled records acked after \(.*\)$/all \1 acked in \2/p' \
+			-e 's/^stopped at -duration: \([0-9]*\) of the \([0-9]*\) prefilled.*/\1 of \2 acked by the end/p' <<<"$out")
+	else
+		empty=$(num "timed-out pops" "$out")
+		note="$(num "push's answer" "$(sed -n '/^pop answered before/p' <<<"$out")") of $(num records "$out") pops answered before their push's answer"
+	fi
+	echo "| $n | $mode | $consumers | $per | $(num records/s "$out") | $(num p50 "$lat") | $(num p90 "$lat") |" \
+		"$(num p99 "$lat") | $(num max "$lat") | $empty | $(num errors "$out") | $note |"
+}
+
+# Consume: latency is a pop and the ack/batch of what it leased. Long poll:
+# latency is from the push's answer to the parked pop's answer (negative
+# when the pop is answered first).
+echo
+echo "| nodes | mode | consumers | records/pop | records/s | p50 ms | p90 ms | p99 ms | max ms | 204 pops | errors | notes |"
+echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+for n in 1 3; do
+	start "$n"
+	out=$("$work/queen-bench" -url "$urls" -mode consume -c 16 -batch 100 -size 200 -prefill "$PREFILL" -duration "$DURATION" -queue consume)
+	row "$n" consume 16 100 "$out"
+	out=$("$work/queen-bench" -url "$urls" -mode longpoll -c 8 -size 200 -duration "$DURATION" -queue longpoll)
+	row "$n" longpoll "8 pairs" 1 "$out"
+	stop
 done

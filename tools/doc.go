@@ -2,8 +2,10 @@
 // with the logic that other modules' tests call in importable packages:
 //
 //   - queen-bench: an HTTP load generator for a running broker: concurrent
-//     connections pushing (or fetching) batches of records, reporting
-//     records/s and latency percentiles.
+//     connections pushing (or fetching) batches of records, consumers
+//     popping and acking a prefilled queue, or pairs timing how fast a
+//     parked long-poll pop is answered after a push; it reports records/s
+//     and latency percentiles.
 //   - queen-lake (package lake): lists a queue's S3 lake window by window
 //     (ls) and checks it (verify): manifests, objects, the window sequence,
 //     duplicates, orphans, and with -broker the lake against the broker's

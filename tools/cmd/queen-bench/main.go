@@ -1,25 +1,39 @@
-// Command queen-bench loads a running Queen broker over HTTP: -c
-// connections each push batches of -batch records of -size bytes (or fetch
-// them back with -mode fetch) for -duration or until -count records, spread
-// over the -url nodes, and prints records/s and latency percentiles.
+// Command queen-bench loads a running Queen broker over HTTP, spread over
+// the -url nodes, and prints records/s and latency percentiles. Its modes:
+//
+//   - push: -c connections each push batches of -batch records of -size
+//     bytes for -duration or until -count records (push.go).
+//   - fetch: the same connections read them back by offset, maxBytes of
+//     -batch records of -size (fetch.go).
+//   - consume: before the clock starts, -prefill records are pushed over
+//     -partitions partitions; then -c consumers each loop pop (consumer
+//     group -group, batch -batch) and ack/batch of what they leased, until
+//     -duration or until every prefilled record is acked; latency is the
+//     pop+ack round trip of a batch (consume.go).
+//   - longpoll: -c pairs, each a pop parked on a partition of its own and
+//     then a push of one record to it; latency is from the push's answer to
+//     the parked pop's answer (longpoll.go).
+//
+// For example:
 //
 //	queen-bench -url http://127.0.0.1:6632 -c 64 -batch 100 -size 200 -duration 10s
 //	queen-bench -url http://10.0.0.1:6632,http://10.0.0.2:6632 -mode fetch -c 16
+//	queen-bench -mode consume -c 16 -batch 100 -prefill 100000 -queue c1
+//	queen-bench -mode longpoll -c 8 -duration 10s -queue lp1
 package main
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -33,168 +47,203 @@ type options struct {
 	mode       string
 	queue      string
 	partitions int
+	group      string
+	prefill    int
 }
+
+// maxPopBatch is the broker's cap on a pop's batch and on the items of an
+// ack/batch (API.md §2).
+const maxPopBatch = 10000
 
 func main() {
 	var o options
 	urls := flag.String("url", "http://127.0.0.1:6632", "broker URLs, comma-separated; connections spread over them")
-	flag.IntVar(&o.conns, "c", 64, "concurrent connections")
-	flag.IntVar(&o.batch, "batch", 1, "records per push (fetch: maxBytes in records of -size)")
+	flag.IntVar(&o.conns, "c", 64, "concurrent connections (consume: consumers; longpoll: pairs of a pop and a push)")
+	flag.IntVar(&o.batch, "batch", 1, "records per push (fetch: maxBytes in records of -size; consume: records per pop)")
 	flag.IntVar(&o.size, "size", 200, "payload bytes per record, about")
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "how long to run")
-	flag.Int64Var(&o.count, "count", 0, "stop after this many records instead (0: run for -duration)")
-	flag.StringVar(&o.mode, "mode", "push", "push or fetch")
+	flag.Int64Var(&o.count, "count", 0, "push, fetch: stop after this many records instead (0: run for -duration)")
+	flag.StringVar(&o.mode, "mode", "push", "push, fetch, consume or longpoll")
 	flag.StringVar(&o.queue, "queue", "bench", "queue to use")
-	flag.IntVar(&o.partitions, "partitions", 100, "partitions the load spreads over")
+	flag.IntVar(&o.partitions, "partitions", 100, "partitions the load spreads over (not longpoll: one partition per pair)")
+	flag.StringVar(&o.group, "group", "bench", "consume, longpoll: the consumer group")
+	flag.IntVar(&o.prefill, "prefill", 100000, "consume: records pushed before the clock starts")
 	flag.Parse()
-	o.urls = strings.Split(*urls, ",")
-	if o.mode != "push" && o.mode != "fetch" || o.conns < 1 || o.batch < 1 || o.partitions < 1 {
-		fmt.Fprintln(os.Stderr, "queen-bench: -mode is push or fetch; -c, -batch and -partitions are 1 or more")
-		os.Exit(2)
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if flag.NArg() > 0 {
+		fail(2, fmt.Errorf("unexpected arguments %q: every setting is a flag", flag.Args()))
 	}
-	r, err := run(o)
+	var err error
+	if o.urls, err = parseURLs(*urls); err != nil {
+		fail(2, err)
+	}
+	if err := o.check(set); err != nil {
+		fail(2, err)
+	}
+	var r *report
+	switch o.mode {
+	case "consume":
+		r, err = runConsume(o)
+	case "longpoll":
+		r, err = runLongpoll(o)
+	default:
+		r, err = runLoad(o)
+	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "queen-bench:", err)
-		os.Exit(1)
+		fail(1, err)
 	}
 	fmt.Print(r.String(o))
 }
 
+func fail(code int, err error) {
+	fmt.Fprintln(os.Stderr, "queen-bench:", err)
+	os.Exit(code)
+}
+
+// parseURLs splits the -url list; each must be an http(s) URL of a host.
+func parseURLs(list string) ([]string, error) {
+	var out []string
+	for _, s := range strings.Split(list, ",") {
+		s = strings.TrimRight(strings.TrimSpace(s), "/")
+		u, err := url.Parse(s)
+		if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+			return nil, fmt.Errorf("-url %q: want http://host:port, comma-separated", s)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// modeFlags lists the flags that only some modes read; giving one to
+// another mode is refused rather than silently ignored.
+var modeFlags = map[string][]string{
+	"count":      {"push", "fetch"},
+	"batch":      {"push", "fetch", "consume"},
+	"partitions": {"push", "fetch", "consume"},
+	"group":      {"consume", "longpoll"},
+	"prefill":    {"consume"},
+}
+
+// check validates o; set holds the flags given on the command line.
+func (o *options) check(set map[string]bool) error {
+	if !slices.Contains([]string{"push", "fetch", "consume", "longpoll"}, o.mode) {
+		return fmt.Errorf("-mode %q: want push, fetch, consume or longpoll", o.mode)
+	}
+	for name, modes := range modeFlags {
+		if set[name] && !slices.Contains(modes, o.mode) {
+			return fmt.Errorf("-%s does not apply to -mode %s (only to %s)", name, o.mode, strings.Join(modes, ", "))
+		}
+	}
+	switch {
+	case o.conns < 1 || o.batch < 1 || o.partitions < 1:
+		return errors.New("-c, -batch and -partitions must be 1 or more")
+	case o.size < 0 || o.count < 0:
+		return errors.New("-size and -count must not be negative")
+	case o.duration <= 0:
+		return fmt.Errorf("-duration %s must be positive", o.duration)
+	case o.queue == "":
+		return errors.New("-queue must not be empty")
+	case o.mode == "consume" && o.batch > maxPopBatch:
+		return fmt.Errorf("-batch %d: a pop leases at most %d records", o.batch, maxPopBatch)
+	case o.mode == "consume" && o.prefill < 1:
+		return fmt.Errorf("-prefill %d must be 1 or more", o.prefill)
+	case (o.mode == "consume" || o.mode == "longpoll") && o.group == "":
+		return errors.New("-group must not be empty")
+	}
+	return nil
+}
+
+// report is what a run measured. requests counts HTTP requests; empty the
+// pops answered 204 (longpoll: parked pops that timed out though a record
+// was pushed); notes are extra lines printed after the figures.
 type report struct {
-	records, requests, errors int64
-	elapsed                   time.Duration
-	lat                       []time.Duration
+	records, requests, errors, empty int64
+	elapsed                          time.Duration
+	lat                              []time.Duration
+	notes                            []string
 }
 
 func (r *report) String(o options) string {
-	slices.Sort(r.lat)
+	s := r.elapsed.Seconds()
+	var b strings.Builder
+	switch o.mode {
+	case "consume":
+		fmt.Fprintf(&b, "mode consume, %d consumers, %d records/pop, %d bytes, %d nodes, group %s, %.1fs\n",
+			o.conns, o.batch, o.size, len(o.urls), o.group, s)
+	case "longpoll":
+		fmt.Fprintf(&b, "mode longpoll, %d pairs, 1 record/push, %d bytes, %d nodes, group %s, %.1fs\n",
+			o.conns, o.size, len(o.urls), o.group, s)
+	default:
+		fmt.Fprintf(&b, "mode %s, %d connections, %d records/request, %d bytes, %d nodes, %.1fs\n",
+			o.mode, o.conns, o.batch, o.size, len(o.urls), s)
+	}
+	fmt.Fprintf(&b, "records/s %.0f  requests/s %.0f  errors %d\n", float64(r.records)/s, float64(r.requests)/s, r.errors)
+	switch o.mode {
+	case "consume":
+		fmt.Fprintf(&b, "records %d  empty pops %d\n", r.records, r.empty)
+	case "longpoll":
+		fmt.Fprintf(&b, "records %d  timed-out pops %d\n", r.records, r.empty)
+	}
+	b.WriteString("latency ms " + percentiles(r.lat) + "\n")
+	for _, n := range r.notes {
+		b.WriteString(n + "\n")
+	}
+	return b.String()
+}
+
+// percentiles renders p50, p90, p99 and max of lat in milliseconds; it
+// sorts lat.
+func percentiles(lat []time.Duration) string {
+	slices.Sort(lat)
 	pct := func(p int) float64 {
-		if len(r.lat) == 0 {
+		if len(lat) == 0 {
 			return 0
 		}
-		return float64(r.lat[min(len(r.lat)*p/100, len(r.lat)-1)]) / 1e6
+		return float64(lat[min(len(lat)*p/100, len(lat)-1)]) / 1e6
 	}
-	s := r.elapsed.Seconds()
-	return fmt.Sprintf("mode %s, %d connections, %d records/request, %d bytes, %d nodes, %.1fs\n"+
-		"records/s %.0f  requests/s %.0f  errors %d\n"+
-		"latency ms p50 %.2f  p90 %.2f  p99 %.2f  max %.2f\n",
-		o.mode, o.conns, o.batch, o.size, len(o.urls), s, float64(r.records)/s, float64(r.requests)/s, r.errors,
-		pct(50), pct(90), pct(99), pct(100))
+	return fmt.Sprintf("p50 %.2f  p90 %.2f  p99 %.2f  max %.2f", pct(50), pct(90), pct(99), pct(100))
 }
 
-func run(o options) (*report, error) {
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.conns, MaxConnsPerHost: o.conns}, Timeout: 60 * time.Second}
-	ctx, cancel := context.WithTimeout(context.Background(), o.duration)
-	defer cancel()
-	if o.count > 0 {
-		ctx, cancel = context.WithCancel(context.Background())
-		defer cancel()
-	}
-	payload := `{"pad":"` + strings.Repeat("x", max(o.size-10, 0)) + `"}`
-	var records, requests, errs atomic.Int64
-	var mu sync.Mutex
-	var lat []time.Duration
-	var firstErr atomic.Value
-	var wg sync.WaitGroup
-	start := time.Now()
-	for c := 0; c < o.conns; c++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			url := o.urls[c%len(o.urls)]
-			var mine []time.Duration
-			offsets := map[string]int64{}
-			for i := 0; ctx.Err() == nil; i++ {
-				part := fmt.Sprintf("p-%d", (c*7919+i)%o.partitions)
-				body, path := pushBody(o, c, i, payload), "/api/v1/push"
-				if o.mode == "fetch" {
-					body, path = fetchBody(o, part, offsets[part]), "/api/v1/fetch"
-				}
-				t0 := time.Now()
-				n, err := do(ctx, client, url+path, body, o.mode)
-				if ctx.Err() != nil {
-					break
-				}
-				mine = append(mine, time.Since(t0))
-				requests.Add(1)
-				if err != nil {
-					errs.Add(1)
-					firstErr.CompareAndSwap(nil, err.Error())
-					continue
-				}
-				offsets[part] += int64(n)
-				if records.Add(int64(n)) >= o.count && o.count > 0 {
-					cancel()
-				}
-			}
-			mu.Lock()
-			lat = append(lat, mine...)
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	r := &report{records: records.Load(), requests: requests.Load(), errors: errs.Load(), elapsed: time.Since(start), lat: lat}
-	if e, ok := firstErr.Load().(string); ok && r.records == 0 {
-		return nil, fmt.Errorf("every request failed, the first with: %s", e)
-	}
-	return r, nil
+// newClient returns a client that keeps up to conns connections to each
+// node open.
+func newClient(conns int) *http.Client {
+	return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns}, Timeout: 60 * time.Second}
 }
 
-func pushBody(o options, c, i int, payload string) []byte {
-	var b bytes.Buffer
-	b.WriteString(`{"items":[`)
-	for j := 0; j < o.batch; j++ {
-		if j > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"queue":%q,"partition":"p-%d","transactionId":"qb-%d-%d-%d-%d","payload":%s}`,
-			o.queue, (c*7919+i+j)%o.partitions, time.Now().UnixNano(), c, i, j, payload)
+// answer is a broker's answer: its status, its body, and when its header
+// arrived.
+type answer struct {
+	status int
+	body   []byte
+	at     time.Time
+}
+
+// send makes one request (a POST of body, or a GET when body is nil) and
+// reads the whole answer. Any status of 300 or more is an error.
+func send(ctx context.Context, client *http.Client, url string, body []byte) (answer, error) {
+	method, rd := http.MethodGet, io.Reader(nil)
+	if body != nil {
+		method, rd = http.MethodPost, bytes.NewReader(body)
 	}
-	b.WriteString(`]}`)
-	return b.Bytes()
-}
-
-func fetchBody(o options, part string, offset int64) []byte {
-	b, _ := json.Marshal(map[string]any{"entries": []map[string]any{
-		{"queue": o.queue, "partition": part, "offset": offset, "maxBytes": o.batch * o.size}}})
-	return b
-}
-
-// do sends one request and returns how many records it moved.
-func do(ctx context.Context, client *http.Client, url string, body []byte, mode string) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
 	if err != nil {
-		return 0, err
+		return answer{}, err
 	}
-	req.Header.Set("content-type", "application/json")
+	if body != nil {
+		req.Header.Set("content-type", "application/json")
+	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0, err
+		return answer{}, err
 	}
+	a := answer{status: resp.StatusCode, at: time.Now()}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, err
+	if a.body, err = io.ReadAll(resp.Body); err != nil {
+		return a, err
 	}
-	if resp.StatusCode >= 300 {
-		return 0, fmt.Errorf("%s answered %d: %.200s", url, resp.StatusCode, raw)
+	if a.status >= 300 {
+		return a, fmt.Errorf("%s %s answered %d: %.200s", method, url, a.status, a.body)
 	}
-	if mode == "push" {
-		var out []json.RawMessage
-		err := json.Unmarshal(raw, &out)
-		return len(out), err
-	}
-	var out struct {
-		Entries []struct {
-			Records []json.RawMessage `json:"records"`
-			Error   string            `json:"error"`
-		} `json:"entries"`
-	}
-	if err := json.Unmarshal(raw, &out); err != nil || len(out.Entries) != 1 {
-		return 0, fmt.Errorf("fetch answered %.200s", raw)
-	}
-	if e := out.Entries[0].Error; e != "" && e != "UNKNOWN_TOPIC_OR_PARTITION" {
-		return 0, fmt.Errorf("fetch: %s", e)
-	}
-	return len(out.Entries[0].Records), nil
+	return a, nil
 }

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// runLoad is -mode push and -mode fetch: -c connections, each a loop of
+// one request after another, until -duration or -count records.
+func runLoad(o options) (*report, error) {
+	client := newClient(o.conns)
+	ctx, cancel := context.WithTimeout(context.Background(), o.duration)
+	defer cancel()
+	if o.count > 0 {
+		ctx, cancel = context.WithCancel(context.Background())
+		defer cancel()
+	}
+	payload := padPayload(o.size)
+	var records, requests, errs atomic.Int64
+	var mu sync.Mutex
+	var lat []time.Duration
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	start := time.Now()
+	for c := 0; c < o.conns; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			url := o.urls[c%len(o.urls)]
+			var mine []time.Duration
+			offsets := map[string]int64{}
+			for i := 0; ctx.Err() == nil; i++ {
+				part := fmt.Sprintf("p-%d", (c*7919+i)%o.partitions)
+				t0 := time.Now()
+				var n int
+				var err error
+				if o.mode == "fetch" {
+					n, err = fetch(ctx, client, url, fetchBody(o, part, offsets[part]))
+				} else {
+					n, err = push(ctx, client, url, pushBody(o, c, i, payload))
+				}
+				if ctx.Err() != nil {
+					break
+				}
+				mine = append(mine, time.Since(t0))
+				requests.Add(1)
+				if err != nil {
+					errs.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+					continue
+				}
+				offsets[part] += int64(n)
+				if records.Add(int64(n)) >= o.count && o.count > 0 {
+					cancel()
+				}
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	r := &report{records: records.Load(), requests: requests.Load(), errors: errs.Load(), elapsed: time.Since(start), lat: lat}
+	if e, ok := firstErr.Load().(string); ok && r.records == 0 {
+		return nil, fmt.Errorf("every request failed, the first with: %s", e)
+	}
+	return r, nil
+}
+
+// padPayload is a JSON object of about size bytes.
+func padPayload(size int) string {
+	return `{"pad":"` + strings.Repeat("x", max(size-10, 0)) + `"}`
+}
+
+func pushBody(o options, c, i int, payload string) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"items":[`)
+	for j := 0; j < o.batch; j++ {
+		if j > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"queue":%q,"partition":"p-%d","transactionId":"qb-%d-%d-%d-%d","payload":%s}`,
+			o.queue, (c*7919+i+j)%o.partitions, time.Now().UnixNano(), c, i, j, payload)
+	}
+	b.WriteString(`]}`)
+	return b.Bytes()
+}
+
+// pushResult is one element of a push's answer.
+type pushResult struct {
+	Status string `json:"status"`
+}
+
+// push sends one push and returns how many records the broker answered
+// for.
+func push(ctx context.Context, client *http.Client, url string, body []byte) (int, error) {
+	out, _, err := pushAll(ctx, client, url, body)
+	return len(out), err
+}
+
+// pushAll sends one push and returns its per-record results and the answer.
+func pushAll(ctx context.Context, client *http.Client, url string, body []byte) ([]pushResult, answer, error) {
+	a, err := send(ctx, client, url+"/api/v1/push", body)
+	if err != nil {
+		return nil, a, err
+	}
+	var out []pushResult
+	if err := json.Unmarshal(a.body, &out); err != nil {
+		return nil, a, fmt.Errorf("push answered %.200s", a.body)
+	}
+	return out, a, nil
+}
