@@ -90,22 +90,9 @@ func TestLeaderKill(t *testing.T) {
 		go func() { defer wg.Done(); p.run(ctx, t, alive, w, 4) }()
 	}
 	waitAcked(t, p, 200)
-	var leader *node
-	for _, n := range nodes {
-		if n.role() == "leader" {
-			leader = n
-		}
-	}
-	if leader == nil {
-		t.Fatal("no node says it leads")
-	}
+	leader, followers := leaderOf(t, nodes)
 	mu.Lock()
-	live = nil
-	for _, n := range nodes {
-		if n != leader {
-			live = append(live, n)
-		}
-	}
+	live = followers
 	mu.Unlock()
 	leader.signal(syscall.SIGKILL)
 	before := ackedCount(p)

@@ -99,16 +99,6 @@ func TestConsumeSingleNode(t *testing.T) {
 	}
 	// The group subscribes after the pushes: subscriptionMode=all reads them (new, the default, would not).
 	g := url.Values{"consumerGroup": {"workers"}, "subscriptionMode": {"all"}}
-	with := func(v url.Values, kv ...string) url.Values {
-		out := url.Values{}
-		for k, x := range v {
-			out[k] = x
-		}
-		for i := 0; i < len(kv); i += 2 {
-			out.Set(kv[i], kv[i+1])
-		}
-		return out
-	}
 
 	// Two consumers of one group: the second gets nothing while the first
 	// holds the partition.

@@ -217,3 +217,25 @@ func (n *node) call(ctx context.Context, method, path string, body any, out any)
 	}
 	return resp.StatusCode, nil
 }
+
+// leaderOf waits until one node says it leads and returns it and the others.
+func leaderOf(t *testing.T, nodes []*node) (*node, []*node) {
+	t.Helper()
+	var leader *node
+	var followers []*node
+	waitFor(t, "one node to say it leads", 30*time.Second, func() bool {
+		leader, followers = nil, nil
+		for _, n := range nodes {
+			if n.cmd != nil && n.role() == "leader" {
+				if leader != nil {
+					return false
+				}
+				leader = n
+			} else {
+				followers = append(followers, n)
+			}
+		}
+		return leader != nil
+	})
+	return leader, followers
+}

@@ -124,22 +124,9 @@ func TestTransactionsSurviveALeaderKill(t *testing.T) {
 		}
 	}
 	waitCommitted(messages / 5)
-	var leader *node
-	for _, n := range nodes {
-		if n.role() == "leader" {
-			leader = n
-		}
-	}
-	if leader == nil {
-		t.Fatal("no node says it leads")
-	}
+	leader, followers := leaderOf(t, nodes)
 	mu.Lock()
-	live = nil
-	for _, n := range nodes {
-		if n != leader {
-			live = append(live, n)
-		}
-	}
+	live = followers
 	mu.Unlock()
 	leader.signal(syscall.SIGKILL)
 	atKill := committed.Load()

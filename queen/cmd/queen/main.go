@@ -172,15 +172,6 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	return nil
 }
 
-// withDeadline gives every request the broker's request timeout.
-func withDeadline(h http.Handler, d time.Duration) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), d)
-		defer cancel()
-		h.ServeHTTP(w, r.WithContext(ctx))
-	})
-}
-
 // appliers are the state machine's families beside the queue log: the KV
 // store and consuming (pop, ack, leases). Every node runs the same set.
 func appliers() map[raftlog.OpKind]raftlog.Applier {
