@@ -18,10 +18,14 @@
 //     of one Update and the applied index go to Pebble in one batch.
 //   - The queue log (queue_*.go): push (offsets from 0 without gaps, payload
 //     bytes kept exactly, deduplication by transactionId within the queue's
-//     window), configure (queue options), trim (retention, replicated so
-//     every node deletes the same records); reads from a node's applied
+//     window; a Strict item's duplicate rolls its whole entry back, for
+//     transactions), configure (queue options), trim (retention, replicated
+//     so every node deletes the same records); reads from a node's applied
 //     state: records by offset, the first offset at a time, partitions
-//     changed since a time, and WaitRecords for long polls.
+//     changed since a time, and WaitRecords for long polls; QueueWatchKey
+//     wakes watchers of a queue on every push. Other families read the
+//     queue log inside their own apply through Txn.View (queen's consumer
+//     groups do).
 //   - Snapshots (sm.go): a Pebble snapshot streamed key by key, and the
 //     whole state replaced from one in a single synced batch.
 //
