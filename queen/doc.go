@@ -7,17 +7,30 @@
 //   - config: the configuration, read once from the environment (PORT and
 //     QUEEN_*), defaults first, then each value checked; a bad value stops
 //     the boot with one line naming it (config.BootError).
-//   - internal/broker: the adapter that serves httpd.Broker from raftlog's
-//     queue log and kvstore, mapping their errors to the HTTP contract's.
-//   - cmd/queen: wiring (raft host, shard 1 with the KV appliers, the HTTP
-//     server, the Prometheus registry), logging (tint on a terminal, JSON
-//     otherwise), and signals.
+//   - internal/broker: the adapter that serves httpd.Broker (and
+//     httpd.Consumer, Transactor and Admin) from raftlog's queue log,
+//     kvstore and consume, mapping their errors to the HTTP contract's;
+//     it seals and opens the payloads of encrypted queues and bounds
+//     maxSize.
+//   - internal/consume: consuming as a family of the state machine: pop,
+//     ack, leases, consumer groups, retries, the DLQ, transactions' acks,
+//     seek and replay (see its doc for the invariants).
+//   - internal/seal: AES-256-GCM sealing under QUEEN_ENCRYPTION_KEY.
+//   - internal/retention: the leader's retention pass (retentionSeconds
+//     with the S3 sink's hold, completedRetentionSeconds).
+//   - internal/sinkadapter: the S3 sink's view of the log and the KV.
+//   - cmd/queen: wiring (raft host, shard 1 with the KV and consume
+//     appliers, the embedded S3 sink, the HTTP server, the Prometheus
+//     registry), logging (tint on a terminal, JSON otherwise), and signals.
 //
 // # Invariants
 //
 // Any node answers any route: writes on a follower are forwarded to the
 // leader by raft and answered once committed and applied here; reads by
 // offset answer from this node's applied state; KV reads are linearizable.
+// Pops and acks are raft writes judged on the broker clock, so a lease is
+// exclusive across a change of leader while clocks stay within
+// QUEEN_RAFT_MAX_CLOCK_SKEW_MS.
 // SIGTERM and SIGINT stop the listener, let requests in flight finish
 // (QUEEN_SHUTDOWN_GRACE_MS), close the raft host and exit 0: everything
 // answered was committed before it was answered, so nothing acked is lost.
