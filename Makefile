@@ -48,14 +48,15 @@ race:
 	@for m in $(MODULES); do echo "== race $${m#$(ROOT)/}"; (cd $$m && go test -race -timeout 30m ./...); done
 
 # Each fuzz target runs alone (go test -fuzz takes one at a time), seeded by
-# its f.Add calls and testdata/fuzz/<Name>.
+# its f.Add calls and testdata/fuzz/<Name>; tools/fuzz-one.sh runs it (and
+# once more after the toolchain's "context deadline exceeded" race).
 fuzz:
 	@for m in $(MODULES); do \
 		for pkg in $$(cd $$m && go list ./...); do \
 			dir=$$(cd $$m && go list -f '{{.Dir}}' $$pkg); \
 			for t in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/^func //' | sort -u); do \
 				echo "== fuzz $$pkg $$t $(FUZZTIME)"; \
-				(cd $$dir && go test -run='^$$' -fuzz="^$$t\$$" -fuzztime=$(FUZZTIME) .); \
+				bash $(ROOT)/tools/fuzz-one.sh $$dir $$t $(FUZZTIME); \
 			done; \
 		done; \
 	done
