@@ -4,9 +4,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/queen-mq/queen-go/raftlog/wire"
+	"math"
 	"slices"
 	"strings"
+
+	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
 // Read errors of the queue log.
@@ -204,6 +206,31 @@ func (v *View) PartitionsChanged(tenant, queue string, since int64, after uint64
 		err = scanErr
 	}
 	return parts, next, err
+}
+
+// EachPartition calls fn for a queue's partitions in creation order, from
+// the one after Seq after (0: the first), until fn returns false or an
+// error, which it returns. A queue that does not exist has no partitions.
+// fn runs between pages of the scan, so it may read and write freely.
+func (v *View) EachPartition(tenant, queue string, after uint64, fn func(PartitionInfo) (more bool, err error)) error {
+	for {
+		parts, next, err := v.PartitionsChanged(tenant, queue, math.MinInt64, after, 256)
+		if errors.Is(err, ErrUnknownPartition) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		for _, p := range parts {
+			if more, err := fn(p); err != nil || !more {
+				return err
+			}
+		}
+		if next == 0 {
+			return nil
+		}
+		after = next
+	}
 }
 
 // QueueInfo describes one queue.

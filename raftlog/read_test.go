@@ -216,3 +216,42 @@ func partitionsChanged(t testing.TB, s *raftlog.Shard, queue string, since int64
 	})
 	return r.parts, r.next
 }
+
+// TestEachPartition: every partition of a queue in creation order from a
+// Seq, across pages; fn's false stops the walk; an unknown queue has none.
+func TestEachPartition(t *testing.T) {
+	c := raftlogtest.New(t, 1, nil)
+	c.StartAll()
+	_, s := c.Leader()
+	var items []raftlog.PushItem
+	for i := range 300 { // more than one page of 256
+		items = append(items, item("q", fmt.Sprintf("p%03d", i), fmt.Sprint(i), []byte(`{}`)))
+	}
+	push(t, s, items...)
+	walk := func(queue string, after uint64, stopAt int) []string {
+		got, err := readErr(t, s, func(v *raftlog.View) ([]string, error) {
+			var names []string
+			err := v.EachPartition(tenant, queue, after, func(p raftlog.PartitionInfo) (bool, error) {
+				names = append(names, p.Name)
+				return len(names) < stopAt, nil
+			})
+			return names, err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := walk("q", 0, 1000); len(got) != 300 || got[0] != "p000" || got[299] != "p299" {
+		t.Fatalf("the whole walk: %d names, %v..", len(got), got[:min(3, len(got))])
+	}
+	if got := walk("q", 297, 1000); fmt.Sprint(got) != "[p297 p298 p299]" {
+		t.Fatalf("after Seq 297: %v", got)
+	}
+	if got := walk("q", 0, 2); fmt.Sprint(got) != "[p000 p001]" {
+		t.Fatalf("stopped after two: %v", got)
+	}
+	if got := walk("none", 0, 1000); len(got) != 0 {
+		t.Fatalf("an unknown queue: %v", got)
+	}
+}

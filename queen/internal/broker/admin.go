@@ -3,7 +3,6 @@ package broker
 import (
 	"context"
 	"errors"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -158,27 +157,13 @@ type messageLister struct {
 }
 
 func (m *messageLister) queue(queue string) error {
-	for after := uint64(0); ; {
-		parts, next, err := m.v.PartitionsChanged(m.tenant, queue, math.MinInt64, after, 256)
-		if errors.Is(err, raftlog.ErrUnknownPartition) {
-			return nil
+	return m.v.EachPartition(m.tenant, queue, 0, func(p raftlog.PartitionInfo) (bool, error) {
+		if m.q.Partition != "" && p.Name != m.q.Partition {
+			return true, nil
 		}
-		if err != nil {
-			return err
-		}
-		for _, p := range parts {
-			if m.q.Partition != "" && p.Name != m.q.Partition {
-				continue
-			}
-			if err := m.partition(queue, p); err != nil || len(m.out) == m.q.Limit {
-				return err
-			}
-		}
-		if next == 0 {
-			return nil
-		}
-		after = next
-	}
+		err := m.partition(queue, p)
+		return len(m.out) < m.q.Limit, err
+	})
 }
 
 func (m *messageLister) partition(queue string, p raftlog.PartitionInfo) error {

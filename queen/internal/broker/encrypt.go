@@ -3,7 +3,6 @@ package broker
 import (
 	"encoding/json"
 	"errors"
-	"math"
 	"net/http"
 
 	"github.com/queen-mq/queen-go/httpd"
@@ -87,19 +86,11 @@ func (b *Broker) queueFacts(tenant string) func(queue string) (*queueFact, error
 // retained counts the records a queue holds (not deleted by retention).
 func retained(v *raftlog.View, tenant, queue string) (int64, error) {
 	var n int64
-	for after := uint64(0); ; {
-		parts, next, err := v.PartitionsChanged(tenant, queue, math.MinInt64, after, 1024)
-		if err != nil {
-			return 0, err
-		}
-		for _, p := range parts {
-			n += p.LastOffset + 1 - p.LogStart
-		}
-		if next == 0 {
-			return n, nil
-		}
-		after = next
-	}
+	err := v.EachPartition(tenant, queue, 0, func(p raftlog.PartitionInfo) (bool, error) {
+		n += p.LastOffset + 1 - p.LogStart
+		return true, nil
+	})
+	return n, err
 }
 
 func encryptionEnabled(options []byte) bool {

@@ -188,19 +188,10 @@ func (b *Broker) Queue(ctx context.Context, tenant, name string) (httpd.QueueDet
 		found = true
 		d = httpd.QueueDetail{QueueSummary: httpd.QueueSummary{Name: q.Name, Created: q.Created, PartitionCount: q.Partitions},
 			Options: q.Options}
-		for after := uint64(0); ; {
-			parts, next, err := v.PartitionsChanged(tenant, name, math.MinInt64, after, 1000)
-			if err != nil {
-				return nil, err
-			}
-			for _, p := range parts {
-				d.Partitions = append(d.Partitions, changedPartition(p))
-			}
-			if next == 0 {
-				return nil, nil
-			}
-			after = next
-		}
+		return nil, v.EachPartition(tenant, name, 0, func(p raftlog.PartitionInfo) (bool, error) {
+			d.Partitions = append(d.Partitions, changedPartition(p))
+			return true, nil
+		})
 	})
 	return d, found, mapErr(err)
 }

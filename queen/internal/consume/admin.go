@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
@@ -12,77 +11,58 @@ import (
 
 // seek moves the group's cursors; it answers how many partitions moved.
 func (s *state) seek(op *SeekOp) ([]byte, error) {
-	names := []string{op.Partition}
-	if op.Partition == "" {
-		var err error
-		if names, err = s.partitionNames(op.Tenant, op.Queue); err != nil {
-			return nil, err
-		}
-	}
 	if _, ok, err := s.tx.Get(groupKey(op.Tenant, op.Queue, op.Group)); err != nil {
 		return nil, err
 	} else if !ok {
 		s.tx.Set(groupKey(op.Tenant, op.Queue, op.Group), groupMeta{Created: s.at.Stamp, Mode: ModeAll}.encode())
 	}
 	moved := 0
-	for _, name := range names {
-		pi, err := s.v.Partition(op.Tenant, op.Queue, name)
-		if errors.Is(err, raftlog.ErrUnknownPartition) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		g, old, _, err := s.loadGP(op.Tenant, op.Queue, op.Group, name)
-		if err != nil {
-			return nil, err
-		}
-		if g.LeaseID != "" {
-			if err := s.dropFromLease(g.LeaseID, name); err != nil {
-				return nil, err
-			}
-		}
-		to := pi.LastOffset + 1
-		if !op.ToEnd {
-			at, err := s.v.OffsetForTime(op.Tenant, op.Queue, name, op.To)
-			if err != nil {
-				return nil, err
-			}
-			if at.Found {
-				to = at.Offset
-			}
-		}
-		g = gpState{Cursor: to}
-		s.saveGP(op.Tenant, op.Queue, op.Group, name, &g, old)
-		p := popper{state: s}
-		if err := p.indexUID(op.Tenant, op.Queue, name, pi.UID); err != nil {
-			return nil, err
-		}
+	one := func(pi raftlog.PartitionInfo) (bool, error) {
 		moved++
+		return true, s.seekOne(op, pi)
+	}
+	var err error
+	if op.Partition == "" {
+		err = s.v.EachPartition(op.Tenant, op.Queue, 0, one)
+	} else {
+		var pi raftlog.PartitionInfo
+		if pi, err = s.v.Partition(op.Tenant, op.Queue, op.Partition); err == nil {
+			_, err = one(pi)
+		} else if errors.Is(err, raftlog.ErrUnknownPartition) {
+			err = nil
+		}
+	}
+	if err != nil {
+		return nil, err
 	}
 	s.tx.Notify(raftlog.QueueWatchKey(s.at.Shard, op.Tenant, op.Queue))
 	return binary.AppendUvarint(nil, uint64(moved)), nil
 }
 
-// partitionNames lists a queue's partitions in creation order.
-func (s *state) partitionNames(tenant, queue string) ([]string, error) {
-	var out []string
-	for after := uint64(0); ; {
-		parts, next, err := s.v.PartitionsChanged(tenant, queue, math.MinInt64, after, 1024)
-		if errors.Is(err, raftlog.ErrUnknownPartition) {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range parts {
-			out = append(out, p.Name)
-		}
-		if next == 0 {
-			return out, nil
-		}
-		after = next
+// seekOne moves the group's cursor on one partition and releases its lease.
+func (s *state) seekOne(op *SeekOp, pi raftlog.PartitionInfo) error {
+	g, old, _, err := s.loadGP(op.Tenant, op.Queue, op.Group, pi.Name)
+	if err != nil {
+		return err
 	}
+	if g.LeaseID != "" {
+		if err := s.dropFromLease(g.LeaseID, pi.Name); err != nil {
+			return err
+		}
+	}
+	to := pi.LastOffset + 1
+	if !op.ToEnd {
+		at, err := s.v.OffsetForTime(op.Tenant, op.Queue, pi.Name, op.To)
+		if err != nil {
+			return err
+		}
+		if at.Found {
+			to = at.Offset
+		}
+	}
+	g = gpState{Cursor: to}
+	s.saveGP(op.Tenant, op.Queue, op.Group, pi.Name, &g, old)
+	return s.indexUID(op.Tenant, op.Queue, pi.Name, pi.UID)
 }
 
 // deleteGroup forgets a group on one queue or on all; it answers how many

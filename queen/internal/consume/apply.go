@@ -110,3 +110,13 @@ func (s *state) readRecord(tenant, queue, partition string, off int64) (raftlog.
 	}
 	return b.Records[0], true, nil
 }
+
+// indexUID records which partition a partition id names, for acks.
+func (s *state) indexUID(tenant, queue, name string, uid uint64) error {
+	_, ok, err := s.tx.Get(uidKey(uid))
+	if err != nil || ok {
+		return err
+	}
+	s.tx.Set(uidKey(uid), partRef{Tenant: tenant, Queue: queue, Partition: name}.encode())
+	return nil
+}

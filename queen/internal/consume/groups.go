@@ -1,9 +1,6 @@
 package consume
 
 import (
-	"errors"
-	"math"
-
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
@@ -69,40 +66,28 @@ func Groups(v *raftlog.View, tenant string) ([]GroupInfo, error) {
 // groupPartitions fills g's partitions and lag: every partition of the
 // queue, those the group never read at the cursor it would start at.
 func groupPartitions(v *raftlog.View, tenant string, g *GroupInfo) error {
-	for after := uint64(0); ; {
-		parts, next, err := v.PartitionsChanged(tenant, g.Queue, math.MinInt64, after, 1024)
-		if errors.Is(err, raftlog.ErrUnknownPartition) {
-			return nil
-		}
+	return v.EachPartition(tenant, g.Queue, 0, func(pi raftlog.PartitionInfo) (bool, error) {
+		gp := GroupPartition{Partition: pi.Name, HighWatermark: pi.LastOffset + 1}
+		b, ok, err := v.Get(gpKey(tenant, g.Queue, g.Group, pi.Name))
 		if err != nil {
-			return err
+			return false, err
 		}
-		for _, pi := range parts {
-			gp := GroupPartition{Partition: pi.Name, HighWatermark: pi.LastOffset + 1}
-			b, ok, err := v.Get(gpKey(tenant, g.Queue, g.Group, pi.Name))
+		if ok {
+			st, err := decodeGP(b)
 			if err != nil {
-				return err
+				return false, err
 			}
-			if ok {
-				st, err := decodeGP(b)
-				if err != nil {
-					return err
-				}
-				gp.Cursor = st.Cursor
-				if st.held(v.Stamp()) {
-					gp.LeaseID, gp.LeaseEnd = st.LeaseID, st.End
-				}
-			} else if gp.Cursor, err = startOf(v, tenant, g.Queue, groupMeta{Created: g.Subscribed, Mode: g.Mode}, pi); err != nil {
-				return err
+			gp.Cursor = st.Cursor
+			if st.held(v.Stamp()) {
+				gp.LeaseID, gp.LeaseEnd = st.LeaseID, st.End
 			}
-			g.Lag += max(gp.HighWatermark-max(gp.Cursor, pi.LogStart), 0)
-			g.Partitions = append(g.Partitions, gp)
+		} else if gp.Cursor, err = startOf(v, tenant, g.Queue, groupMeta{Created: g.Subscribed, Mode: g.Mode}, pi); err != nil {
+			return false, err
 		}
-		if next == 0 {
-			return nil
-		}
-		after = next
-	}
+		g.Lag += max(gp.HighWatermark-max(gp.Cursor, pi.LogStart), 0)
+		g.Partitions = append(g.Partitions, gp)
+		return true, nil
+	})
 }
 
 // The statuses of a message for a group (StatusOf).

@@ -81,28 +81,19 @@ func (p *popper) done() bool { return p.budget == 0 || len(p.claimed) == p.op.Ma
 func (p *popper) visitAll() error {
 	start := max(p.op.Start, 1)
 	seen := 0
-	for _, r := range []struct{ after, last uint64 }{{start - 1, math.MaxUint64}, {0, start - 1}} {
-		for after := r.after; after < r.last; {
-			parts, next, err := p.v.PartitionsChanged(p.op.Tenant, p.op.Queue, math.MinInt64, after, 256)
-			if err != nil {
-				return err
+	upTo := func(last uint64) func(raftlog.PartitionInfo) (bool, error) {
+		return func(pi raftlog.PartitionInfo) (bool, error) {
+			if pi.Seq > last || p.done() || seen == maxVisit {
+				return false, nil
 			}
-			for _, pi := range parts {
-				if pi.Seq > r.last || p.done() || seen == maxVisit {
-					return nil
-				}
-				seen++
-				if err := p.visit(pi.Name); err != nil {
-					return err
-				}
-			}
-			if next == 0 {
-				break
-			}
-			after = next
+			seen++
+			return true, p.visit(pi.Name)
 		}
 	}
-	return nil
+	if err := p.v.EachPartition(p.op.Tenant, p.op.Queue, start-1, upTo(math.MaxUint64)); err != nil {
+		return err
+	}
+	return p.v.EachPartition(p.op.Tenant, p.op.Queue, 0, upTo(start-1))
 }
 
 // visit leases what partition name has for the group, if it is free.
@@ -229,16 +220,6 @@ func startOf(v *raftlog.View, tenant, queue string, gm groupMeta, pi raftlog.Par
 		return at.Offset, nil
 	}
 	return at.HighWatermark, nil
-}
-
-// indexUID records which partition a partition id names, for acks.
-func (p *popper) indexUID(tenant, queue, name string, uid uint64) error {
-	_, ok, err := p.tx.Get(uidKey(uid))
-	if err != nil || ok {
-		return err
-	}
-	p.tx.Set(uidKey(uid), partRef{Tenant: tenant, Queue: queue, Partition: name}.encode())
-	return nil
 }
 
 func (p *popper) wakeAt(t int64) {
