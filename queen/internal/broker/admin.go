@@ -17,7 +17,13 @@ var _ httpd.Admin = (*Broker)(nil)
 
 // ConsumerGroups lists the tenant's groups, by name.
 func (b *Broker) ConsumerGroups(ctx context.Context, tenant string) ([]httpd.GroupInfo, error) {
-	got, err := b.cons.Groups(ctx, tenant)
+	return b.groups(ctx, tenant, "")
+}
+
+// groups reads the tenant's groups (only group's when it is not ""), by
+// name, each with the queues it reads.
+func (b *Broker) groups(ctx context.Context, tenant, group string) ([]httpd.GroupInfo, error) {
+	got, err := b.cons.Groups(ctx, tenant, group)
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -50,16 +56,11 @@ func groupQueue(g consume.GroupInfo) httpd.GroupQueue {
 
 // ConsumerGroup describes one group.
 func (b *Broker) ConsumerGroup(ctx context.Context, tenant, group string) (httpd.GroupInfo, bool, error) {
-	all, err := b.ConsumerGroups(ctx, tenant)
-	if err != nil {
+	got, err := b.groups(ctx, tenant, group)
+	if err != nil || len(got) == 0 {
 		return httpd.GroupInfo{}, false, err
 	}
-	for _, g := range all {
-		if g.Name == group {
-			return g, true, nil
-		}
-	}
-	return httpd.GroupInfo{}, false, nil
+	return got[0], true, nil
 }
 
 // DeleteConsumerGroup forgets a group on one queue or every queue.

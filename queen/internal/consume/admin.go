@@ -70,15 +70,13 @@ func (s *state) seekOne(op *SeekOp, pi raftlog.PartitionInfo) error {
 func (s *state) deleteGroup(op *DeleteOp) ([]byte, error) {
 	queues := []string{op.Queue}
 	if op.Queue == "" {
-		infos, err := Groups(s.v, op.Tenant)
+		subs, err := subscriptions(s.v, op.Tenant, "", op.Group)
 		if err != nil {
 			return nil, err
 		}
 		queues = queues[:0]
-		for _, g := range infos {
-			if g.Group == op.Group {
-				queues = append(queues, g.Queue)
-			}
+		for _, g := range subs {
+			queues = append(queues, g.Queue)
 		}
 	}
 	n := 0

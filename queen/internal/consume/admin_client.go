@@ -100,9 +100,10 @@ func (c *Consumer) Replay(ctx context.Context, tenant, id, queue, partition stri
 	return l, a[0].Duplicate, nil
 }
 
-// Groups reads a tenant's consumer groups, linearizably.
-func (c *Consumer) Groups(ctx context.Context, tenant string) ([]GroupInfo, error) {
-	got, err := c.Shard.Read(ctx, func(v *raftlog.View) (any, error) { return Groups(v, tenant) })
+// Groups reads a tenant's consumer groups (of one group when group is
+// not ""), linearizably.
+func (c *Consumer) Groups(ctx context.Context, tenant, group string) ([]GroupInfo, error) {
+	got, err := c.Shard.Read(ctx, func(v *raftlog.View) (any, error) { return Groups(v, tenant, "", group) })
 	if err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@ func TestGroupsReportCursorsLagAndLeases(t *testing.T) {
 	res := e.pop(consume.PopRequest{Queue: "q", Group: "g", Mode: consume.ModeAll, Partition: "a", Batch: 3})
 	e.ack(res, "g", consume.StatusCompleted, true)
 	e.pop(consume.PopRequest{Queue: "q", Group: "g", Partition: "a"})
-	groups, err := e.c.Groups(e.ctx(), tenant)
+	groups, err := e.c.Groups(e.ctx(), tenant, "")
 	if err != nil || len(groups) != 1 {
 		t.Fatalf("groups: %+v %v", groups, err)
 	}
@@ -54,7 +54,7 @@ func TestGroupsReportCursorsLagAndLeases(t *testing.T) {
 	if n, err := e.c.DeleteGroup(e.ctx(), consume.DeleteOp{Tenant: tenant, Group: "g"}); err != nil || n != 1 {
 		t.Fatalf("delete: %d %v", n, err)
 	}
-	if groups, _ := e.c.Groups(e.ctx(), tenant); len(groups) != 0 {
+	if groups, _ := e.c.Groups(e.ctx(), tenant, ""); len(groups) != 0 {
 		t.Fatalf("after delete: %+v", groups)
 	}
 }

@@ -30,12 +30,33 @@ type GroupPartition struct {
 	LeaseEnd int64
 }
 
-// Groups lists a tenant's consumer groups, by queue then group.
-func Groups(v *raftlog.View, tenant string) ([]GroupInfo, error) {
+// Groups lists a tenant's consumer groups with their partitions and lag,
+// by queue then group: only queue's when queue is not "", only group's
+// when group is not "".
+func Groups(v *raftlog.View, tenant, queue, group string) ([]GroupInfo, error) {
+	out, err := subscriptions(v, tenant, queue, group)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if err := groupPartitions(v, tenant, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// subscriptions lists the groups' subscriptions as Groups does, without
+// reading their partitions.
+func subscriptions(v *raftlog.View, tenant, queue, group string) ([]GroupInfo, error) {
 	p := groupsPrefix(tenant)
+	lower := p
+	if queue != "" {
+		lower = name(p, queue)
+	}
 	var out []GroupInfo
 	var derr error
-	err := v.Scan(p, wire.PrefixEnd(p), func(k, val []byte) bool {
+	err := v.Scan(lower, wire.PrefixEnd(lower), func(k, val []byte) bool {
 		d := wire.NewDecoder(k[len(p):], ErrCorrupt)
 		q, g := str(&d), str(&d)
 		m, err := decodeGroup(val)
@@ -46,21 +67,15 @@ func Groups(v *raftlog.View, tenant string) ([]GroupInfo, error) {
 			derr = err
 			return false
 		}
-		out = append(out, GroupInfo{Queue: q, Group: g, Subscribed: m.Created, Mode: m.Mode})
+		if group == "" || g == group {
+			out = append(out, GroupInfo{Queue: q, Group: g, Subscribed: m.Created, Mode: m.Mode})
+		}
 		return true
 	})
 	if err == nil {
 		err = derr
 	}
-	if err != nil {
-		return nil, err
-	}
-	for i := range out {
-		if err := groupPartitions(v, tenant, &out[i]); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return out, err
 }
 
 // groupPartitions fills g's partitions and lag: every partition of the

@@ -141,16 +141,13 @@ func (j *Job) holdFloor(ctx context.Context, tenant, queue string, o options, no
 // before the record at that cursor". A queue no group reads keeps all.
 func (j *Job) completed(ctx context.Context, tenant, queue string, cutoff int64) {
 	got, err := j.Shard.LocalRead(func(v *raftlog.View) (any, error) {
-		groups, err := consume.Groups(v, tenant)
+		groups, err := consume.Groups(v, tenant, queue, "")
 		if err != nil {
 			return nil, err
 		}
 		lowest := map[string]int64{} // partition → lowest cursor over the queue's groups
 		var order []string
 		for _, g := range groups {
-			if g.Queue != queue {
-				continue
-			}
 			for _, p := range g.Partitions {
 				if c, ok := lowest[p.Partition]; !ok || p.Cursor < c {
 					if !ok {
