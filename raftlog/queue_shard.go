@@ -11,8 +11,10 @@ import (
 // entry applied nothing.
 var ErrRejected = errors.New("raftlog: rejected")
 
-// proposeOne commits a command of one op and returns the op's answer.
-func (s *Shard) proposeOne(ctx context.Context, op Op) ([]byte, int64, error) {
+// ProposeOp commits a command of one op and returns the op's answer and
+// the entry's stamp. An op its applier refused is an error wrapping
+// ErrRejected, with the applier's reason.
+func (s *Shard) ProposeOp(ctx context.Context, op Op) ([]byte, int64, error) {
 	res, err := s.Propose(ctx, Command{Ops: []Op{op}})
 	if err != nil {
 		return nil, 0, err
@@ -26,7 +28,7 @@ func (s *Shard) proposeOne(ctx context.Context, op Op) ([]byte, int64, error) {
 // Push appends op's items as one entry and answers each item in order, with
 // the entry's stamp (every appended record's ts).
 func (s *Shard) Push(ctx context.Context, op PushOp) ([]PushAnswer, int64, error) {
-	answer, stamp, err := s.proposeOne(ctx, op.Op())
+	answer, stamp, err := s.ProposeOp(ctx, op.Op())
 	if err != nil {
 		return nil, stamp, err
 	}
@@ -36,14 +38,14 @@ func (s *Shard) Push(ctx context.Context, op PushOp) ([]PushAnswer, int64, error
 
 // Configure stores a queue's options and returns them as stored.
 func (s *Shard) Configure(ctx context.Context, op ConfigureOp) ([]byte, error) {
-	answer, _, err := s.proposeOne(ctx, op.Op())
+	answer, _, err := s.ProposeOp(ctx, op.Op())
 	return answer, err
 }
 
 // Trim deletes a queue's records stamped before op.Before on every node and
 // returns how many it deleted.
 func (s *Shard) Trim(ctx context.Context, op TrimOp) (uint64, error) {
-	answer, _, err := s.proposeOne(ctx, op.Op())
+	answer, _, err := s.ProposeOp(ctx, op.Op())
 	if err != nil {
 		return 0, err
 	}

@@ -16,7 +16,7 @@ var ErrGone = errors.New("consume: dead letter gone")
 // Seek moves a group's cursors (see SeekOp) and answers how many
 // partitions moved.
 func (c *Consumer) Seek(ctx context.Context, op SeekOp) (int, error) {
-	ans, _, err := c.propose(ctx, op.Op())
+	ans, _, err := c.Shard.ProposeOp(ctx, op.Op())
 	if err != nil {
 		return 0, err
 	}
@@ -27,7 +27,7 @@ func (c *Consumer) Seek(ctx context.Context, op SeekOp) (int, error) {
 // DeleteGroup forgets a group (see DeleteOp) and answers on how many
 // queues it was subscribed.
 func (c *Consumer) DeleteGroup(ctx context.Context, op DeleteOp) (int, error) {
-	ans, _, err := c.propose(ctx, op.Op())
+	ans, _, err := c.Shard.ProposeOp(ctx, op.Op())
 	if err != nil {
 		return 0, err
 	}
@@ -37,7 +37,7 @@ func (c *Consumer) DeleteGroup(ctx context.Context, op DeleteOp) (int, error) {
 
 // Purge deletes dead letters (see PurgeOp) and answers how many.
 func (c *Consumer) Purge(ctx context.Context, op PurgeOp) (int, error) {
-	ans, _, err := c.propose(ctx, op.Op())
+	ans, _, err := c.Shard.ProposeOp(ctx, op.Op())
 	if err != nil {
 		return 0, err
 	}

@@ -45,7 +45,7 @@ func (c *Consumer) Pop(ctx context.Context, req PopRequest) (PopResult, error) {
 			Start: c.start(req.Tenant, req.Queue), Batch: req.Batch, MaxPartitions: req.MaxPartitions,
 			LeaseMicros: req.Lease.Microseconds(), SkewMicros: c.Skew.Microseconds(), LeaseID: uuid.NewString(),
 			AutoAck: req.AutoAck, Mode: req.Mode, From: req.From}
-		ans, stamp, err := c.propose(ctx, op.Op())
+		ans, stamp, err := c.Shard.ProposeOp(ctx, op.Op())
 		if err != nil {
 			return PopResult{}, err
 		}
@@ -89,7 +89,7 @@ func (c *Consumer) start(tenant, queue string) uint64 {
 // Ack settles items, each on its own.
 func (c *Consumer) Ack(ctx context.Context, tenant string, items []AckItem) ([]AckAnswer, error) {
 	op := AckOp{Tenant: tenant, SkewMicros: c.Skew.Microseconds(), Items: items}
-	ans, _, err := c.propose(ctx, op.Op())
+	ans, _, err := c.Shard.ProposeOp(ctx, op.Op())
 	if err != nil {
 		return nil, err
 	}
@@ -103,20 +103,9 @@ func (c *Consumer) Ack(ctx context.Context, tenant string, items []AckItem) ([]A
 // Extend moves a live lease's end to d after now (the broker clock).
 func (c *Consumer) Extend(ctx context.Context, tenant, leaseID string, d time.Duration) (ExtendAnswer, error) {
 	op := ExtendOp{Tenant: tenant, LeaseID: leaseID, Micros: d.Microseconds(), SkewMicros: c.Skew.Microseconds()}
-	ans, _, err := c.propose(ctx, op.Op())
+	ans, _, err := c.Shard.ProposeOp(ctx, op.Op())
 	if err != nil {
 		return ExtendAnswer{}, err
 	}
 	return DecodeExtendAnswer(ans)
-}
-
-func (c *Consumer) propose(ctx context.Context, op raftlog.Op) ([]byte, int64, error) {
-	res, err := c.Shard.Propose(ctx, raftlog.Command{Ops: []raftlog.Op{op}})
-	if err != nil {
-		return nil, 0, err
-	}
-	if reason, ok := raftlog.Rejected(res.Ops[0]); ok {
-		return nil, res.Stamp, fmt.Errorf("%w: %s", raftlog.ErrRejected, reason)
-	}
-	return res.Ops[0], res.Stamp, nil
 }
