@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -91,6 +92,17 @@ func (b *Broker) popAnswer(queue, group string, res consume.PopResult) (httpd.Po
 // completed (httpd passes them on as sent).
 var ackStatus = map[string]byte{httpd.AckFailed: consume.StatusFailed, httpd.AckRetry: consume.StatusRetry, httpd.AckDLQ: consume.StatusDLQ}
 
+// ackItem converts an API ack item; a partitionId beyond uint64 names no
+// partition.
+func ackItem(it httpd.AckItem) (consume.AckItem, error) {
+	uid, err := strconv.ParseUint(it.PartitionID, 10, 64)
+	if err != nil {
+		return consume.AckItem{}, errors.New("partitionId " + it.PartitionID + " names no partition")
+	}
+	return consume.AckItem{TransactionID: it.TransactionID, PartitionUID: uid, Group: it.ConsumerGroup,
+		LeaseID: it.LeaseID, Status: ackStatus[it.Status], Error: it.Error}, nil
+}
+
 // Ack settles messages, each item on its own.
 func (b *Broker) Ack(ctx context.Context, tenant string, items []httpd.AckItem) ([]httpd.AckResult, error) {
 	out := make([]httpd.AckResult, len(items))
@@ -98,13 +110,12 @@ func (b *Broker) Ack(ctx context.Context, tenant string, items []httpd.AckItem) 
 	var at []int // op item i answers items[at[i]]
 	for i, it := range items {
 		out[i] = httpd.AckResult{Index: i, TransactionID: it.TransactionID}
-		uid, err := strconv.ParseUint(it.PartitionID, 10, 64)
+		a, err := ackItem(it)
 		if err != nil {
-			out[i].Error = "partitionId " + it.PartitionID + " names no partition"
+			out[i].Error = err.Error()
 			continue
 		}
-		op = append(op, consume.AckItem{TransactionID: it.TransactionID, PartitionUID: uid, Group: it.ConsumerGroup,
-			LeaseID: it.LeaseID, Status: ackStatus[it.Status], Error: it.Error})
+		op = append(op, a)
 		at = append(at, i)
 	}
 	if len(op) == 0 {

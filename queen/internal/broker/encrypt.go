@@ -60,11 +60,7 @@ func (b *Broker) queueFacts(tenant string) func(queue string) (*queueFact, error
 			if err != nil || !ok {
 				return f, err
 			}
-			var o struct {
-				EncryptionEnabled bool  `json:"encryptionEnabled"`
-				MaxSize           int64 `json:"maxSize"`
-			}
-			_ = json.Unmarshal(q.Options, &o)
+			o := parsePushOptions(q.Options)
 			f.encrypted = o.EncryptionEnabled
 			if o.MaxSize > 0 {
 				held, err := retained(v, tenant, queue)
@@ -93,12 +89,23 @@ func retained(v *raftlog.View, tenant, queue string) (int64, error) {
 	return n, err
 }
 
-func encryptionEnabled(options []byte) bool {
-	var o struct {
-		EncryptionEnabled bool `json:"encryptionEnabled"`
-	}
-	return json.Unmarshal(options, &o) == nil && o.EncryptionEnabled
+// pushOptions are the queue options a push obeys.
+type pushOptions struct {
+	EncryptionEnabled bool  `json:"encryptionEnabled"`
+	MaxSize           int64 `json:"maxSize"`
 }
+
+// parsePushOptions reads them from stored or requested options; what does
+// not parse reads as the defaults (off, no bound).
+func parsePushOptions(options []byte) pushOptions {
+	var o pushOptions
+	if json.Unmarshal(options, &o) != nil {
+		return pushOptions{}
+	}
+	return o
+}
+
+func encryptionEnabled(options []byte) bool { return parsePushOptions(options).EncryptionEnabled }
 
 // open returns the payload a stored one holds, decrypted when sealed (a
 // JSON string of the stored bytes when this node cannot open it).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/google/uuid"
 	"github.com/queen-mq/queen-go/httpd"
@@ -30,12 +29,11 @@ func (b *Broker) Transaction(ctx context.Context, tenant string, req httpd.TxnRe
 	if len(req.Acks) > 0 || len(req.RequiredLeases) > 0 {
 		op := consume.TxnOp{Tenant: tenant, SkewMicros: b.cons.Skew.Microseconds(), RequiredLeases: req.RequiredLeases}
 		for _, a := range req.Acks {
-			uid, err := strconv.ParseUint(a.Item.PartitionID, 10, 64)
+			item, err := ackItem(a.Item)
 			if err != nil {
-				return rollback(httpd.TxnRejectedAck, fmt.Sprintf("operations[%d]: partitionId %s names no partition", a.OpIndex, a.Item.PartitionID))
+				return rollback(httpd.TxnRejectedAck, fmt.Sprintf("operations[%d]: %v", a.OpIndex, err))
 			}
-			op.Acks = append(op.Acks, consume.AckItem{TransactionID: a.Item.TransactionID, PartitionUID: uid,
-				Group: a.Item.ConsumerGroup, LeaseID: a.Item.LeaseID, Status: ackStatus[a.Item.Status], Error: a.Item.Error})
+			op.Acks = append(op.Acks, item)
 		}
 		cmd.Ops, kinds = append(cmd.Ops, op.Op()), append(kinds, "ack")
 	}
