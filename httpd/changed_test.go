@@ -75,7 +75,7 @@ func TestPartitionsChangedRefusals(t *testing.T) {
 		{"no queue", `{"entries":[{"since":null}]}`, "entries[0].queue is required"},
 		{"bad since", `{"entries":[{"queue":"q","since":"last week"}]}`, "entries[0].since"},
 		{"since a number", `{"entries":[{"queue":"q","since":1}]}`, "entries[0].since must be a string"},
-		{"limit a string", `{"entries":[{"queue":"q","limit":"9"}]}`, "entries[0].limit must be an integer"},
+		{"limit a string", `{"entries":[{"queue":"q","limit":"9"}]}`, `entries[0].limit "9" must be an integer in 1..1000`},
 		{"after a number", `{"entries":[{"queue":"q","after":9}]}`, "entries[0].after must be a string"},
 	}
 	for _, c := range cases {

@@ -8,8 +8,9 @@
 // owns no meaning: every route checks and defaults its body, calls one
 // method of Broker (the interface it serves, broker.go), and renders the
 // answer. The queen module adapts the real broker (raftlog, kvstore) to
-// Broker; httpd imports none of our modules, nor dragonboat nor the AWS
-// SDK (deps_test.go keeps that true).
+// Broker; httpd imports none of our modules but contract (the bounds
+// every module shares), nor dragonboat nor the AWS SDK (deps_test.go keeps
+// that true).
 //
 // Routes: POST /api/v1/push, /fetch, /fetch/offsets, /partitions/changed,
 // /configure, /kv, /stats/refresh; GET|PUT|DELETE /api/v1/kv/:ns/*key;
@@ -50,41 +51,62 @@
 //   - One log line per 5xx error answer (with the error) and none for
 //     other answers, nor for a settling /health's 503; logs go to
 //     Options.Logger only.
+//   - Every name a request gives (path, query or body) is checked against
+//     contract's table before the broker is called: over its bound 413
+//     name_too_long (or the contract's own code for transactionId, KV
+//     keys and namespaces and ids), a bad character or invalid UTF-8 400
+//     naming the field. Nothing is trimmed or replaced (contract/LIMITS.md).
+//   - An error body quotes at most contract.ClipBytes (64) bytes of a
+//     refused value and stays under 1 KiB: every message is made with
+//     clipped arguments, and capped again where it is written.
 //
 // # Decisions the contract left open
 //
-//   - Bodies: malformed JSON (or an empty body) is 400 bad_body; JSON of
-//     the wrong shape or type is 400 bad_request naming the field
-//     ("items[2].queue must be a string"). Field names match exactly.
-//     Integers are JSON numbers of integral value (3, 3.0, 1e3); beyond
-//     int64 they saturate, and then clamp or range-check like any other.
-//     null reads as absent for optional fields.
+//   - Bodies: malformed JSON (or an empty body) is 400 bad_body saying
+//     where it broke, and so is one nesting arrays and objects deeper than
+//     contract.MaxJSONDepth (128), saying the limit; a string of invalid
+//     UTF-8 (or the escape of a lone surrogate) anywhere in a body is 400
+//     bad_request naming where ("items[3].payload"). JSON of the wrong
+//     shape or type is 400 bad_request naming the field ("items[2].queue
+//     must be a string"). Field names match exactly. Integers are JSON
+//     numbers of integral value (3, 3.0, 1e3), and query integers decimal
+//     digits; each has its range (contract.Params, QueueOptionTable): a
+//     fraction, a value beyond int64 (1e400) or one outside the range is
+//     400 naming the field and the range, except that the contract's
+//     clamped inputs (timeout, maxBytes, maxWaitMs, minBytes, limit,
+//     minPopWaitTime) move a value inside int64 to the nearer bound. null
+//     reads as absent for optional fields.
 //   - push: an empty or missing items array is 400. partition "" reads
 //     as "Default", and transactionId "" as none (the message id is used,
 //     no dedup). Control characters are Unicode's (C0, DEL, C1). payload
 //     null is a payload. A broker result with Error set answers status
 //     "error" with that error and offset null.
-//   - fetch: offset is required; partition as a number keeps its text as
-//     sent; maxWaitMs and minBytes are clamped (0..30000, ≥0), not refused.
+//   - fetch: offset is required (0..2^63-1); partition as a number keeps
+//     its text as sent; maxWaitMs and minBytes are clamped (0..30000,
+//     0..8 GiB), not refused.
 //     A missing or empty queue is 400 on fetch and fetch/offsets as on
 //     partitions/changed. The entry cap is 1024 on all three.
 //   - fetch/offsets: timestamp is required; a string is ISO-8601 (RFC 3339,
-//     or without zone as UTC, or a date) or epoch ms digits; negative is 400.
+//     or without zone as UTC, or a date) or epoch ms digits; epoch ms
+//     outside 0..253402300799999 (year 9999) is 400.
 //   - partitions/changed: since is ISO only (a number is 400); lastWriteAt
 //     is null for a partition never written.
-//   - configure: unknown options pass through as sent; the answer lists
-//     the defaults table's keys in its order, then unknown stored keys
-//     sorted, then maxQueueSize (the stored one, else maxSize's value).
-//     mode other than merge or replace is 400.
+//   - configure: the known options, their types, defaults and ranges are
+//     contract.QueueOptionTable's; unknown options pass through as sent;
+//     the answer lists the table's keys in its order, then unknown stored
+//     keys sorted, then maxQueueSize (the stored one, else maxSize's
+//     value). mode other than merge or replace is 400.
 //   - KV: the refusals httpd makes on KV routes use the KV shape. It
-//     checks the path's namespace and key (kv_bad_namespace, kv_bad_key,
-//     413 kv_key_too_large), query strings, path fields in the body, a
+//     checks every namespace and key, of the path and of the body
+//     (kv_bad_namespace, kv_bad_key, 413 kv_key_too_large), query strings,
+//     path fields in the body, a
 //     tenant field (kv_tenant_not_an_input), and JSON types of op fields
 //     (op→kv_unknown_op, ns/namespace→kv_bad_namespace, key/keys/prefix/
 //     after→kv_bad_key, ttlSeconds/forever→kv_bad_ttl, expect→kv_bad_expect,
 //     delta→kv_bad_delta, min/max→kv_bad_bounds, others kv_bad_field; a
-//     body of the wrong shape kv_bad_body). Values are the broker's to
-//     check. "namespace" is an alias of "ns" (both given must agree). GET
+//     body of the wrong shape kv_bad_body); ttlSeconds, expect and limit
+//     must be integers int64 holds. Their values and the op's value are
+//     the broker's to check. "namespace" is an alias of "ns" (both given must agree). GET
 //     answers 200 with found:false on a miss. A body over the cap is the
 //     engine's 413 payload_too_large.
 //   - resources/queues: {"queues":[{id,name,namespace,task,createdAt,
@@ -95,8 +117,8 @@
 //     empty value reads as absent and a repeated parameter counts with
 //     its first value; unknown parameters, autopilot, and namespace and
 //     task on the queue routes are ignored; a malformed query string is
-//     400. batch (1..10000), partitions (1..64) and leaseSeconds (≥ 1)
-//     out of range are 400; timeout is clamped to 0..60000 ms.
+//     400. batch (1..10000), partitions (1..64) and leaseSeconds
+//     (1..604800) out of range are 400; timeout is clamped to 0..60000 ms.
 //     subscriptionFrom is ISO-8601 as fetch/offsets reads it (no "now",
 //     no epoch numbers); a time at or before the epoch reads as 1 µs.
 //     commitOnDelivery and autoAck both given must agree. conflation=true
@@ -115,7 +137,7 @@
 //     items. The answer's index and transactionId are the request's (the
 //     broker answers in order), error null when the broker gave none; the
 //     single route answers an array of one.
-//   - lease extend: seconds is an integer ≥ 1 (no upper bound); the answer
+//   - lease extend: seconds is an integer in 1..604800; the answer
 //     shows the broker's leaseId, else the path's, and expiresAt null
 //     when the broker gives none.
 //   - transaction: operations[i].type is push or ack (exact case). A push
@@ -155,8 +177,8 @@
 //     A queue's lag is the broker's; a partition's is highWatermark−cursor,
 //     at least 0. Stamps always render (0 as the epoch), except
 //     leaseId/leaseExpiresAt, null when there is no lease. lagging takes
-//     minLag, a decimal integer ≥ 0 (default 1; beyond int64 it
-//     saturates), and keeps the groups whose lag is at least that. chi
+//     minLag, a decimal integer ≥ 0 (default 1), and keeps the groups
+//     whose lag is at least that. chi
 //     tries a static segment first, so GET /consumer-groups/lagging is
 //     always the list: a group named "lagging" can be deleted and sought
 //     but not described. A missing group (ok false, or 0 queues deleted)
@@ -181,7 +203,7 @@
 //   - messages: needs a non-empty queue, namespace or task; partition
 //     filters whichever queues those select. status is pending,
 //     processing, completed or dlq (exact case); limit 1..1000 (default
-//     200); offset ≥ 0 (beyond int64 it saturates); from and to are ISO
+//     200); offset 0..2^53-1; from and to are ISO
 //     (as parseISO reads them), and from after to is 400. A from at or
 //     before the epoch is open, and a to at or before it reads as 1 µs (0
 //     would be open). The answer echoes the limit and offset used.

@@ -1,11 +1,13 @@
 package httpd
 
 import (
+	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 // MaxEntries caps the entries of fetch, fetch/offsets and
@@ -35,9 +37,9 @@ func decodeEntries(o object) ([]object, error) {
 	return out, nil
 }
 
-// queueOf reads an entry's queue: a non-empty string.
+// queueOf reads an entry's queue: a non-empty string, a queue's name.
 func queueOf(o object, path string) (string, error) {
-	q, _, err := o.str("queue", path+".queue")
+	q, err := o.name("queue", path+".queue", contract.Queue)
 	if err != nil {
 		return "", err
 	}
@@ -56,13 +58,14 @@ func partitionOf(o object, path string) (string, error) {
 	}
 	switch c := firstByte(raw); {
 	case c == '"':
-		p, _, err := o.str("partition", path+".partition")
+		p, err := o.name("partition", path+".partition", contract.Partition)
 		if p == "" && err == nil {
 			p = DefaultPartition
 		}
 		return p, err
 	case c == '-' || c >= '0' && c <= '9':
-		return strings.TrimSpace(string(raw)), nil
+		p := strings.TrimSpace(string(raw))
+		return p, contractError(contract.Partition.Check(path+".partition", p))
 	}
 	return "", badRequest("%s.partition must be a string or a number", path)
 }
@@ -75,7 +78,7 @@ func parseISO(s string) (int64, error) {
 			return t.UnixMicro(), nil
 		}
 	}
-	return 0, fmt.Errorf("%q is not an ISO-8601 time", s)
+	return 0, fmt.Errorf("%s is not an ISO-8601 time", contract.Quote(s))
 }
 
 // timestampOf reads fetch/offsets' timestamp: epoch ms as a number (or a
@@ -85,7 +88,7 @@ func timestampOf(o object, path string) (int64, error) {
 	if isNull(raw) {
 		return 0, badRequest("%s.timestamp is required", path)
 	}
-	var ms int64
+	text := raw
 	if firstByte(raw) == '"' {
 		s, _, err := o.str("timestamp", path+".timestamp")
 		if err != nil {
@@ -94,23 +97,16 @@ func timestampOf(o object, path string) (int64, error) {
 		if us, err := parseISO(s); err == nil {
 			return us, nil
 		}
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
+		text = []byte(s)
+		if _, err := strconv.ParseInt(s, 10, 64); err != nil && !errors.Is(err, strconv.ErrRange) {
 			return 0, badRequest("%s.timestamp must be epoch milliseconds or an ISO-8601 time", path)
 		}
-		ms = n
-	} else {
-		n, err := parseInteger(raw)
-		if err != nil {
-			return 0, badRequest("%s.timestamp must be epoch milliseconds or an ISO-8601 time", path)
-		}
-		ms = n
+	} else if _, err := contract.ParseInteger(raw); errors.Is(err, contract.ErrNotInteger) {
+		return 0, badRequest("%s.timestamp must be epoch milliseconds or an ISO-8601 time", path)
 	}
-	if ms < 0 {
-		return 0, badRequest("%s.timestamp is negative", path)
-	}
-	if ms > math.MaxInt64/1000 {
-		return math.MaxInt64, nil
+	ms, err := contract.Timestamp.Parse(path+".timestamp", text)
+	if err != nil {
+		return 0, contractError(err)
 	}
 	return ms * 1000, nil
 }

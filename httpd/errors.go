@@ -50,12 +50,14 @@ const (
 // before its answer (nginx's 499); the client never sees it.
 const statusClientClosed = 499
 
+// badRequest is a 400 bad_request. Like every error constructor here, it
+// quotes at most contract.ClipBytes of each string argument (clipArgs).
 func badRequest(format string, args ...any) *Error {
-	return &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Message: fmt.Sprintf(format, args...)}
+	return &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Message: fmt.Sprintf(format, clipArgs(args)...)}
 }
 
 func badBody(format string, args ...any) *Error {
-	return &Error{Status: http.StatusBadRequest, Code: CodeBadBody, Message: fmt.Sprintf(format, args...)}
+	return &Error{Status: http.StatusBadRequest, Code: CodeBadBody, Message: fmt.Sprintf(format, clipArgs(args)...)}
 }
 
 func tooLarge(n, max int64) *Error {
@@ -71,7 +73,7 @@ func kvError(status int, reason, format string, args ...any) *Error {
 	if status == http.StatusRequestEntityTooLarge {
 		code = CodePayloadTooLarge
 	}
-	return &Error{Status: status, Code: code, Reason: reason, Detail: fmt.Sprintf(format, args...)}
+	return &Error{Status: status, Code: code, Reason: reason, Detail: fmt.Sprintf(format, clipArgs(args)...)}
 }
 
 // asKV turns an engine-shaped 400 of the body decoders into the KV shape,
@@ -79,7 +81,7 @@ func kvError(status int, reason, format string, args ...any) *Error {
 func asKV(err error, reason string) error {
 	var e *Error
 	if errors.As(err, &e) && e.Reason == "" && e.Status == http.StatusBadRequest {
-		return kvError(e.Status, reason, "%s", e.Message)
+		return &Error{Status: e.Status, Code: CodeKVBadRequest, Reason: reason, Detail: e.Message}
 	}
 	return err
 }
@@ -107,14 +109,14 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("Retry-After", "1")
 	}
 	if e.Reason != "" {
-		writeJSON(w, e.Status, kvBody{Error: e.Code, Reason: e.Reason, Detail: e.Detail})
+		writeJSON(w, e.Status, kvBody{Error: e.Code, Reason: e.Reason, Detail: capMessage(e.Detail)})
 		return
 	}
 	msg := e.Message
 	if msg == "" {
 		msg = e.Code
 	}
-	writeJSON(w, e.Status, engineBody{Error: msg, Code: e.Code, Leader: e.Leader})
+	writeJSON(w, e.Status, engineBody{Error: capMessage(msg), Code: e.Code, Leader: capMessage(e.Leader)})
 }
 
 // classify maps an error to the answer the contract gives it.

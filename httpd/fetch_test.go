@@ -23,7 +23,7 @@ func TestFetchDefaults(t *testing.T) {
 			FetchRequest{MinBytes: 1, Entries: []FetchQuery{{Queue: "q", Partition: "p", MaxBytes: 1}}}},
 		{"maxBytes negative clamps to 1", `{"entries":[{"queue":"q","offset":0,"maxBytes":-5}]}`,
 			FetchRequest{MinBytes: 1, Entries: []FetchQuery{{Queue: "q", Partition: "Default", MaxBytes: 1}}}},
-		{"maxBytes clamps to 8 MiB", `{"entries":[{"queue":"q","offset":0,"maxBytes":9000000000000000000000}]}`,
+		{"maxBytes clamps to 8 MiB", `{"entries":[{"queue":"q","offset":0,"maxBytes":9000000000000000000}]}`,
 			FetchRequest{MinBytes: 1, Entries: []FetchQuery{{Queue: "q", Partition: "Default", MaxBytes: 8 << 20}}}},
 		{"maxBytes kept", `{"entries":[{"queue":"q","offset":0,"maxBytes":4096}]}`,
 			FetchRequest{MinBytes: 1, Entries: []FetchQuery{{Queue: "q", Partition: "Default", MaxBytes: 4096}}}},
@@ -54,16 +54,19 @@ func TestFetchRefusals(t *testing.T) {
 	}{
 		{"malformed", `{"entries":`, CodeBadBody, "not JSON"},
 		{"too many entries", many, CodeBadRequest, "1025 entries, at most 1024"},
-		{"negative offset", `{"entries":[{"queue":"q","offset":0},{"queue":"q","offset":-1}]}`, CodeBadRequest, "entries[1].offset -1 is negative"},
+		{"negative offset", `{"entries":[{"queue":"q","offset":0},{"queue":"q","offset":-1}]}`, CodeBadRequest, "entries[1].offset -1 is outside 0..9223372036854775807"},
 		{"no offset", `{"entries":[{"queue":"q"}]}`, CodeBadRequest, "entries[0].offset is required"},
-		{"offset a string", `{"entries":[{"queue":"q","offset":"1"}]}`, CodeBadRequest, "entries[0].offset must be an integer"},
-		{"offset a fraction", `{"entries":[{"queue":"q","offset":1.5}]}`, CodeBadRequest, "entries[0].offset must be an integer"},
+		{"offset a string", `{"entries":[{"queue":"q","offset":"1"}]}`, CodeBadRequest, `entries[0].offset "1" must be an integer in`},
+		{"offset a fraction", `{"entries":[{"queue":"q","offset":1.5}]}`, CodeBadRequest, "entries[0].offset 1.5 must be an integer in"},
 		{"no queue", `{"entries":[{"offset":0}]}`, CodeBadRequest, "entries[0].queue is required"},
 		{"partition a bool", `{"entries":[{"queue":"q","offset":0,"partition":true}]}`, CodeBadRequest, "partition must be a string or a number"},
-		{"maxBytes a string", `{"entries":[{"queue":"q","offset":0,"maxBytes":"1"}]}`, CodeBadRequest, "entries[0].maxBytes must be an integer"},
+		{"maxBytes a string", `{"entries":[{"queue":"q","offset":0,"maxBytes":"1"}]}`, CodeBadRequest, `entries[0].maxBytes "1" must be an integer in 1..8388608 bytes`},
 		{"entries an object", `{"entries":{}}`, CodeBadRequest, "entries must be an array"},
 		{"entry a string", `{"entries":["q"]}`, CodeBadRequest, "entries[0] must be an object"},
-		{"maxWaitMs a bool", `{"entries":[],"maxWaitMs":true}`, CodeBadRequest, "maxWaitMs must be an integer"},
+		{"maxWaitMs a bool", `{"entries":[],"maxWaitMs":true}`, CodeBadRequest, "maxWaitMs true must be an integer in 0..30000 ms"},
+		{"maxBytes beyond int64", `{"entries":[{"queue":"q","offset":0,"maxBytes":9000000000000000000000}]}`, CodeBadRequest,
+			"entries[0].maxBytes 9000000000000000000000 is outside 1..8388608 bytes"},
+		{"offset 1e400", `{"entries":[{"queue":"q","offset":1e400}]}`, CodeBadRequest, "entries[0].offset 1e400 is outside 0..9223372036854775807"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -6,10 +6,13 @@ import (
 	"errors"
 	"net/http"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 // FuzzPushDecode: the push body decoder never panics on any bytes, refuses
-// only with a 400 *Error, and every item it accepts has a payload that is
+// only with a 400 or 413 *Error, and every item it accepts has a payload that is
 // valid JSON and a byte-exact slice of the body. Seeds live in
 // testdata/fuzz/FuzzPushDecode.
 func FuzzPushDecode(f *testing.F) {
@@ -22,8 +25,8 @@ func FuzzPushDecode(f *testing.F) {
 		}
 		if err != nil {
 			var e *Error
-			if !errors.As(err, &e) || e.Status != http.StatusBadRequest || e.Code == "" {
-				t.Fatalf("refusal %v is not a 400 *Error with a code", err)
+			if !errors.As(err, &e) || (e.Status != http.StatusBadRequest && e.Status != http.StatusRequestEntityTooLarge) || e.Code == "" {
+				t.Fatalf("refusal %v is not a 400 or 413 *Error with a code", err)
 			}
 			return
 		}
@@ -34,7 +37,8 @@ func FuzzPushDecode(f *testing.F) {
 			if !json.Valid(it.Payload) || !bytes.Contains(body, it.Payload) {
 				t.Fatalf("item %d: payload %q is not a JSON slice of the body %q", i, it.Payload, body)
 			}
-			if it.Queue == "" || it.Partition == "" || checkTransactionID(it.TransactionID) != nil {
+			if contract.Queue.Check("", it.Queue) != nil || contract.Partition.Check("", it.Partition) != nil ||
+				contract.TransactionID.Check("", it.TransactionID) != nil || !utf8.Valid(it.Payload) {
 				t.Fatalf("item %d: %+v was let through", i, it)
 			}
 			if it.Dedup != (it.TransactionID != "") {

@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"math"
 	"net/http"
 	"strconv"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 // object is a decoded JSON object whose members are still raw: field
@@ -31,16 +32,31 @@ func readBody(r *http.Request, max int64) ([]byte, error) {
 	return body, nil
 }
 
-// parseJSON checks that body is one JSON value. Malformed JSON is 400
-// bad_body.
+// parseJSON checks that body is one JSON value of valid UTF-8, nesting at
+// most contract.MaxJSONDepth deep. Malformed JSON, an empty body and one
+// too deep are 400 bad_body; invalid UTF-8 (a lone surrogate's escape
+// too) is 400 bad_request naming where it is ("items[3].payload"). Once it
+// passes, a string of the body decodes to exactly its bytes: none is
+// replaced with U+FFFD, so distinct inputs stay distinct.
 func parseJSON(body []byte) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return badBody("the body is empty")
 	}
-	if !json.Valid(body) {
-		return badBody("the body is not JSON")
+	err := contract.CheckJSON(body, contract.MaxJSONDepth)
+	var je *contract.JSONError
+	if !errors.As(err, &je) {
+		return err
 	}
-	return nil
+	switch je.Problem {
+	case contract.JSONInvalidUTF8:
+		if je.Path == "" {
+			return refusal("the body: " + je.Error())
+		}
+		return refusal(je.Error())
+	case contract.JSONTooDeep:
+		return &Error{Status: http.StatusBadRequest, Code: CodeBadBody, Message: "the body is too deep: " + je.Error()}
+	}
+	return &Error{Status: http.StatusBadRequest, Code: CodeBadBody, Message: "the body is not JSON: " + je.Error()}
 }
 
 // firstByte is the first byte of raw past white space, 0 when none.
@@ -107,52 +123,18 @@ func (o object) boolean(k, path string) (b, ok bool, err error) {
 	return firstByte(raw) == 't', true, nil
 }
 
-// integer reads member k as an integer; absent and null give ok false.
-func (o object) integer(k, path string) (n int64, ok bool, err error) {
+// integer reads member k as an integer of r's range (clamped into it
+// when r.Clamp), def when absent or null; ok says it was given. A value
+// that is no integer, or beyond int64, or outside a range that does not
+// clamp is 400 bad_request naming the field and the range.
+func (o object) integer(k, path string, r *contract.Range, def int64) (n int64, ok bool, err error) {
 	raw := o[k]
 	if isNull(raw) {
-		return 0, false, nil
+		return def, false, nil
 	}
-	n, err = parseInteger(raw)
-	if err != nil {
-		return 0, false, badRequest("%s must be an integer", path)
-	}
-	return n, true, nil
+	n, err = r.Parse(path, raw)
+	return n, err == nil, contractError(err)
 }
-
-// errNotInteger: the JSON value is not a number of integral value.
-var errNotInteger = errors.New("not an integer")
-
-// parseInteger reads a JSON number of integral value (3, -2, 3.0, 1e3).
-// Values beyond int64 saturate at its bounds: every field that takes an
-// integer clamps or range-checks it, so a saturated value meets the
-// same fate as the exact one.
-func parseInteger(raw []byte) (int64, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
-		return 0, errNotInteger
-	}
-	n, err := strconv.ParseInt(string(raw), 10, 64)
-	if err == nil {
-		return n, nil
-	}
-	f, ferr := strconv.ParseFloat(string(raw), 64)
-	if ferr != nil && !errors.Is(ferr, strconv.ErrRange) {
-		return 0, errNotInteger
-	}
-	switch {
-	case math.IsInf(f, 1) || f >= math.MaxInt64:
-		return math.MaxInt64, nil
-	case math.IsInf(f, -1) || f <= math.MinInt64:
-		return math.MinInt64, nil
-	case f != math.Trunc(f):
-		return 0, errNotInteger
-	}
-	return int64(f), nil
-}
-
-// clamp bounds n to lo..hi.
-func clamp(n, lo, hi int64) int64 { return min(max(n, lo), hi) }
 
 // encodeJSON marshals v without escaping HTML characters.
 func encodeJSON(v any) ([]byte, error) {

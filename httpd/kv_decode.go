@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 // decodeKVCall reads the ops of POST /api/v1/kv from a valid JSON body:
@@ -100,7 +102,10 @@ func decodeKVOp(o object, path string, op *KVOp) error {
 		p **int64
 	}{{"ttlSeconds", &op.TTLSeconds}, {"expect", &op.Expect}}
 	for _, f := range ints {
-		v, ok, err := o.integer(f.k, path+"."+f.k)
+		// The broker checks the values (kv_bad_ttl, kv_bad_expect against
+		// contract.KVTTLSeconds and KVExpect); here they must be integers
+		// that int64 holds.
+		v, ok, err := o.integer(f.k, path+"."+f.k, contract.Int64(f.k), 0)
 		if err != nil {
 			return kvFieldError(err, f.k)
 		}
@@ -108,7 +113,8 @@ func decodeKVOp(o object, path string, op *KVOp) error {
 			*f.p = &v
 		}
 	}
-	limit, _, err := o.integer("limit", path+".limit")
+	// kvstore clamps limit (0: its default); here it must be an integer.
+	limit, _, err := o.integer("limit", path+".limit", contract.Int64("limit"), 0)
 	if err != nil {
 		return kvFieldError(err, "limit")
 	}
@@ -149,6 +155,25 @@ func decodeKVOp(o object, path string, op *KVOp) error {
 		op.NS = op.Namespace
 	case op.Namespace != "" && op.Namespace != op.NS:
 		return kvError(http.StatusBadRequest, ReasonKVBadNamespace, "%s: ns %q and namespace %q differ", path, op.NS, op.Namespace)
+	}
+	return checkKVNames(op, path)
+}
+
+// checkKVNames checks the names an op gives against the contract (the
+// broker checks again, and says what is missing).
+func checkKVNames(op *KVOp, path string) error {
+	if op.NS != "" {
+		if err := contract.KVNamespace.Check(path+".ns", op.NS); err != nil {
+			return contractError(err)
+		}
+	}
+	for _, k := range append([]string{op.Key, op.Prefix, op.After}, op.Keys...) {
+		if k == "" {
+			continue
+		}
+		if err := contract.KVKey.Check(path+".key", k); err != nil {
+			return contractError(err)
+		}
 	}
 	return nil
 }

@@ -59,7 +59,7 @@ func TestFetchOffsetsRefusals(t *testing.T) {
 		{"no timestamp", `{"entries":[{"queue":"q"}]}`, "entries[0].timestamp is required"},
 		{"bad ISO", `{"entries":[{"queue":"q","timestamp":"yesterday"}]}`, "entries[0].timestamp must be epoch milliseconds or an ISO-8601 time"},
 		{"a bool", `{"entries":[{"queue":"q","timestamp":true}]}`, "entries[0].timestamp must be"},
-		{"negative", `{"entries":[{"queue":"q","timestamp":-1}]}`, "entries[0].timestamp is negative"},
+		{"negative", `{"entries":[{"queue":"q","timestamp":-1}]}`, "entries[0].timestamp -1 is outside 0..253402300799999 ms"},
 		{"empty queue", `{"entries":[{"queue":"","timestamp":0}]}`, "entries[0].queue is required"},
 	}
 	for _, c := range cases {

@@ -2,13 +2,15 @@ package httpd
 
 import (
 	"fmt"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
-// MaxAckBatch caps the acknowledgments of POST /api/v1/ack/batch.
+// MaxAckBatch caps the acknowledgments of POST /api/v1/ack/batch
+// (contract.AckBatch's Max).
 const MaxAckBatch = 10000
 
 // ackAnswer is one element of the answer of an ack. Error is null when
@@ -97,7 +99,7 @@ func decodeAckBatch(body []byte) ([]AckItem, error) {
 	if err != nil {
 		return nil, err
 	}
-	group, _, err := o.str("consumerGroup", "consumerGroup")
+	group, err := o.name("consumerGroup", "consumerGroup", contract.ConsumerGroup)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +140,7 @@ func decodeAckBatch(body []byte) ([]AckItem, error) {
 // constants.
 func decodeAckItem(o object, path, group string) (AckItem, error) {
 	it := AckItem{ConsumerGroup: group, Status: AckCompleted}
-	txn, _, err := o.str("transactionId", field(path, "transactionId"))
+	txn, err := o.name("transactionId", field(path, "transactionId"), contract.TransactionID)
 	if err != nil {
 		return it, err
 	}
@@ -149,14 +151,14 @@ func decodeAckItem(o object, path, group string) (AckItem, error) {
 	if it.PartitionID, err = partitionIDOf(o, field(path, "partitionId")); err != nil {
 		return it, err
 	}
-	g, _, err := o.str("consumerGroup", field(path, "consumerGroup"))
+	g, err := o.name("consumerGroup", field(path, "consumerGroup"), contract.ConsumerGroup)
 	if err != nil {
 		return it, err
 	}
 	if g != "" {
 		it.ConsumerGroup = g
 	}
-	if it.LeaseID, _, err = o.str("leaseId", field(path, "leaseId")); err != nil {
+	if it.LeaseID, err = o.name("leaseId", field(path, "leaseId"), contract.ID); err != nil {
 		return it, err
 	}
 	if it.Error, _, err = o.str("error", field(path, "error")); err != nil {
@@ -194,7 +196,7 @@ func partitionIDOf(o object, path string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if s == "" || strings.Trim(s, "0123456789") != "" {
+		if s == "" || strings.Trim(s, "0123456789") != "" || len(s) > contract.ID.MaxBytes {
 			return "", badRequest("%s %q must be a string of decimal digits", path, s)
 		}
 		if s = strings.TrimLeft(s, "0"); s == "" {
@@ -206,9 +208,9 @@ func partitionIDOf(o object, path string) (string, error) {
 	if u, err := strconv.ParseUint(text, 10, 64); err == nil {
 		return strconv.FormatUint(u, 10), nil
 	}
-	// 3.0 and 3e0 are integers too; a saturated value is no id.
-	n, err := parseInteger(raw)
-	if err != nil || n < 0 || n == math.MaxInt64 {
+	// 3.0 and 3e0 are integers too.
+	n, err := contract.ParseInteger(raw)
+	if err != nil || n < 0 {
 		return "", badRequest("%s %s must be a string of decimal digits or a non-negative integer", path, text)
 	}
 	return strconv.FormatInt(n, 10), nil
@@ -218,7 +220,7 @@ func partitionIDOf(o object, path string) (string, error) {
 // whether or not the lease was renewed.
 func (s *server) extendLease() http.Handler {
 	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		id, err := pathParam(r, "leaseId")
+		id, err := pathParam(r, "leaseId", contract.ID)
 		if err != nil {
 			return err
 		}
@@ -254,14 +256,12 @@ func decodeExtend(body []byte) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, ok, err := o.integer("seconds", "seconds")
+	n, ok, err := o.integer("seconds", "seconds", contract.ExtendSeconds, 0)
 	switch {
 	case err != nil:
 		return 0, err
 	case !ok:
 		return 0, badRequest("seconds is required")
-	case n < 1:
-		return 0, badRequest("seconds %d must be at least 1", n)
 	}
 	return int(n), nil
 }

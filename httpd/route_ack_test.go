@@ -220,9 +220,9 @@ func TestExtend(t *testing.T) {
 			`{"success":true,"leaseId":"lease-1","renewed":1,"expiresAt":"2025-09-22T10:15:30.000001Z"}`},
 		{"unknown lease", "/api/v1/lease/gone/extend", &ExtendAnswer{}, "gone",
 			`{"success":false,"leaseId":"gone","renewed":0,"expiresAt":null}`},
-		{"escaped lease id", "/api/v1/lease/a%2Fb%20c/extend", &ExtendAnswer{LeaseID: "a/b c", Renewed: 3, Success: true,
-			ExpiresAt: 1_758_536_130_123_400}, "a/b c",
-			`{"success":true,"leaseId":"a/b c","renewed":3,"expiresAt":"2025-09-22T10:15:30.123400Z"}`},
+		{"escaped lease id", "/api/v1/lease/a%2Bb%3Dc/extend", &ExtendAnswer{LeaseID: "a+b=c", Renewed: 3, Success: true,
+			ExpiresAt: 1_758_536_130_123_400}, "a+b=c",
+			`{"success":true,"leaseId":"a+b=c","renewed":3,"expiresAt":"2025-09-22T10:15:30.123400Z"}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -254,10 +254,10 @@ func TestExtendRefusals(t *testing.T) {
 		{"not an object", `30`, CodeBadRequest, "the body must be an object"},
 		{"no seconds", `{}`, CodeBadRequest, "seconds is required"},
 		{"null seconds", `{"seconds":null}`, CodeBadRequest, "seconds is required"},
-		{"zero", `{"seconds":0}`, CodeBadRequest, "seconds 0 must be at least 1"},
-		{"negative", `{"seconds":-3}`, CodeBadRequest, "seconds -3 must be at least 1"},
-		{"a string", `{"seconds":"30"}`, CodeBadRequest, "seconds must be an integer"},
-		{"a fraction", `{"seconds":1.5}`, CodeBadRequest, "seconds must be an integer"},
+		{"zero", `{"seconds":0}`, CodeBadRequest, "seconds 0 is outside 1..604800 s"},
+		{"negative", `{"seconds":-3}`, CodeBadRequest, "seconds -3 is outside 1..604800 s"},
+		{"a string", `{"seconds":"30"}`, CodeBadRequest, `seconds "30" must be an integer in 1..604800 s`},
+		{"a fraction", `{"seconds":1.5}`, CodeBadRequest, "seconds 1.5 must be an integer in 1..604800 s"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

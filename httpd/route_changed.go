@@ -5,6 +5,8 @@ import (
 	"net/http"
 
 	"github.com/google/uuid"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 // MaxChangedLimit is partitions/changed's default and largest limit.
@@ -109,17 +111,14 @@ func decodeChanged(body []byte) ([]ChangedQuery, error) {
 			}
 			q.Since = &us
 		}
-		if q.After, _, err = o.str("after", path+".after"); err != nil {
+		if q.After, err = o.name("after", path+".after", contract.ID); err != nil {
 			return nil, err
 		}
-		limit, ok, err := o.integer("limit", path+".limit")
+		limit, _, err := o.integer("limit", path+".limit", contract.ChangedLimit, MaxChangedLimit)
 		if err != nil {
 			return nil, err
 		}
-		if !ok {
-			limit = MaxChangedLimit
-		}
-		q.Limit = int(clamp(limit, 1, MaxChangedLimit))
+		q.Limit = int(limit)
 	}
 	return qs, nil
 }

@@ -5,6 +5,8 @@ import (
 	"net/http"
 
 	"github.com/google/uuid"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 // configureAnswer is the answer of POST /api/v1/configure.
@@ -62,7 +64,7 @@ func decodeConfigure(body []byte) (ConfigureRequest, error) {
 	if err != nil {
 		return req, err
 	}
-	if req.Queue, _, err = o.str("queue", "queue"); err != nil {
+	if req.Queue, err = o.name("queue", "queue", contract.Queue); err != nil {
 		return req, err
 	}
 	if req.Queue == "" {

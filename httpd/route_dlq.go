@@ -3,9 +3,12 @@ package httpd
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/google/uuid"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 // The limits of GET /api/v1/dlq.
@@ -37,11 +40,19 @@ func (s *server) dlq() http.Handler {
 		if err != nil {
 			return err
 		}
-		limit, err := q.ranged("limit", DefaultDLQLimit, 1, MaxDLQLimit)
+		limit, _, err := q.integer("limit", contract.ListLimit, DefaultDLQLimit)
 		if err != nil {
 			return err
 		}
-		got, err := s.a.DLQ(r.Context(), tenantOf(r), q.get("queue"), q.get("consumerGroup"), int(limit))
+		queue, err := q.name("queue", contract.Queue)
+		if err != nil {
+			return err
+		}
+		group, err := q.name("consumerGroup", contract.ConsumerGroup)
+		if err != nil {
+			return err
+		}
+		got, err := s.a.DLQ(r.Context(), tenantOf(r), queue, group, int(limit))
 		if err != nil {
 			return err
 		}
@@ -96,7 +107,7 @@ func appendDeadLetter(b []byte, d *DeadLetter) []byte {
 // is not in the DLQ (any more).
 func (s *server) replayDLQ() http.Handler {
 	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		id, err := pathParam(r, "id")
+		id, err := pathParam(r, "id", contract.ID)
 		if err != nil {
 			return err
 		}
@@ -110,7 +121,7 @@ func (s *server) replayDLQ() http.Handler {
 		}
 		got, err := s.a.ReplayDLQ(r.Context(), tenantOf(r), id, queue, partition)
 		if errors.Is(err, ErrGone) {
-			return &Error{Status: http.StatusNotFound, Code: CodeGone, Message: "dead letter " + id + " is gone"}
+			return &Error{Status: http.StatusNotFound, Code: CodeGone, Message: fmt.Sprintf("dead letter %s is gone", clipped(id))}
 		}
 		if err != nil {
 			return err
@@ -141,10 +152,10 @@ func decodeReplay(body []byte) (queue, partition string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	if queue, _, err = o.str("queue", "queue"); err != nil {
+	if queue, err = o.name("queue", "queue", contract.Queue); err != nil {
 		return "", "", err
 	}
-	if partition, _, err = o.str("partition", "partition"); err != nil {
+	if partition, err = o.name("partition", "partition", contract.Partition); err != nil {
 		return "", "", err
 	}
 	if partition != "" && queue == "" {
@@ -162,11 +173,18 @@ func (s *server) purgeDLQ() http.Handler {
 		if err != nil {
 			return err
 		}
-		queue := q.get("queue")
+		queue, err := q.name("queue", contract.Queue)
+		if err != nil {
+			return err
+		}
 		if queue == "" {
 			return badRequest("queue is required")
 		}
-		n, err := s.a.PurgeDLQ(r.Context(), tenantOf(r), queue, q.get("consumerGroup"))
+		group, err := q.name("consumerGroup", contract.ConsumerGroup)
+		if err != nil {
+			return err
+		}
+		n, err := s.a.PurgeDLQ(r.Context(), tenantOf(r), queue, group)
 		if err != nil {
 			return err
 		}

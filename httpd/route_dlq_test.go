@@ -14,7 +14,7 @@ func TestDLQQuery(t *testing.T) {
 	}{
 		{"", dlqArg{limit: DefaultDLQLimit}},
 		{"?queue=q&consumerGroup=g&limit=5", dlqArg{"q", "g", 5}},
-		{"?queue=a%2Fb&limit=1000", dlqArg{queue: "a/b", limit: 1000}},
+		{"?queue=a%20b&limit=1000", dlqArg{queue: "a b", limit: 1000}},
 		{"?queue=&consumerGroup=&limit=", dlqArg{limit: DefaultDLQLimit}},
 		{"?limit=1&limit=x&whatever=1", dlqArg{limit: 1}},
 	}
@@ -31,9 +31,9 @@ func TestDLQQuery(t *testing.T) {
 
 func TestDLQRefusals(t *testing.T) {
 	cases := []struct{ query, msg string }{
-		{"?limit=0", `limit "0" must be in 1..1000`},
-		{"?limit=1001", `limit "1001" must be in 1..1000`},
-		{"?limit=-1", `limit "-1" must be in 1..1000`},
+		{"?limit=0", `limit "0" is outside 1..1000`},
+		{"?limit=1001", `limit "1001" is outside 1..1000`},
+		{"?limit=-1", `limit "-1" is outside 1..1000`},
 		{"?limit=ten", `limit "ten" must be an integer`},
 		{"?queue=%zz", "the query string is malformed"},
 	}
@@ -95,8 +95,8 @@ func TestReplay(t *testing.T) {
 			replayArg{"d1", "q2", "p"}, `{"id":"d1","verdict":"moved","queue":"q2","partition":"p"}`},
 		{"empty and null read as absent", "/api/v1/dlq/d1/replay", `{"queue":"","partition":null}`, replayArg{id: "d1"},
 			`{"id":"d1","verdict":"moved","queue":"q","partition":"Default"}`},
-		{"escaped id", "/api/v1/dlq/a%2Fb/replay", "", replayArg{id: "a/b"},
-			`{"id":"a/b","verdict":"moved","queue":"q","partition":"Default"}`},
+		{"escaped id", "/api/v1/dlq/a%2Bb/replay", "", replayArg{id: "a+b"},
+			`{"id":"a+b","verdict":"moved","queue":"q","partition":"Default"}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -161,7 +161,7 @@ func TestPurgeDLQ(t *testing.T) {
 		want  dlqArg
 	}{
 		{"?queue=q", dlqArg{queue: "q"}},
-		{"?queue=a%2Fb&consumerGroup=g&limit=x", dlqArg{queue: "a/b", group: "g"}},
+		{"?queue=a%20b&consumerGroup=g&limit=x", dlqArg{queue: "a b", group: "g"}},
 	}
 	for _, c := range cases {
 		t.Run(c.query, func(t *testing.T) {

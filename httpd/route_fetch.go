@@ -3,6 +3,8 @@ package httpd
 import (
 	"fmt"
 	"net/http"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 // The limits and defaults of POST /api/v1/fetch (API.md §4).
@@ -52,19 +54,15 @@ func decodeFetch(body []byte) (FetchRequest, error) {
 	if err != nil {
 		return req, err
 	}
-	wait, _, err := top.integer("maxWaitMs", "maxWaitMs")
+	wait, _, err := top.integer("maxWaitMs", "maxWaitMs", contract.FetchMaxWait, 0)
 	if err != nil {
 		return req, err
 	}
-	minBytes, ok, err := top.integer("minBytes", "minBytes")
+	minBytes, _, err := top.integer("minBytes", "minBytes", contract.FetchMinBytes, DefaultFetchMinBytes)
 	if err != nil {
 		return req, err
 	}
-	if !ok {
-		minBytes = DefaultFetchMinBytes
-	}
-	req.MaxWaitMs = int(clamp(wait, 0, MaxFetchWaitMs))
-	req.MinBytes = int(clamp(minBytes, 0, MaxFetchMaxBytes*MaxEntries))
+	req.MaxWaitMs, req.MinBytes = int(wait), int(minBytes)
 	req.Entries = make([]FetchQuery, len(entries))
 	for i, o := range entries {
 		path := fmt.Sprintf("entries[%d]", i)
@@ -75,24 +73,17 @@ func decodeFetch(body []byte) (FetchRequest, error) {
 		if q.Partition, err = partitionOf(o, path); err != nil {
 			return req, err
 		}
-		off, ok, err := o.integer("offset", path+".offset")
-		switch {
-		case err != nil:
-			return req, err
-		case !ok:
+		if isNull(o["offset"]) {
 			return req, badRequest("%s.offset is required", path)
-		case off < 0:
-			return req, badRequest("%s.offset %d is negative", path, off)
 		}
-		q.Offset = off
-		mb, ok, err := o.integer("maxBytes", path+".maxBytes")
+		if q.Offset, _, err = o.integer("offset", path+".offset", contract.FetchOffset, 0); err != nil {
+			return req, err
+		}
+		mb, _, err := o.integer("maxBytes", path+".maxBytes", contract.FetchMaxBytes, DefaultFetchMaxBytes)
 		if err != nil {
 			return req, err
 		}
-		if !ok {
-			mb = DefaultFetchMaxBytes
-		}
-		q.MaxBytes = int(clamp(mb, 1, MaxFetchMaxBytes))
+		q.MaxBytes = int(mb)
 	}
 	return req, nil
 }

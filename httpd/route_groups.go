@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 // groupSummary is one group of GET /api/v1/consumer-groups[/lagging]: its
@@ -122,14 +124,9 @@ func (s *server) laggingGroups() http.Handler {
 		if err != nil {
 			return err
 		}
-		minLag, ok, err := q.integer("minLag")
-		switch {
-		case err != nil:
+		minLag, _, err := q.integer("minLag", contract.GroupMinLag, 1)
+		if err != nil {
 			return err
-		case !ok:
-			minLag = 1
-		case minLag < 0:
-			return badRequest("minLag %q must be at least 0", q.get("minLag"))
 		}
 		gs, err := s.a.ConsumerGroups(r.Context(), tenantOf(r))
 		if err != nil {
@@ -145,7 +142,7 @@ func (s *server) laggingGroups() http.Handler {
 // it reads no queue.
 func (s *server) consumerGroup() http.Handler {
 	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		name, err := pathParam(r, "group")
+		name, err := pathParam(r, "group", contract.ConsumerGroup)
 		if err != nil {
 			return err
 		}
@@ -193,13 +190,13 @@ func newGroupPartitionAnswer(p GroupPartition) groupPartitionAnswer {
 // how many queues the group was forgotten on, 404 not_found when none.
 func (s *server) deleteGroup(onQueue bool) http.Handler {
 	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		group, err := pathParam(r, "group")
+		group, err := pathParam(r, "group", contract.ConsumerGroup)
 		if err != nil {
 			return err
 		}
 		var queue string
 		if onQueue {
-			if queue, err = pathParam(r, "queue"); err != nil {
+			if queue, err = pathParam(r, "queue", contract.Queue); err != nil {
 				return err
 			}
 		}
@@ -226,14 +223,14 @@ func (s *server) seekGroup(partitioned bool) http.Handler {
 	return handle(func(w http.ResponseWriter, r *http.Request) error {
 		var req SeekRequest
 		var err error
-		if req.Group, err = pathParam(r, "group"); err != nil {
+		if req.Group, err = pathParam(r, "group", contract.ConsumerGroup); err != nil {
 			return err
 		}
-		if req.Queue, err = pathParam(r, "queue"); err != nil {
+		if req.Queue, err = pathParam(r, "queue", contract.Queue); err != nil {
 			return err
 		}
 		if partitioned {
-			if req.Partition, err = pathParam(r, "partition"); err != nil {
+			if req.Partition, err = pathParam(r, "partition", contract.Partition); err != nil {
 				return err
 			}
 		}
@@ -286,5 +283,5 @@ func decodeSeek(body []byte) (toEnd bool, to int64, err error) {
 
 // notFound is a 404 not_found.
 func notFound(format string, args ...any) *Error {
-	return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: fmt.Sprintf(format, args...)}
+	return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: fmt.Sprintf(format, clipArgs(args)...)}
 }

@@ -7,12 +7,14 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
-// The limits of a KV namespace and key (API.md §5).
+// The limits of a KV namespace and key (API.md §5):
+// contract.KVNamespace's and contract.KVKey's MaxBytes.
 const (
 	MaxKVNamespaceBytes = 64
 	MaxKVKeyBytes       = 512
@@ -118,35 +120,13 @@ func kvPath(r *http.Request) (ns, key string, err error) {
 			return "", "", kvError(http.StatusBadRequest, ReasonKVBadKey, "the key is not a valid path")
 		}
 	}
-	if !validKVNamespace(ns) {
-		return "", "", kvError(http.StatusBadRequest, ReasonKVBadNamespace, "namespace %q is not ^[a-z0-9][a-z0-9._-]{0,63}$", ns)
+	if err := contract.KVNamespace.Check("namespace", ns); err != nil {
+		return "", "", contractError(err)
 	}
-	switch {
-	case key == "":
-		return "", "", kvError(http.StatusBadRequest, ReasonKVBadKey, "key is empty")
-	case len(key) > MaxKVKeyBytes:
-		return "", "", kvError(http.StatusRequestEntityTooLarge, ReasonKVKeyTooLarge, "key of %d bytes, at most %d", len(key), MaxKVKeyBytes)
-	case strings.IndexByte(key, 0) >= 0:
-		return "", "", kvError(http.StatusBadRequest, ReasonKVBadKey, "key holds a NUL byte")
+	if err := contract.KVKey.Check("key", key); err != nil {
+		return "", "", contractError(err)
 	}
 	return ns, key, nil
-}
-
-// validKVNamespace reports whether ns matches ^[a-z0-9][a-z0-9._-]{0,63}$.
-func validKVNamespace(ns string) bool {
-	if ns == "" || len(ns) > MaxKVNamespaceBytes {
-		return false
-	}
-	for i := 0; i < len(ns); i++ {
-		c := ns[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-		case i > 0 && (c == '.' || c == '_' || c == '-'):
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // kvPathFields are the body fields a single-key route takes from its path.

@@ -1,10 +1,11 @@
 package httpd
 
 import (
-	"math"
 	"net/http"
 
 	"github.com/google/uuid"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 // The statuses of a message for queue mode (MessagesQuery.Status and
@@ -54,8 +55,20 @@ func (s *server) messages() http.Handler {
 // decodeMessages checks and defaults the query of GET /api/v1/messages.
 // Every refusal is 400 bad_request naming the parameter and its value.
 func decodeMessages(q query) (MessagesQuery, error) {
-	mq := MessagesQuery{Queue: q.get("queue"), Partition: q.get("partition"), Namespace: q.get("namespace"),
-		Task: q.get("task"), Status: q.get("status")}
+	mq := MessagesQuery{Status: q.get("status")}
+	names := []struct {
+		k string
+		n *contract.Name
+		p *string
+	}{{"queue", contract.Queue, &mq.Queue}, {"partition", contract.Partition, &mq.Partition},
+		{"namespace", contract.QueueNamespace, &mq.Namespace}, {"task", contract.QueueTask, &mq.Task}}
+	for _, f := range names {
+		v, err := q.name(f.k, f.n)
+		if err != nil {
+			return mq, err
+		}
+		*f.p = v
+	}
 	if mq.Queue == "" && mq.Namespace == "" && mq.Task == "" {
 		return mq, badRequest("queue, namespace or task is required")
 	}
@@ -64,19 +77,16 @@ func decodeMessages(q query) (MessagesQuery, error) {
 	default:
 		return mq, badRequest("status %q must be pending, processing, completed or dlq", mq.Status)
 	}
-	limit, err := q.ranged("limit", DefaultMessagesLimit, 1, MaxMessagesLimit)
+	limit, _, err := q.integer("limit", contract.ListLimit, DefaultMessagesLimit)
 	if err != nil {
 		return mq, err
 	}
 	mq.Limit = int(limit)
-	offset, _, err := q.integer("offset")
-	switch {
-	case err != nil:
+	offset, _, err := q.integer("offset", contract.MessagesOffset, 0)
+	if err != nil {
 		return mq, err
-	case offset < 0:
-		return mq, badRequest("offset %q must be at least 0", q.get("offset"))
 	}
-	mq.Offset = int(min(offset, math.MaxInt))
+	mq.Offset = int(offset)
 	from, fromOK, err := q.iso("from")
 	if err != nil {
 		return mq, err

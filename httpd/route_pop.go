@@ -1,13 +1,11 @@
 package httpd
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
-	"strconv"
 	"time"
 
-	"github.com/go-chi/chi/v5"
+	"github.com/queen-mq/queen-go/contract"
 )
 
 // The subscription modes of a pop (API.md §2).
@@ -25,11 +23,11 @@ func (s *server) pop(partitioned bool) http.Handler {
 		if err != nil {
 			return err
 		}
-		if req.Queue, err = pathParam(r, "queue"); err != nil {
+		if req.Queue, err = pathParam(r, "queue", contract.Queue); err != nil {
 			return err
 		}
 		if partitioned {
-			if req.Partition, err = pathParam(r, "partition"); err != nil {
+			if req.Partition, err = pathParam(r, "partition", contract.Partition); err != nil {
 				return err
 			}
 		}
@@ -46,8 +44,13 @@ func (s *server) popDiscover() http.Handler {
 		if err != nil {
 			return err
 		}
-		q := r.URL.Query() // decodePop has checked it
-		req.Namespace, req.Task = q.Get("namespace"), q.Get("task")
+		q := query(r.URL.Query()) // decodePop has checked it
+		if req.Namespace, err = q.name("namespace", contract.QueueNamespace); err != nil {
+			return err
+		}
+		if req.Task, err = q.name("task", contract.QueueTask); err != nil {
+			return err
+		}
 		if req.Namespace == "" && req.Task == "" {
 			return badRequest("namespace or task is required")
 		}
@@ -72,25 +75,6 @@ func (s *server) runPop(w http.ResponseWriter, r *http.Request, req PopRequest) 
 	return nil
 }
 
-// pathParam reads the path parameter name, unescaped: when the URL has an
-// escaped form that differs from the default one (a %2F inside a segment),
-// chi routes on that form and hands its segments back still escaped. An
-// empty value is 400.
-func pathParam(r *http.Request, name string) (string, error) {
-	v := chi.URLParam(r, name)
-	if r.URL.RawPath != "" {
-		u, err := url.PathUnescape(v)
-		if err != nil {
-			return "", badRequest("the %s %q is not a valid path segment", name, v)
-		}
-		v = u
-	}
-	if v == "" {
-		return "", badRequest("the %s is empty", name)
-	}
-	return v, nil
-}
-
 // query is a request's query string, decoded. A parameter given more than
 // once counts with its first value, and an empty value reads as absent.
 type query url.Values
@@ -107,18 +91,15 @@ func queryOf(r *http.Request) (query, error) {
 // get returns parameter k's first value, "" when absent.
 func (q query) get(k string) string { return url.Values(q).Get(k) }
 
-// integer reads parameter k as a decimal integer; ok is false when it is
-// absent. Values beyond int64 saturate, like a body's integers.
-func (q query) integer(k string) (n int64, ok bool, err error) {
+// integer reads parameter k as a decimal integer of r's range (clamped
+// into it when r.Clamp), def when absent; ok says it was given.
+func (q query) integer(k string, r *contract.Range, def int64) (n int64, ok bool, err error) {
 	v := q.get(k)
 	if v == "" {
-		return 0, false, nil
+		return def, false, nil
 	}
-	n, err = strconv.ParseInt(v, 10, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, false, badRequest("%s %q must be an integer", k, v)
-	}
-	return n, true, nil
+	n, err = r.ParseDecimal(k, v)
+	return n, err == nil, contractError(err)
 }
 
 // boolean reads parameter k as true or false; ok is false when absent.
@@ -135,20 +116,6 @@ func (q query) boolean(k string) (b, ok bool, err error) {
 	}
 }
 
-// ranged reads parameter k as an integer in lo..hi, def when absent.
-func (q query) ranged(k string, def, lo, hi int64) (int64, error) {
-	n, ok, err := q.integer(k)
-	switch {
-	case err != nil:
-		return 0, err
-	case !ok:
-		return def, nil
-	case n < lo || n > hi:
-		return 0, badRequest("%s %q must be in %d..%d", k, q.get(k), lo, hi)
-	}
-	return n, nil
-}
-
 // decodePop checks and defaults a pop's query string (API.md §2). Unknown
 // parameters, autopilot among them, are ignored, and so are namespace and
 // task (popDiscover reads them). Every refusal is 400
@@ -160,14 +127,18 @@ func decodePop(raw string) (PopRequest, error) {
 		return req, badRequest("the query string is malformed: %v", err)
 	}
 	q := query(vs)
-	if g := q.get("consumerGroup"); g != "" {
-		req.ConsumerGroup = g
-	}
-	batch, err := q.ranged("batch", 1, 1, MaxPopBatch)
+	g, err := q.name("consumerGroup", contract.ConsumerGroup)
 	if err != nil {
 		return req, err
 	}
-	parts, err := q.ranged("partitions", 1, 1, MaxPopPartitions)
+	if g != "" {
+		req.ConsumerGroup = g
+	}
+	batch, _, err := q.integer("batch", contract.PopBatch, 1)
+	if err != nil {
+		return req, err
+	}
+	parts, _, err := q.integer("partitions", contract.PopPartitions, 1)
 	if err != nil {
 		return req, err
 	}
@@ -175,20 +146,14 @@ func decodePop(raw string) (PopRequest, error) {
 	if req.Wait, _, err = q.boolean("wait"); err != nil {
 		return req, err
 	}
-	ms, ok, err := q.integer("timeout")
+	ms, _, err := q.integer("timeout", contract.PopTimeout, DefaultPopTimeout.Milliseconds())
 	if err != nil {
 		return req, err
 	}
-	req.Timeout = DefaultPopTimeout
-	if ok {
-		req.Timeout = time.Duration(clamp(ms, 0, MaxPopTimeout.Milliseconds())) * time.Millisecond
-	}
-	lease, ok, err := q.integer("leaseSeconds")
-	switch {
-	case err != nil:
+	req.Timeout = time.Duration(ms) * time.Millisecond
+	lease, _, err := q.integer("leaseSeconds", contract.LeaseSeconds, 0)
+	if err != nil {
 		return req, err
-	case ok && lease < 1:
-		return req, badRequest("leaseSeconds %q must be at least 1", q.get("leaseSeconds"))
 	}
 	req.LeaseSeconds = int(lease)
 	if err := decodeSubscription(q, &req); err != nil {

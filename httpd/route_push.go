@@ -3,15 +3,17 @@ package httpd
 import (
 	"fmt"
 	"net/http"
-	"unicode"
 
 	"github.com/google/uuid"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 // DefaultPartition is the partition of an item or entry that names none.
 const DefaultPartition = "Default"
 
-// MaxTransactionIDBytes caps a push item's transactionId.
+// MaxTransactionIDBytes caps a push item's transactionId
+// (contract.TransactionID's MaxBytes).
 const MaxTransactionIDBytes = 65535
 
 // pushAnswer is one element of the answer of POST /api/v1/push.
@@ -116,14 +118,14 @@ func decodePush(body []byte) ([]PushItem, error) {
 // (POST /api/v1/push's items, and a transaction's push operations):
 // queue, partition, payload and transactionId. Other members are ignored.
 func decodePushItem(o object, path string) (PushItem, error) {
-	q, _, err := o.str("queue", path+".queue")
+	q, err := o.name("queue", path+".queue", contract.Queue)
 	if err != nil {
 		return PushItem{}, err
 	}
 	if q == "" {
 		return PushItem{}, badRequest("%s.queue is required", path)
 	}
-	p, _, err := o.str("partition", path+".partition")
+	p, err := o.name("partition", path+".partition", contract.Partition)
 	if err != nil {
 		return PushItem{}, err
 	}
@@ -134,28 +136,11 @@ func decodePushItem(o object, path string) (PushItem, error) {
 	if !ok {
 		return PushItem{}, badRequest("%s.payload is required", path)
 	}
-	txn, _, err := o.str("transactionId", path+".transactionId")
+	txn, err := o.name("transactionId", path+".transactionId", contract.TransactionID)
 	if err != nil {
 		return PushItem{}, err
 	}
-	if err := checkTransactionID(txn); err != nil {
-		return PushItem{}, badRequest("%s.transactionId %s", path, err)
-	}
 	return PushItem{Queue: q, Partition: p, TransactionID: txn, Dedup: txn != "", Payload: payload}, nil
-}
-
-// checkTransactionID refuses ids over MaxTransactionIDBytes and ids that
-// hold a control character.
-func checkTransactionID(txn string) error {
-	if len(txn) > MaxTransactionIDBytes {
-		return fmt.Errorf("is %d bytes, over %d", len(txn), MaxTransactionIDBytes)
-	}
-	for _, c := range txn {
-		if unicode.IsControl(c) {
-			return fmt.Errorf("holds the control character %U", c)
-		}
-	}
-	return nil
 }
 
 // newMessageIDs gives every item a UUIDv7 message id, and the items that

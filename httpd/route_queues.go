@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 // queueSummary is one queue of GET /api/v1/resources/queues.
@@ -83,19 +83,16 @@ func (s *server) queues() http.Handler {
 // no such queue.
 func (s *server) queue() http.Handler {
 	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		name := chi.URLParam(r, "queue")
-		if r.URL.RawPath != "" {
-			var err error
-			if name, err = url.PathUnescape(name); err != nil {
-				return badRequest("the queue name is not a valid path segment")
-			}
+		name, err := pathParam(r, "queue", contract.Queue)
+		if err != nil {
+			return err
 		}
 		got, ok, err := s.b.Queue(r.Context(), tenantOf(r), name)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return &Error{Status: http.StatusNotFound, Code: CodeQueueNotFound, Message: fmt.Sprintf("queue %q not found", name)}
+			return &Error{Status: http.StatusNotFound, Code: CodeQueueNotFound, Message: fmt.Sprintf("queue %q not found", clipped(name))}
 		}
 		opts, err := withDefaults(got.Options)
 		if err != nil {

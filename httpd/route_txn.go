@@ -9,6 +9,8 @@ import (
 	"strconv"
 
 	"github.com/google/uuid"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 // The types of a transaction's operations and results.
@@ -190,6 +192,9 @@ func decodeRequiredLeases(raw json.RawMessage) ([]string, error) {
 		}
 		if out[i] == "" {
 			return nil, badRequest("%s is empty", path)
+		}
+		if err := contract.ID.Check(path, out[i]); err != nil {
+			return nil, contractError(err)
 		}
 	}
 	return out, nil

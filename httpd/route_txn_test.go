@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 // txnArg returns the TxnRequest the broker got, checked for the ids httpd
@@ -157,9 +159,9 @@ func TestTxnRefusals(t *testing.T) {
 		{"inline partition a number", `{"operations":[{"type":"push","queue":"q","partition":1,"payload":1}]}`, 400, CodeBadRequest, "",
 			"operations[0].partition must be a string"},
 		{"inline transactionId too long", `{"operations":[{"type":"push","queue":"q","payload":1,"transactionId":"` + long + `"}]}`,
-			400, CodeBadRequest, "", "operations[0].transactionId is 65536 bytes, over 65535"},
+			400, CodeBadRequest, "", "operations[0].transactionId of 65536 bytes is over 65535"},
 		{"inline transactionId control char", `{"operations":[{"type":"push","queue":"q","payload":1,"transactionId":"a\u0085"}]}`,
-			400, CodeBadRequest, "", "operations[0].transactionId holds the control character U+0085"},
+			400, CodeBadRequest, "", `operations[0].transactionId "a\u0085" holds the control character U+0085`},
 		{"inline traceId a number", `{"operations":[{"type":"push","queue":"q","payload":1,"traceId":7}]}`, 400, CodeBadRequest, "",
 			"operations[0].traceId must be a string"},
 		{"items an object", `{"operations":[{"type":"push","items":{"queue":"q","payload":1}}]}`, 400, CodeBadRequest, "",
@@ -170,7 +172,7 @@ func TestTxnRefusals(t *testing.T) {
 		{"item without payload", `{"operations":[` + push + `,{"type":"push","items":[{"queue":"q"}]}]}`, 400, CodeBadRequest, "",
 			"operations[1].items[0].payload is required"},
 		{"item transactionId too long", `{"operations":[{"type":"push","items":[{"queue":"q","payload":1,"transactionId":"` + long + `"}]}]}`,
-			400, CodeBadRequest, "", "operations[0].items[0].transactionId is 65536 bytes"},
+			400, CodeBadRequest, "", "operations[0].items[0].transactionId of 65536 bytes is over 65535"},
 		{"items and an inline queue", `{"operations":[{"type":"push","queue":"q","items":[{"queue":"q","payload":1}]}]}`,
 			400, CodeBadRequest, "", "operations[0] has both items and an inline queue"},
 		{"items and an inline payload", `{"operations":[{"type":"push","payload":1,"items":[{"queue":"q","payload":1}]}]}`,
@@ -201,7 +203,7 @@ func TestTxnRefusals(t *testing.T) {
 		{"kv tenant", `{"kv":[{"op":"get","ns":"a","key":"k","tenant":"t"}]}`, 400, CodeKVBadRequest, ReasonKVTenantNotInput, "kv[0].tenant"},
 		{"kv key a number", `{"kv":[{"op":"get","ns":"a","key":1}]}`, 400, CodeKVBadRequest, ReasonKVBadKey, "kv[0].key must be a string"},
 		{"kv ttl a string", `{"kv":[{"op":"put","ns":"a","key":"k","value":1,"ttlSeconds":"5"}]}`, 400, CodeKVBadRequest, "kv_bad_ttl",
-			"kv[0].ttlSeconds must be an integer"},
+			`kv[0].ttlSeconds "5" must be an integer in`},
 		{"kv ns and namespace differ", `{"kv":[{"op":"get","ns":"a","namespace":"b","key":"k"}]}`, 400, CodeKVBadRequest, ReasonKVBadNamespace,
 			`kv[0]: ns "a" and namespace "b" differ`},
 		{"timers", `{"operations":[` + push + `],"timers":[{"op":"schedule"}]}`, 400, CodeBadRequest, "", "timers are not supported yet"},
@@ -500,7 +502,8 @@ func FuzzTxnDecode(f *testing.F) {
 			if !json.Valid(p.Item.Payload) || !bytes.Contains(body, p.Item.Payload) {
 				t.Fatalf("push %d: payload %q is not a JSON slice of the body", i, p.Item.Payload)
 			}
-			if p.Item.Queue == "" || p.Item.Partition == "" || checkTransactionID(p.Item.TransactionID) != nil {
+			if contract.Queue.Check("", p.Item.Queue) != nil || contract.Partition.Check("", p.Item.Partition) != nil ||
+				contract.TransactionID.Check("", p.Item.TransactionID) != nil {
 				t.Fatalf("push %d: %+v was let through", i, p.Item)
 			}
 		}

@@ -1,6 +1,10 @@
 package kvstore
 
-import "github.com/queen-mq/queen-go/raftlog"
+import (
+	"fmt"
+
+	"github.com/queen-mq/queen-go/raftlog"
+)
 
 // Appliers returns the KV applier by op kind, to pass to
 // raftlog.Host.StartShard. Every node of a shard must run it.
@@ -23,6 +27,9 @@ func (applier) Apply(tx *raftlog.Txn, at raftlog.ApplyInfo, data []byte) ([]byte
 	c, err := decodeCall(data)
 	if err != nil {
 		return nil, err
+	}
+	if err := checkCall(c); err != nil {
+		return nil, fmt.Errorf("kvstore: %w", err)
 	}
 	e := evaluator{st: tx, tx: tx, stamp: at.Stamp}
 	a, err := e.run(c)

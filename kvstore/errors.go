@@ -3,6 +3,8 @@ package kvstore
 import (
 	"errors"
 	"fmt"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 // Error is a call refused before anything was proposed or read: the
@@ -55,12 +57,15 @@ const (
 	ReasonPrefixRequired = "kv_prefix_required"
 )
 
+// badRequest is a 400 of reason. Its detail quotes at most
+// contract.ClipBytes of each string argument, so no answer echoes a large
+// input.
 func badRequest(index int, reason, format string, args ...any) *Error {
-	return &Error{Status: 400, Code: CodeBadRequest, Reason: reason, Index: index, Detail: fmt.Sprintf(format, args...)}
+	return &Error{Status: 400, Code: CodeBadRequest, Reason: reason, Index: index, Detail: fmt.Sprintf(format, contract.ClipArgs(args)...)}
 }
 
 func tooLarge(index int, reason, format string, args ...any) *Error {
-	return &Error{Status: 413, Code: CodePayloadTooLarge, Reason: reason, Index: index, Detail: fmt.Sprintf(format, args...)}
+	return &Error{Status: 413, Code: CodePayloadTooLarge, Reason: reason, Index: index, Detail: fmt.Sprintf(format, contract.ClipArgs(args)...)}
 }
 
 // ErrCorrupt is wrapped by errors decoding a call, an answer or a stored

@@ -4,9 +4,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/queen-mq/queen-go/raftlog"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 // state is what a call reads: the entry's Txn while it applies (reads see
@@ -136,10 +137,7 @@ func (e *evaluator) expiry(ttl int64) int64 {
 	if ttl == 0 {
 		return 0
 	}
-	if d := ttl * 1_000_000; e.stamp <= math.MaxInt64-d {
-		return e.stamp + d
-	}
-	return math.MaxInt64
+	return contract.AddSat(e.stamp, contract.Micros(ttl))
 }
 
 // lost fills r for a write or check that was not applied: the reason and

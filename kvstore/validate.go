@@ -5,19 +5,22 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
-// The limits of API.md §5.
+// The limits of API.md §5. A namespace's and a key's rules are
+// contract.KVNamespace's and contract.KVKey's, and ttlSeconds' range is
+// contract.KVTTLSeconds.
 const (
-	MaxOps            = 256      // ops per call
-	MaxKeys           = 1024     // keys per call, getMany's each counted
-	MaxKeyBytes       = 512      // bytes of a key
-	MaxValueBytes     = 64 << 10 // bytes of a compacted value
-	ReadBudget        = 4 << 20  // bytes of keys and values a call reads before results say truncated
-	DefaultPageLimit  = 100      // getPrefix rows when Limit is 0
-	MaxPageLimit      = 1000     // getPrefix rows at most
-	MaxTTLSeconds     = 100 * 366 * 24 * 3600
-	maxNamespaceBytes = 64
+	MaxOps           = 256      // ops per call
+	MaxKeys          = 1024     // keys per call, getMany's each counted
+	MaxKeyBytes      = 512      // bytes of a key
+	MaxValueBytes    = 64 << 10 // bytes of a compacted value
+	ReadBudget       = 4 << 20  // bytes of keys and values a call reads before results say truncated
+	DefaultPageLimit = 100      // getPrefix rows when Limit is 0
+	MaxPageLimit     = 1000     // getPrefix rows at most
+	MaxTTLSeconds    = 100 * 366 * 24 * 3600
 )
 
 // opKind is an op's number in the call codec; it never changes meaning.
@@ -133,7 +136,7 @@ func prepareOp(i int, in *Op) (op, error) {
 	if o.kind == 0 {
 		return o, badRequest(i, ReasonUnknownOp, "unknown op %q", in.Op)
 	}
-	if !validNamespace(in.NS) {
+	if err := contract.KVNamespace.Check("namespace", in.NS); err != nil {
 		return o, badRequest(i, ReasonBadNamespace, "namespace %q is not ^[a-z0-9][a-z0-9._-]{0,63}$", in.NS)
 	}
 	switch o.kind {
@@ -264,30 +267,40 @@ func compactValue(i int, v json.RawMessage) ([]byte, error) {
 }
 
 func checkKey(i int, field, k string) error {
+	err := contract.KVKey.Check(field, k)
+	var ne *contract.NameError
 	switch {
-	case k == "":
-		return badRequest(i, ReasonBadKey, "%s is empty", field)
-	case len(k) > MaxKeyBytes:
-		return tooLarge(i, ReasonKeyTooLarge, "%s of %d bytes, at most %d", field, len(k), MaxKeyBytes)
-	case bytes.IndexByte([]byte(k), 0) >= 0:
-		return badRequest(i, ReasonBadKey, "%s holds a NUL byte", field)
+	case !errors.As(err, &ne):
+		return err
+	case ne.TooLong():
+		return tooLarge(i, ReasonKeyTooLarge, "%s", err)
 	}
-	return nil
+	return badRequest(i, ReasonBadKey, "%s", err)
 }
 
-// validNamespace reports whether ns matches ^[a-z0-9][a-z0-9._-]{0,63}$.
-func validNamespace(ns string) bool {
-	if ns == "" || len(ns) > maxNamespaceBytes {
-		return false
+// checkCall checks again, where the call applies, the names its proposer
+// checked: a follower trusts nothing of an entry.
+func checkCall(c *call) error {
+	if err := contract.Tenant.Check("tenant", c.tenant); err != nil {
+		return err
 	}
-	for i := 0; i < len(ns); i++ {
-		c := ns[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-		case i > 0 && (c == '.' || c == '_' || c == '-'):
-		default:
-			return false
+	for i := range c.ops {
+		o := &c.ops[i]
+		if err := contract.KVNamespace.Check("namespace", o.ns); err != nil {
+			return err
+		}
+		keys := append([]string{o.key}, o.keys...)
+		if o.kind == kindGetMany {
+			keys = o.keys
+		}
+		if o.after != "" {
+			keys = append(keys, o.after)
+		}
+		for _, k := range keys {
+			if err := contract.KVKey.Check("key", k); err != nil {
+				return err
+			}
 		}
 	}
-	return true
+	return nil
 }

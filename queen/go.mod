@@ -100,6 +100,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/s3 v1.114.10
 	github.com/google/uuid v1.6.0
 	github.com/klauspost/compress v1.20.4
+	github.com/queen-mq/queen-go/contract v0.0.0
 	github.com/queen-mq/queen-go/lakeformat v0.0.0
 	github.com/queen-mq/queen-go/s3sink v0.0.0
 )
@@ -108,3 +109,5 @@ replace (
 	github.com/queen-mq/queen-go/lakeformat => ../lakeformat
 	github.com/queen-mq/queen-go/s3sink => ../s3sink
 )
+
+replace github.com/queen-mq/queen-go/contract => ../contract

@@ -16,7 +16,7 @@ func FuzzDecodeCommand(f *testing.F) {
 		{},
 		{Clock: 1_795_990_000_000_000},
 		{Clock: -1, Ops: []raftlog.Op{{Kind: raftlog.OpPush, Data: []byte{1, 2, 3}}, {Kind: 300}}},
-		{Clock: 42, Ops: []raftlog.Op{(&raftlog.TrimOp{Tenant: "t", Queue: "q", Before: 7}).Op()}},
+		{Clock: 42, Ops: []raftlog.Op{(&raftlog.TrimOp{Tenant: "00000000-0000-0000-0000-000000000001", Queue: "q", Before: 7}).Op()}},
 	} {
 		f.Add(raftlog.AppendCommand(nil, &c))
 	}

@@ -81,7 +81,7 @@ func TestQueues(t *testing.T) {
 		push(t, s, item(q, "p", q, nil))
 	}
 	configure(t, s, "a", `{}`, false)
-	other := raftlog.PushOp{Tenant: tenant + "0", Items: []raftlog.PushItem{item("zz", "p", "z", nil)}}
+	other := raftlog.PushOp{Tenant: "00000000-0000-0000-0000-000000000010", Items: []raftlog.PushItem{item("zz", "p", "z", nil)}}
 	if _, _, err := s.Push(raftlogtest.Ctx(t, testTimeout), other); err != nil {
 		t.Fatal(err)
 	}

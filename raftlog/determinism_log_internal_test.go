@@ -15,6 +15,9 @@ const detKind OpKind = 300
 // too), 'r' a b deletes [a, b), 'a' aborts, 'e' fails.
 type detApplier struct{}
 
+// detTenant is the tenant of the recorded log.
+const detTenant = "00000000-0000-0000-0000-000000000001"
+
 func detOp(op byte, args ...[]byte) Op {
 	b := []byte{op}
 	for _, a := range args {
@@ -66,7 +69,7 @@ func recordedLog(seed uint64, n int) [][]byte {
 			items = append(items, PushItem{Queue: queues[rng.IntN(3)], Partition: fmt.Sprint("p", rng.IntN(4)),
 				TransactionID: fmt.Sprint("tx", rng.IntN(40)), MessageID: mid, Dedup: rng.IntN(5) > 0, Payload: payload})
 		}
-		return (&PushOp{Tenant: "t", Items: items}).Op()
+		return (&PushOp{Tenant: detTenant, Items: items}).Op()
 	}
 	var log [][]byte
 	for range n {
@@ -84,13 +87,13 @@ func recordedLog(seed uint64, n int) [][]byte {
 			cmd.Ops = []Op{randPush()}
 		case r < 60:
 			opts := []string{`{"dedupWindowSeconds":5}`, `{"dedupWindowSeconds":0}`, `{"x":1,"y":[2]}`, `{"dedupWindowSeconds":null}`}
-			cmd.Ops = []Op{(&ConfigureOp{Tenant: "t", Queue: queues[rng.IntN(4)], Replace: rng.IntN(2) == 0, Options: []byte(opts[rng.IntN(4)])}).Op()}
+			cmd.Ops = []Op{(&ConfigureOp{Tenant: detTenant, Queue: queues[rng.IntN(4)], Replace: rng.IntN(2) == 0, Options: []byte(opts[rng.IntN(4)])}).Op()}
 		case r < 68:
 			part := ""
 			if rng.IntN(2) == 0 {
 				part = fmt.Sprint("p", rng.IntN(4))
 			}
-			cmd.Ops = []Op{(&TrimOp{Tenant: "t", Queue: queues[rng.IntN(4)], Partition: part, Before: clock - int64(rng.IntN(20_000_000))}).Op()}
+			cmd.Ops = []Op{(&TrimOp{Tenant: detTenant, Queue: queues[rng.IntN(4)], Partition: part, Before: clock - int64(rng.IntN(20_000_000))}).Op()}
 		case r < 76: // rolled back by a later op
 			last := detOp('a')
 			if rng.IntN(3) == 0 {
@@ -99,9 +102,9 @@ func recordedLog(seed uint64, n int) [][]byte {
 			cmd.Ops = []Op{randPush(), detOp('s', []byte("xk"), []byte("v")), randPush(), last}
 		case r < 82: // applied together, one writing the queue log's metadata
 			q := []byte(queues[rng.IntN(3)])
-			cmd.Ops = []Op{randPush(), detOp('c', queueKey("t", string(q)), queueKey("t", "q4")), randPush()}
+			cmd.Ops = []Op{randPush(), detOp('c', queueKey(detTenant, string(q)), queueKey(detTenant, "q4")), randPush()}
 		case r < 84: // a range over the metadata: every queue of tenant t forgotten
-			cmd.Ops = []Op{detOp('r', queuePrefix(prefixQueue, "t", ""), wire.PrefixEnd(queuePrefix(prefixQueue, "t", "")[:3])), randPush()}
+			cmd.Ops = []Op{detOp('r', queuePrefix(prefixQueue, detTenant, ""), wire.PrefixEnd(appendName([]byte{prefixQueue}, detTenant))), randPush()}
 		case r < 88: // a tick
 		case r < 90:
 			cmd.Ops = []Op{randPush(), {Kind: 999}}

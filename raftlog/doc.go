@@ -22,7 +22,12 @@
 //     transactions), configure (queue options), trim (retention, replicated
 //     so every node deletes the same records); reads from a node's applied
 //     state: records by offset, the first offset at a time, partitions
-//     changed since a time, and WaitRecords for long polls; QueueWatchKey
+//     changed since a time, and WaitRecords for long polls. A partition's
+//     names are stored once, when it is created: its meta, records and
+//     dedup entries are keyed by its numeric uid, and a push op names each
+//     queue and partition once whatever its count of items. The store's
+//     format (store_format.go) is upgraded in place when an older one
+//     opens. QueueWatchKey
 //     wakes watchers of a queue on every push. Other families read the
 //     queue log inside their own apply through Txn.View (queen's consumer
 //     groups do).
@@ -52,6 +57,12 @@
 // leader change, hand out offsets or versions its peers already gave away.
 // Appliers are held to the same rule (see Applier), and a test applies one
 // recorded log to two state machines and compares their whole stores.
+//
+// Names and numbers. Every applier checks the names an op carries against
+// package contract's table (a follower trusts nothing its proposer
+// checked): a push or configure of a name the contract refuses is
+// refused, and stored queue options are read within their ranges, so no
+// time arithmetic of apply can wrap.
 //
 // An entry is all or nothing: its ops write into an overlay (Txn) that
 // reaches the Update's batch only when every op succeeded. An op that

@@ -14,8 +14,8 @@ import (
 // tenant is the tenant of every test queue; barrierTenant holds the
 // partition barrier pushes to.
 const (
-	tenant        = "t1"
-	barrierTenant = "barrier"
+	tenant        = "00000000-0000-0000-0000-000000000001"
+	barrierTenant = "00000000-0000-0000-0000-0000000000ff"
 )
 
 // testTimeout bounds every wait of a test: generous for -race on two cores.

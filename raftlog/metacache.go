@@ -16,7 +16,7 @@ type metaCache struct {
 const metaCacheMax = 200_000
 
 func cacheable(key []byte) bool {
-	return len(key) > 0 && (key[0] == prefixQueue || key[0] == prefixPartition)
+	return len(key) > 0 && (key[0] == prefixQueue || key[0] == prefixPartition || key[0] == prefixMeta)
 }
 
 func (c *metaCache) get(key []byte) (val []byte, found, hit bool) {

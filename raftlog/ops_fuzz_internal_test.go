@@ -31,12 +31,22 @@ func FuzzPushOp(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte, tenant, queue, partition, txid string, mid []byte, dedup bool, payload []byte, n uint8) {
 		if p, err := decodePushOp(raw); err != nil {
 			checkRefusal(t, err)
-		} else {
+		} else if raw[0] == pushVersion {
+			// Version 1 (an older broker's) decodes, and encodes as 2.
 			checkCanonical(t, "push op", raw, p.Op().Data)
 		}
 		op := PushOp{Tenant: tenant}
-		for i := range int(n % 4) {
-			it := PushItem{Queue: queue, Partition: partition, TransactionID: txid, Dedup: dedup != (i%2 == 1), Payload: payload}
+		for i := range int(n % 6) {
+			// Items 0, 2, 4 in one partition, 1 and 5 in another of the
+			// same queue, 3 in another queue: the name lists hold each once.
+			q, p := queue, partition
+			switch i {
+			case 1, 5:
+				p += "/2"
+			case 3:
+				q += "/2"
+			}
+			it := PushItem{Queue: q, Partition: p, TransactionID: txid, Dedup: dedup != (i%2 == 1), Payload: payload}
 			copy(it.MessageID[:], mid)
 			it.MessageID[15] = byte(i)
 			op.Items = append(op.Items, it)

@@ -5,13 +5,15 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"github.com/queen-mq/queen-go/raftlog/wire"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 // DefaultDedupWindowSeconds is a queue's dedup window unless its options
-// say otherwise (dedupWindowSeconds; 0 turns deduplication off).
+// say otherwise (dedupWindowSeconds, contract.QueueOptionTable: 0 turns
+// deduplication off; stored values are read within its range).
 const DefaultDedupWindowSeconds = 3600
 
 // queueApplier applies the queue log's op of one kind: push, configure or trim.
@@ -79,23 +81,12 @@ func getQueue(get func([]byte) ([]byte, bool, error), tenant, queue string) (que
 	return q, err == nil, err
 }
 
-// dedupWindow returns the queue's dedup window in microseconds (0: off).
-func (q *queueMeta) dedupWindow() int64 {
-	var o struct {
-		DedupWindowSeconds *int64 `json:"dedupWindowSeconds"`
-	}
-	if json.Unmarshal(q.Options, &o) != nil || o.DedupWindowSeconds == nil {
-		return DefaultDedupWindowSeconds * 1_000_000
-	}
-	return max(*o.DedupWindowSeconds, 0) * 1_000_000
-}
-
 // pushState caches, for one push op, the queues and partitions it touches.
 type pushState struct {
 	tx      *Txn
 	at      ApplyInfo
 	tenant  string
-	queues  map[string]*queueMeta
+	queues  map[string]*pushQueue
 	parts   map[[2]string]*partitionMeta
 	order   [][2]string // partitions in first-touch order, written in that order
 	qorder  []string
@@ -103,15 +94,25 @@ type pushState struct {
 	uidRead bool
 }
 
+// pushQueue is a queue as one push sees it.
+type pushQueue struct {
+	meta queueMeta
+	// window is the dedup window in µs (0: off), from the options.
+	window int64
+	// dirty: the meta changed (the queue or a partition was created) and
+	// is written back; an unchanged queue is not rewritten per push.
+	dirty bool
+}
+
 func applyPush(tx *Txn, at ApplyInfo, op *PushOp) ([]byte, error) {
-	st := &pushState{tx: tx, at: at, tenant: op.Tenant, queues: map[string]*queueMeta{}, parts: map[[2]string]*partitionMeta{}}
+	if err := contract.Tenant.Check("tenant", op.Tenant); err != nil {
+		return nil, fmt.Errorf("raftlog: push: %w", err)
+	}
+	st := &pushState{tx: tx, at: at, tenant: op.Tenant, queues: map[string]*pushQueue{}, parts: map[[2]string]*partitionMeta{}}
 	answer := binary.AppendUvarint(nil, uint64(len(op.Items)))
 	for i := range op.Items {
 		it := &op.Items[i]
-		if it.Queue == "" || it.Partition == "" {
-			return nil, fmt.Errorf("raftlog: push item %d: empty queue or partition name", i)
-		}
-		q, err := st.queue(it.Queue)
+		q, err := st.queue(it.Queue, i)
 		if err != nil {
 			return nil, err
 		}
@@ -119,10 +120,12 @@ func applyPush(tx *Txn, at ApplyInfo, op *PushOp) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := contract.TransactionID.Check("transactionId", it.TransactionID); err != nil {
+			return nil, fmt.Errorf("raftlog: push item %d: %w", i, err)
+		}
 		a := PushAnswer{Offset: p.NextOffset, MessageID: it.MessageID, PartitionID: p.ID}
 		dk := dedupKey(p.UID, it.TransactionID)
-		window := q.dedupWindow()
-		if it.Dedup && window > 0 {
+		if it.Dedup && q.window > 0 {
 			v, ok, err := tx.Get(dk)
 			if err != nil {
 				return nil, err
@@ -130,7 +133,7 @@ func applyPush(tx *Txn, at ApplyInfo, op *PushOp) ([]byte, error) {
 			if ok {
 				d := newDecoder(v)
 				off, stamp := d.Varint(), d.Varint()
-				if d.Err == nil && len(d.B) == 16 && at.Stamp-stamp < window {
+				if d.Err == nil && len(d.B) == 16 && contract.SubSat(at.Stamp, stamp) < q.window {
 					a.Duplicate, a.Offset = true, off
 					copy(a.MessageID[:], d.B)
 					if it.Strict {
@@ -143,7 +146,7 @@ func applyPush(tx *Txn, at ApplyInfo, op *PushOp) ([]byte, error) {
 		}
 		rec := storedRecord{Stamp: at.Stamp, MsgID: it.MessageID, TxID: it.TransactionID, Payload: it.Payload}
 		tx.Set(recordKey(p.UID, p.NextOffset), rec.encode())
-		if it.Dedup && window > 0 {
+		if it.Dedup && q.window > 0 {
 			dv := binary.AppendVarint(nil, p.NextOffset)
 			dv = binary.AppendVarint(dv, at.Stamp)
 			tx.Set(dk, append(dv, it.MessageID[:]...))
@@ -153,12 +156,14 @@ func applyPush(tx *Txn, at ApplyInfo, op *PushOp) ([]byte, error) {
 		answer = appendPushAnswer(answer, a)
 	}
 	for _, name := range st.qorder {
-		tx.Set(queueKey(op.Tenant, name), st.queues[name].encode())
+		if q := st.queues[name]; q.dirty {
+			tx.Set(queueKey(op.Tenant, name), q.meta.encode())
+		}
 		tx.Notify(QueueWatchKey(at.Shard, op.Tenant, name))
 	}
 	for _, k := range st.order {
 		p := st.parts[k]
-		tx.Set(partitionKey(op.Tenant, k[0], k[1]), p.encode())
+		tx.Set(metaKeyOf(p.UID), p.encode())
 		tx.Notify(watchKey(at.Shard, p.UID))
 	}
 	if st.uidRead {
@@ -167,44 +172,52 @@ func applyPush(tx *Txn, at ApplyInfo, op *PushOp) ([]byte, error) {
 	return answer, nil
 }
 
-func (st *pushState) queue(name string) (*queueMeta, error) {
+// queue loads the queue of item i, checking its name the first time.
+func (st *pushState) queue(name string, item int) (*pushQueue, error) {
 	if q, ok := st.queues[name]; ok {
 		return q, nil
 	}
-	q, ok, err := getQueue(st.tx.Get, st.tenant, name)
+	if err := contract.Queue.Check("queue", name); err != nil {
+		return nil, fmt.Errorf("raftlog: push item %d: %w", item, err)
+	}
+	m, ok, err := getQueue(st.tx.Get, st.tenant, name)
 	if err != nil {
 		return nil, err
 	}
+	q := &pushQueue{meta: m}
 	if !ok {
-		q = queueMeta{Created: st.at.Stamp, Options: []byte("{}")}
+		q.meta, q.dirty = queueMeta{Created: st.at.Stamp, Options: []byte("{}")}, true
 	}
-	st.queues[name] = &q
+	q.window = contract.Micros(contract.ParseQueueOptions(q.meta.Options).DedupWindowSeconds)
+	st.queues[name] = q
 	st.qorder = append(st.qorder, name)
-	return &q, nil
+	return q, nil
 }
 
-func (st *pushState) partition(queue, name string, q *queueMeta, item int) (*partitionMeta, error) {
+// partition loads the partition of item i, creating it (its names written
+// once) when it is new, and checking its name the first time.
+func (st *pushState) partition(queue, name string, q *pushQueue, item int) (*partitionMeta, error) {
 	k := [2]string{queue, name}
 	if p, ok := st.parts[k]; ok {
 		return p, nil
 	}
-	v, ok, err := st.tx.Get(partitionKey(st.tenant, queue, name))
+	if err := contract.Partition.Check("partition", name); err != nil {
+		return nil, fmt.Errorf("raftlog: push item %d: %w", item, err)
+	}
+	p, ok, err := loadPartition(st.tx.Get, st.tenant, queue, name)
 	if err != nil {
 		return nil, err
 	}
-	var p partitionMeta
-	if ok {
-		if p, err = decodePartitionMeta(v); err != nil {
-			return nil, err
-		}
-	} else {
+	if !ok {
 		uid, err := st.uid()
 		if err != nil {
 			return nil, err
 		}
-		q.Partitions++
-		p = partitionMeta{Seq: q.Partitions, UID: uid, ID: derivedUUID("partition", st.at, item), Created: st.at.Stamp}
-		st.tx.Set(createdKey(st.tenant, queue, p.Seq), []byte(name))
+		q.meta.Partitions++
+		q.dirty = true
+		p = partitionMeta{Seq: q.meta.Partitions, UID: uid, ID: derivedUUID("partition", st.at, item), Created: st.at.Stamp}
+		st.tx.Set(partitionKey(st.tenant, queue, name), uidValue(uid))
+		st.tx.Set(createdKey(st.tenant, queue, p.Seq), createdValue(uid, name))
 		st.tx.Notify(newPartitionKey(st.at.Shard))
 	}
 	st.parts[k] = &p
@@ -241,12 +254,17 @@ func derivedUUID(what string, at ApplyInfo, item int) [16]byte {
 }
 
 func applyConfigure(tx *Txn, at ApplyInfo, op *ConfigureOp) ([]byte, error) {
-	if op.Queue == "" {
-		return nil, errors.New("raftlog: configure: empty queue name")
+	if err := checkNames(op.Tenant, op.Queue, ""); err != nil {
+		return nil, fmt.Errorf("raftlog: configure: %w", err)
 	}
 	var patch map[string]json.RawMessage
 	if err := json.Unmarshal(op.Options, &patch); err != nil || patch == nil {
 		return nil, fmt.Errorf("raftlog: configure %s: options are not a JSON object", op.Queue)
+	}
+	// The proposer checked the options; a follower checks them again, so
+	// that no option outside its range is ever stored.
+	if _, err := contract.NormalizeOptions(patch); err != nil {
+		return nil, fmt.Errorf("raftlog: configure %s: %w", op.Queue, err)
 	}
 	q, ok, err := getQueue(tx.Get, op.Tenant, op.Queue)
 	if err != nil {
@@ -277,69 +295,98 @@ func applyConfigure(tx *Txn, at ApplyInfo, op *ConfigureOp) ([]byte, error) {
 }
 
 func applyTrim(tx *Txn, at ApplyInfo, op *TrimOp) ([]byte, error) {
-	var names []string
+	if err := checkNames(op.Tenant, op.Queue, op.Partition); err != nil {
+		return nil, fmt.Errorf("raftlog: trim: %w", err)
+	}
+	var uids []uint64
+	add := func(v []byte) bool {
+		uid, err := decodeUID(v)
+		if err == nil {
+			uids = append(uids, uid)
+		}
+		return err == nil
+	}
+	var err error
 	if op.Partition != "" {
-		names = []string{op.Partition}
+		v, ok, gerr := tx.Get(partitionKey(op.Tenant, op.Queue, op.Partition))
+		if err = gerr; err == nil && ok && !add(v) {
+			err = fmt.Errorf("%w: partition uid", ErrStorage)
+		}
 	} else {
 		prefix := queuePrefix(prefixPartition, op.Tenant, op.Queue)
-		err := tx.Scan(prefix, wire.PrefixEnd(prefix), func(k, _ []byte) bool {
-			d := newDecoder(k[len(prefix):])
-			names = append(names, string(d.Bytes()))
-			return true
-		})
-		if err != nil {
-			return nil, err
+		bad := false
+		err = tx.Scan(prefix, wire.PrefixEnd(prefix), func(_, v []byte) bool { bad = !add(v); return !bad })
+		if err == nil && bad {
+			err = fmt.Errorf("%w: partition uid", ErrStorage)
 		}
+	}
+	if err != nil {
+		return nil, err
 	}
 	var deleted uint64
-	for _, name := range names {
-		pk := partitionKey(op.Tenant, op.Queue, name)
-		v, ok, err := tx.Get(pk)
+	for _, uid := range uids {
+		n, err := trimPartition(tx, at, uid, op.Before)
 		if err != nil {
 			return nil, err
 		}
-		if !ok {
-			continue
-		}
-		p, err := decodePartitionMeta(v)
-		if err != nil {
-			return nil, err
-		}
-		start := p.LogStart
-		var dedups [][]byte
-		var bad error
-		err = tx.Scan(recordKey(p.UID, start), recordKey(p.UID, p.NextOffset), func(k, v []byte) bool {
-			r, derr := decodeRecord(v)
-			if derr != nil || r.Stamp >= op.Before {
-				bad = derr
-				return false
-			}
-			dedups = append(dedups, dedupKey(p.UID, r.TxID))
-			p.LogStart = int64(binary.BigEndian.Uint64(k[9:])) + 1
-			return true
-		})
-		if err == nil {
-			err = bad
-		}
-		if err != nil {
-			return nil, err
-		}
-		if p.LogStart == start {
-			continue
-		}
-		tx.DeleteRange(recordKey(p.UID, start), recordKey(p.UID, p.LogStart))
-		for _, dk := range dedups {
-			dv, ok, err := tx.Get(dk)
-			if err != nil {
-				return nil, err
-			}
-			if off, n := binary.Varint(dv); ok && n > 0 && off < p.LogStart {
-				tx.Delete(dk)
-			}
-		}
-		deleted += uint64(p.LogStart - start)
-		tx.Set(pk, p.encode())
-		tx.Notify(watchKey(at.Shard, p.UID))
+		deleted += n
 	}
 	return binary.AppendUvarint(nil, deleted), nil
+}
+
+// trimPartition deletes the records of partition uid stamped before
+// before, and their dedup entries, and moves its log start past them.
+func trimPartition(tx *Txn, at ApplyInfo, uid uint64, before int64) (uint64, error) {
+	p, err := loadMeta(tx.Get, uid)
+	if err != nil {
+		return 0, err
+	}
+	start := p.LogStart
+	var dedups [][]byte
+	var bad error
+	err = tx.Scan(recordKey(p.UID, start), recordKey(p.UID, p.NextOffset), func(k, v []byte) bool {
+		r, derr := decodeRecord(v)
+		if derr != nil || r.Stamp >= before {
+			bad = derr
+			return false
+		}
+		dedups = append(dedups, dedupKey(p.UID, r.TxID))
+		p.LogStart = int64(binary.BigEndian.Uint64(k[9:])) + 1
+		return true
+	})
+	if err == nil {
+		err = bad
+	}
+	if err != nil || p.LogStart == start {
+		return 0, err
+	}
+	tx.DeleteRange(recordKey(p.UID, start), recordKey(p.UID, p.LogStart))
+	for _, dk := range dedups {
+		dv, ok, err := tx.Get(dk)
+		if err != nil {
+			return 0, err
+		}
+		if off, n := binary.Varint(dv); ok && n > 0 && off < p.LogStart {
+			tx.Delete(dk)
+		}
+	}
+	tx.Set(metaKeyOf(p.UID), p.encode())
+	tx.Notify(watchKey(at.Shard, p.UID))
+	return uint64(p.LogStart - start), nil
+}
+
+// checkNames checks a tenant, a queue and (when not "") a partition
+// against the contract: a follower applying an entry trusts nothing its
+// proposer checked.
+func checkNames(tenant, queue, partition string) error {
+	if err := contract.Tenant.Check("tenant", tenant); err != nil {
+		return err
+	}
+	if err := contract.Queue.Check("queue", queue); err != nil {
+		return err
+	}
+	if partition != "" {
+		return contract.Partition.Check("partition", partition)
+	}
+	return nil
 }

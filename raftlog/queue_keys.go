@@ -7,18 +7,26 @@ import (
 )
 
 // The queue log's keys. Names are length-prefixed (uvarint), so no name can
-// run into the next field, and a queue's partitions share a key prefix.
+// run into the next field, and a queue's partitions share a key prefix. A
+// partition's names are stored once, when it is created: everything written
+// per push (its meta, records, dedup entries) is keyed by its numeric uid,
+// so a long name costs once per partition, never once per record or push.
 //
-//	'Q' tenant queue                    → queue meta (options)
-//	'P' tenant queue partition          → partition meta
-//	'C' tenant queue seq(8)             → partition name, in creation order
+//	'Q' tenant queue                    → queue meta (options); rewritten only when it changes
+//	'P' tenant queue partition          → uid(8), written once
+//	'C' tenant queue seq(8)             → uid(8) partition, in creation order, written once
+//	'M' uid(8)                          → partition meta (offsets, stamps), no names
 //	'R' uid(8) offset(8)                → record
 //	'D' uid(8) transactionId            → dedup entry
 //	'N' 'p'                             → the next partition uid
+//
+// The store's format (formatKey) says which layout it holds; an older
+// one is rewritten into this one when the store opens (store_format.go).
 const (
 	prefixQueue     = 'Q'
 	prefixPartition = 'P'
 	prefixCreated   = 'C'
+	prefixMeta      = 'M'
 	prefixRecord    = 'R'
 	prefixDedup     = 'D'
 	prefixNext      = 'N'
@@ -39,6 +47,30 @@ func queuePrefix(prefix byte, tenant, queue string) []byte {
 
 func partitionKey(tenant, queue, partition string) []byte {
 	return appendName(queuePrefix(prefixPartition, tenant, queue), partition)
+}
+
+func metaKeyOf(uid uint64) []byte { return binary.BigEndian.AppendUint64([]byte{prefixMeta}, uid) }
+
+// uidValue is the value of a 'P' key, and the start of a 'C' key's.
+func uidValue(uid uint64) []byte { return binary.BigEndian.AppendUint64(make([]byte, 0, 8), uid) }
+
+// createdValue is a 'C' key's value: the uid, then the partition's name.
+func createdValue(uid uint64, name string) []byte { return append(uidValue(uid), name...) }
+
+// decodeUID reads a 'P' key's value.
+func decodeUID(b []byte) (uint64, error) {
+	if len(b) != 8 {
+		return 0, fmt.Errorf("%w: partition uid of %d bytes", ErrStorage, len(b))
+	}
+	return binary.BigEndian.Uint64(b), nil
+}
+
+// decodeCreated reads a 'C' key's value.
+func decodeCreated(b []byte) (uid uint64, name string, err error) {
+	if len(b) < 8 {
+		return 0, "", fmt.Errorf("%w: created entry of %d bytes", ErrStorage, len(b))
+	}
+	return binary.BigEndian.Uint64(b), string(b[8:]), nil
 }
 
 func createdKey(tenant, queue string, seq uint64) []byte {

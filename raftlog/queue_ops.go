@@ -43,43 +43,167 @@ type PushAnswer struct {
 	PartitionID [16]byte
 }
 
-const opVersion = 1
+// opVersion is the first byte of the queue log's op encodings. A push op
+// of version 1 (names with every item) still decodes: the log may hold
+// entries of an older broker.
+const (
+	opVersion     = 1
+	pushVersion   = 2
+	pushVersionV1 = 1
+)
 
-// Op encodes p as an op of a command.
+// Op encodes p as an op of a command. Each queue and each partition is
+// named once in the op, in the order items first name it, and items refer
+// to their partition by its place in that list:
+//
+//	2 | tenant | queues (count, names) | partitions (count, (queue index, name)*) |
+//	items (count, (partition index | transactionId | message id(16) | flags | payload)*)
 func (p *PushOp) Op() Op {
-	size := 16
+	size := 16 + len(p.Tenant)
 	for i := range p.Items {
-		size += len(p.Items[i].Queue) + len(p.Items[i].Partition) + len(p.Items[i].TransactionID) + len(p.Items[i].Payload) + 30
+		size += len(p.Items[i].TransactionID) + len(p.Items[i].Payload) + 24
+	}
+	type pair struct{ queue, partition string }
+	queues, parts := map[string]uint64{}, map[pair]uint64{} // looked up, never iterated
+	var qnames []string
+	var pnames []pair
+	pidx := make([]uint64, len(p.Items))
+	for i := range p.Items {
+		it := &p.Items[i]
+		k := pair{it.Queue, it.Partition}
+		j, ok := parts[k]
+		if !ok {
+			if _, ok := queues[it.Queue]; !ok {
+				queues[it.Queue] = uint64(len(qnames))
+				qnames = append(qnames, it.Queue)
+				size += len(it.Queue) + 3
+			}
+			j = uint64(len(pnames))
+			parts[k] = j
+			pnames = append(pnames, k)
+			size += len(it.Partition) + 6
+		}
+		pidx[i] = j
 	}
 	b := make([]byte, 0, size)
-	b = append(b, opVersion)
+	b = append(b, pushVersion)
 	b = appendName(b, p.Tenant)
+	b = binary.AppendUvarint(b, uint64(len(qnames)))
+	for _, q := range qnames {
+		b = appendName(b, q)
+	}
+	b = binary.AppendUvarint(b, uint64(len(pnames)))
+	for _, k := range pnames {
+		b = binary.AppendUvarint(b, queues[k.queue])
+		b = appendName(b, k.partition)
+	}
 	b = binary.AppendUvarint(b, uint64(len(p.Items)))
 	for i := range p.Items {
 		it := &p.Items[i]
-		b = appendName(b, it.Queue)
-		b = appendName(b, it.Partition)
+		b = binary.AppendUvarint(b, pidx[i])
 		b = appendName(b, it.TransactionID)
 		b = append(b, it.MessageID[:]...)
-		var flags byte
-		if it.Dedup {
-			flags |= 1
-		}
-		if it.Strict {
-			flags |= 2
-		}
-		b = append(b, flags)
+		b = append(b, pushFlags(it))
 		b = appendName(b, string(it.Payload))
 	}
 	return Op{Kind: OpPush, Data: b}
 }
 
+func pushFlags(it *PushItem) byte {
+	var flags byte
+	if it.Dedup {
+		flags |= 1
+	}
+	if it.Strict {
+		flags |= 2
+	}
+	return flags
+}
+
+// decodePushOp reads a push op of either version. Version 2 is refused
+// unless it is the one encoding Op gives: every name listed once, in the
+// order of first use, and used.
 func decodePushOp(b []byte) (PushOp, error) {
 	var p PushOp
-	if len(b) == 0 || b[0] != opVersion {
+	if len(b) == 0 || (b[0] != pushVersion && b[0] != pushVersionV1) {
 		return p, fmt.Errorf("%w: push op version", ErrCorruptEntry)
 	}
+	if b[0] == pushVersionV1 {
+		return decodePushOpV1(b[1:])
+	}
 	d := newDecoder(b[1:])
+	p.Tenant = string(d.Bytes())
+	queues := make([]string, d.Count(1))
+	seen := map[string]bool{} // never iterated
+	for i := range queues {
+		queues[i] = string(d.Bytes())
+		if seen[queues[i]] {
+			d.Fail("push queue listed twice")
+		}
+		seen[queues[i]] = true
+	}
+	type pair struct {
+		queue     int
+		partition string
+	}
+	parts := make([]pair, d.Count(2))
+	pseen := map[pair]bool{} // never iterated
+	usedQ := 0
+	for i := range parts {
+		q := d.Uvarint()
+		switch {
+		case q > uint64(usedQ) || q >= uint64(len(queues)):
+			d.Fail("push partition's queue")
+		case q == uint64(usedQ):
+			usedQ++
+		}
+		parts[i] = pair{int(q), string(d.Bytes())}
+		if pseen[parts[i]] {
+			d.Fail("push partition listed twice")
+		}
+		pseen[parts[i]] = true
+	}
+	if usedQ != len(queues) {
+		d.Fail("push queue not used")
+	}
+	p.Items = make([]PushItem, d.Count(19))
+	usedP := 0
+	for i := range p.Items {
+		j := d.Uvarint()
+		switch {
+		case j > uint64(usedP) || j >= uint64(len(parts)):
+			d.Fail("push item's partition")
+		case j == uint64(usedP):
+			usedP++
+		}
+		if d.Err != nil {
+			break
+		}
+		it := &p.Items[i]
+		it.Queue, it.Partition = queues[parts[j].queue], parts[j].partition
+		it.TransactionID = string(d.Bytes())
+		if len(d.B) < 17 || d.B[16] > 3 {
+			d.Fail("push item")
+			break
+		}
+		copy(it.MessageID[:], d.B)
+		it.Dedup, it.Strict = d.B[16]&1 != 0, d.B[16]&2 != 0
+		d.B = d.B[17:]
+		it.Payload = d.Bytes()
+	}
+	if d.Err == nil && usedP != len(parts) {
+		d.Fail("push partition not used")
+	}
+	if d.Err == nil && len(d.B) != 0 {
+		d.Fail("trailing bytes")
+	}
+	return p, d.Err
+}
+
+// decodePushOpV1 reads version 1: names with every item.
+func decodePushOpV1(b []byte) (PushOp, error) {
+	var p PushOp
+	d := newDecoder(b)
 	p.Tenant = string(d.Bytes())
 	n := d.Uvarint()
 	if n > uint64(len(d.B)) {

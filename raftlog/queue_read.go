@@ -47,12 +47,36 @@ type ReadLimits struct {
 }
 
 func (v *View) partition(tenant, queue, partition string) (partitionMeta, error) {
-	b, ok, err := v.Get(partitionKey(tenant, queue, partition))
+	p, ok, err := loadPartition(v.Get, tenant, queue, partition)
+	if err == nil && !ok {
+		err = fmt.Errorf("%w: %s/%s", ErrUnknownPartition, queue, partition)
+	}
+	return p, err
+}
+
+// loadPartition reads a partition's meta by its names: the uid its 'P' key
+// holds, then the 'M' key of that uid. ok is false when it does not exist.
+func loadPartition(get func([]byte) ([]byte, bool, error), tenant, queue, partition string) (partitionMeta, bool, error) {
+	b, ok, err := get(partitionKey(tenant, queue, partition))
+	if err != nil || !ok {
+		return partitionMeta{}, false, err
+	}
+	uid, err := decodeUID(b)
+	if err != nil {
+		return partitionMeta{}, false, err
+	}
+	p, err := loadMeta(get, uid)
+	return p, err == nil, err
+}
+
+// loadMeta reads the meta of partition uid, which must exist.
+func loadMeta(get func([]byte) ([]byte, bool, error), uid uint64) (partitionMeta, error) {
+	b, ok, err := get(metaKeyOf(uid))
 	if err != nil {
 		return partitionMeta{}, err
 	}
 	if !ok {
-		return partitionMeta{}, fmt.Errorf("%w: %s/%s", ErrUnknownPartition, queue, partition)
+		return partitionMeta{}, fmt.Errorf("%w: partition %d has no meta", ErrStorage, uid)
 	}
 	return decodePartitionMeta(b)
 }
@@ -186,19 +210,23 @@ func (v *View) PartitionsChanged(tenant, queue string, since int64, after uint64
 	limit = max(limit, 1)
 	var scanErr error
 	prefix := queuePrefix(prefixCreated, tenant, queue)
-	err = v.Scan(createdKey(tenant, queue, after+1), wire.PrefixEnd(prefix), func(k, name []byte) bool {
+	err = v.Scan(createdKey(tenant, queue, after+1), wire.PrefixEnd(prefix), func(k, val []byte) bool {
 		seq := binary.BigEndian.Uint64(k[len(k)-8:])
 		if len(parts) == limit {
 			next = seq - 1
 			return false
 		}
-		p, err := v.partition(tenant, queue, string(name))
+		uid, name, err := decodeCreated(val)
+		var p partitionMeta
+		if err == nil {
+			p, err = loadMeta(v.Get, uid)
+		}
 		if err != nil {
 			scanErr = err
 			return false
 		}
 		if p.LastWrite >= since {
-			parts = append(parts, p.info(string(name)))
+			parts = append(parts, p.info(name))
 		}
 		return true
 	})

@@ -25,7 +25,7 @@ func TestPushAndRead(t *testing.T) {
 		{Queue: "orders", Partition: "cust-1", TransactionID: "c", MessageID: msgID(3), Dedup: true, Payload: []byte(`{"n":3}`)},
 		{Queue: "orders", Partition: "cust-1", TransactionID: "a", MessageID: msgID(4), Dedup: true, Payload: []byte(`{"again":1}`)},
 	}
-	answers, stamp, err := s.Push(ctx, raftlog.PushOp{Tenant: "t1", Items: items})
+	answers, stamp, err := s.Push(ctx, raftlog.PushOp{Tenant: "00000000-0000-0000-0000-000000000001", Items: items})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestPushAndRead(t *testing.T) {
 		t.Errorf("the duplicate answers message id %q, want the original's", answers[3].MessageID)
 	}
 	got, err := s.LocalRead(func(v *raftlog.View) (any, error) {
-		return v.ReadRecords("t1", "orders", "cust-1", 0, raftlog.ReadLimits{})
+		return v.ReadRecords("00000000-0000-0000-0000-000000000001", "orders", "cust-1", 0, raftlog.ReadLimits{})
 	})
 	if err != nil {
 		t.Fatal(err)

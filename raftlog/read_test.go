@@ -84,7 +84,7 @@ func TestReadRecords(t *testing.T) {
 	}
 
 	// Names: a queue, a partition or a tenant that does not exist.
-	for _, n := range [][3]string{{tenant, "nope", "p"}, {tenant, "q", "nope"}, {"t2", "q", "p"}, {tenant, "", "p"}} {
+	for _, n := range [][3]string{{tenant, "nope", "p"}, {tenant, "q", "nope"}, {"00000000-0000-0000-0000-000000000002", "q", "p"}, {tenant, "", "p"}} {
 		_, err := readErr(t, s, func(v *raftlog.View) (raftlog.Batch, error) {
 			return v.ReadRecords(n[0], n[1], n[2], 0, raftlog.ReadLimits{})
 		})

@@ -17,6 +17,7 @@ import (
 
 // metaKey holds the state machine's own state: the applied index and the
 // last stamp, written in the same batch as the data they describe.
+// formatKey (store_format.go), beside it, holds the store's format.
 //
 // INVARIANT: every other key of the store belongs to an applier, is not
 // empty, and starts with a byte in 0x01..0xfe, so keyspaceEnd bounds them all.
@@ -86,6 +87,10 @@ func (s *stateMachine) Open(<-chan struct{}) (uint64, error) {
 	db, err := pebble.Open(s.dir, pebbleOptions())
 	if err != nil {
 		return 0, fmt.Errorf("%w: open %s: %w", ErrStorage, s.dir, err)
+	}
+	if err := upgradeStore(db); err != nil {
+		db.Close()
+		return 0, err
 	}
 	applied, stamp, err := readMeta(db)
 	if err != nil {
@@ -278,6 +283,9 @@ func (s *stateMachine) RecoverFromSnapshot(r io.Reader, stop <-chan struct{}) er
 	s.cache.clear()
 	if err := b.Commit(pebble.Sync); err != nil {
 		return fmt.Errorf("%w: %w", ErrStorage, err)
+	}
+	if err := upgradeStore(s.db); err != nil {
+		return err
 	}
 	applied, stamp, err := readMeta(s.db)
 	if err != nil {

@@ -231,9 +231,10 @@ func (t *Txn) flushRange(r keyRange) error {
 	if err := t.base.DeleteRange(r.start, r.end, nil); err != nil {
 		return fmt.Errorf("%w: %w", ErrStorage, err)
 	}
-	// A range over the cached metadata ('P' and 'Q' keys) empties the cache.
+	// A range over the cached metadata ('M', 'P' and 'Q' keys, which lie
+	// in ['M', 'Q'+1)) empties the cache.
 	if t.cache != nil && bytes.Compare(r.start, []byte{prefixQueue + 1}) < 0 &&
-		(r.end == nil || bytes.Compare(r.end, []byte{prefixPartition}) > 0) {
+		(r.end == nil || bytes.Compare(r.end, []byte{prefixMeta}) > 0) {
 		t.cache.clear()
 	}
 	return nil

@@ -23,7 +23,7 @@ func BenchmarkUpdate(b *testing.B) {
 	for b.Loop() {
 		for j := range entries {
 			index++
-			op := PushOp{Tenant: "t", Items: []PushItem{{Queue: "q", Partition: fmt.Sprintf("p-%d", index%100),
+			op := PushOp{Tenant: "00000000-0000-0000-0000-000000000001", Items: []PushItem{{Queue: "q", Partition: fmt.Sprintf("p-%d", index%100),
 				TransactionID: fmt.Sprintf("tx-%d", index), Dedup: true, Payload: payload}}}
 			entries[j] = sm.Entry{Index: index, Cmd: AppendCommand(nil, &Command{Clock: int64(index), Ops: []Op{op.Op()}})}
 		}

@@ -76,7 +76,7 @@ func TestWaitRecords(t *testing.T) {
 	w := startWait(ctx, s, tenant, "q", "p", 1)
 	// Records elsewhere, even of the same names in another tenant, do not end it.
 	push(t, s, item("q", "other", "x", nil), item("q2", "p", "y", nil))
-	if _, _, err := s.Push(ctx, raftlog.PushOp{Tenant: "t2", Items: []raftlog.PushItem{item("q", "p", "z", nil), item("q", "p", "zz", nil)}}); err != nil {
+	if _, _, err := s.Push(ctx, raftlog.PushOp{Tenant: "00000000-0000-0000-0000-000000000002", Items: []raftlog.PushItem{item("q", "p", "z", nil), item("q", "p", "zz", nil)}}); err != nil {
 		t.Fatal(err)
 	}
 	notYet(t, w, "after pushes to other partitions")

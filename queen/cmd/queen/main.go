@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -28,7 +27,6 @@ import (
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/queen/config"
 	"github.com/queen-mq/queen-go/queen/internal/broker"
-	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/queen/internal/retention"
 	"github.com/queen-mq/queen-go/queen/internal/seal"
 	"github.com/queen-mq/queen-go/raftlog"
@@ -111,7 +109,7 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 		return err
 	}
 	defer host.Close()
-	shard, err := host.StartShard(shardID, appliers())
+	shard, err := host.StartShard(shardID, broker.Appliers())
 	if err != nil {
 		return err
 	}
@@ -170,12 +168,4 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	host.Close()
 	log.Info("queen stopped")
 	return nil
-}
-
-// appliers are the state machine's families beside the queue log: the KV
-// store and consuming (pop, ack, leases). Every node runs the same set.
-func appliers() map[raftlog.OpKind]raftlog.Applier {
-	m := kvstore.Appliers()
-	maps.Copy(m, consume.Appliers())
-	return m
 }

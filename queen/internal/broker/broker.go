@@ -16,6 +16,10 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/queen/internal/seal"
 	"github.com/queen-mq/queen-go/raftlog"
+
+	"github.com/queen-mq/queen-go/contract"
+
+	"maps"
 )
 
 // Broker is the broker one node serves.
@@ -115,17 +119,16 @@ func (b *Broker) Push(ctx context.Context, tenant string, items []httpd.PushItem
 
 // Configure stores a queue's options.
 func (b *Broker) Configure(ctx context.Context, tenant string, req httpd.ConfigureRequest) (httpd.ConfigureAnswer, error) {
-	if b.seal == nil && encryptionEnabled(req.Options) {
+	if b.seal == nil && contract.ParseQueueOptions(req.Options).EncryptionEnabled {
 		return httpd.ConfigureAnswer{}, errNoKey(req.Queue)
 	}
 	stored, err := b.shard.Configure(ctx, raftlog.ConfigureOp{Tenant: tenant, Queue: req.Queue, Replace: req.Replace, Options: req.Options})
 	if err != nil {
 		return httpd.ConfigureAnswer{}, mapErr(err)
 	}
-	var names struct{ Namespace, Task string }
-	_ = json.Unmarshal(stored, &names) // options are a JSON object: raftlog checked
+	o := contract.ParseQueueOptions(stored)
 	return httpd.ConfigureAnswer{QueueID: queueID(tenant, req.Queue), Queue: req.Queue,
-		Namespace: names.Namespace, Task: names.Task, Options: stored}, nil
+		Namespace: o.Namespace, Task: o.Task, Options: stored}, nil
 }
 
 // queueID names a queue by a UUID derived from its tenant and name: the
@@ -194,4 +197,12 @@ func (b *Broker) Status(ctx context.Context) any {
 
 func kvstoreISO(us int64) string {
 	return time.UnixMicro(us).UTC().Format("2006-01-02T15:04:05.000000Z")
+}
+
+// Appliers are the state machine's families beside the queue log: the KV
+// store and consuming (pop, ack, leases). Every node runs the same set.
+func Appliers() map[raftlog.OpKind]raftlog.Applier {
+	m := kvstore.Appliers()
+	maps.Copy(m, consume.Appliers())
+	return m
 }

@@ -2,7 +2,6 @@ package broker
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -12,6 +11,8 @@ import (
 	"github.com/queen-mq/queen-go/httpd"
 	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/raftlog"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 var _ httpd.Consumer = (*Broker)(nil)
@@ -60,10 +61,7 @@ func (b *Broker) discover(tenant, namespace, task string) ([]string, error) {
 	}
 	var out []string
 	for _, q := range got.([]raftlog.QueueInfo) {
-		var o struct{ Namespace, Task string }
-		if json.Unmarshal(q.Options, &o) != nil {
-			continue
-		}
+		o := contract.ParseQueueOptions(q.Options)
 		if (namespace == "" || o.Namespace == namespace) && (task == "" || o.Task == task) {
 			out = append(out, q.Name)
 		}

@@ -1,13 +1,14 @@
 package broker
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 
 	"github.com/queen-mq/queen-go/httpd"
 	"github.com/queen-mq/queen-go/queen/internal/seal"
 	"github.com/queen-mq/queen-go/raftlog"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 // errNoKey answers a push to, or a configure of, an encrypted queue on a
@@ -60,7 +61,7 @@ func (b *Broker) queueFacts(tenant string) func(queue string) (*queueFact, error
 			if err != nil || !ok {
 				return f, err
 			}
-			o := parsePushOptions(q.Options)
+			o := contract.ParseQueueOptions(q.Options)
 			f.encrypted = o.EncryptionEnabled
 			if o.MaxSize > 0 {
 				held, err := retained(v, tenant, queue)
@@ -88,24 +89,6 @@ func retained(v *raftlog.View, tenant, queue string) (int64, error) {
 	})
 	return n, err
 }
-
-// pushOptions are the queue options a push obeys.
-type pushOptions struct {
-	EncryptionEnabled bool  `json:"encryptionEnabled"`
-	MaxSize           int64 `json:"maxSize"`
-}
-
-// parsePushOptions reads them from stored or requested options; what does
-// not parse reads as the defaults (off, no bound).
-func parsePushOptions(options []byte) pushOptions {
-	var o pushOptions
-	if json.Unmarshal(options, &o) != nil {
-		return pushOptions{}
-	}
-	return o
-}
-
-func encryptionEnabled(options []byte) bool { return parsePushOptions(options).EncryptionEnabled }
 
 // open returns the payload a stored one holds, decrypted when sealed (a
 // JSON string of the stored bytes when this node cannot open it).

@@ -129,7 +129,7 @@ func (s *state) options(tenant, queue string) (queueOptions, error) {
 	if err != nil || !ok {
 		return queueOptions{}, err
 	}
-	return parseOptions(q.Options)
+	return parseOptions(q.Options), nil
 }
 
 // file puts a message in the dead-letter queue of its queue and group.

@@ -27,6 +27,9 @@ func (applier) Apply(tx *raftlog.Txn, at raftlog.ApplyInfo, data []byte) ([]byte
 	if err != nil {
 		return nil, err
 	}
+	if err := checkNames(op); err != nil {
+		return nil, err
+	}
 	s := &state{tx: tx, v: tx.View(at), at: at}
 	switch op := op.(type) {
 	case *PopOp:

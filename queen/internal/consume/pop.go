@@ -18,10 +18,7 @@ func (s *state) pop(op *PopOp) ([]byte, error) {
 	if err != nil || !ok {
 		return appendPopResult(nil, &res), err
 	}
-	opts, err := parseOptions(q.Options)
-	if err != nil {
-		return nil, err
-	}
+	opts := parseOptions(q.Options)
 	lease := op.LeaseMicros
 	if lease == 0 {
 		lease = opts.Lease

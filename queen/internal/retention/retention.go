@@ -18,16 +18,9 @@ import (
 	"github.com/queen-mq/queen-go/lakeformat"
 	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/raftlog"
-)
 
-// options are the queue options retention reads.
-type options struct {
-	RetentionEnabled            bool   `json:"retentionEnabled"`
-	RetentionSeconds            int64  `json:"retentionSeconds"`
-	RetentionSinkHold           string `json:"retentionSinkHold"`
-	RetentionSinkHoldMaxSeconds int64  `json:"retentionSinkHoldMaxSeconds"`
-	CompletedRetentionSeconds   int64  `json:"completedRetentionSeconds"`
-}
+	"github.com/queen-mq/queen-go/contract"
+)
 
 // DefaultHoldMaxSeconds caps the hold unless the queue says otherwise
 // (a stored 0, as on push-created queues, reads as the default).
@@ -70,17 +63,16 @@ func (j *Job) Once(ctx context.Context) {
 	}
 	now := j.Shard.SafeTime()
 	for _, q := range got.([]raftlog.TenantQueue) {
-		var o options
-		if json.Unmarshal(q.Options, &o) != nil {
-			continue
-		}
+		// Every option is read within its range (contract.QueueOptionTable),
+		// and the arithmetic saturates: a cutoff never wraps past now.
+		o := contract.ParseQueueOptions(q.Options)
 		if o.CompletedRetentionSeconds > 0 {
-			j.completed(ctx, q.Tenant, q.Name, now-o.CompletedRetentionSeconds*1_000_000)
+			j.completed(ctx, q.Tenant, q.Name, contract.SubSat(now, contract.Micros(o.CompletedRetentionSeconds)))
 		}
 		if !o.RetentionEnabled || o.RetentionSeconds <= 0 {
 			continue
 		}
-		cutoff := now - o.RetentionSeconds*1_000_000
+		cutoff := contract.SubSat(now, contract.Micros(o.RetentionSeconds))
 		if o.RetentionSinkHold != "" {
 			cutoff = min(cutoff, j.holdFloor(ctx, q.Tenant, q.Name, o, now))
 		}
@@ -106,7 +98,7 @@ func HoldFloor(committed []byte, found bool, maxSeconds, now int64) int64 {
 	if maxSeconds <= 0 {
 		maxSeconds = DefaultHoldMaxSeconds
 	}
-	floor := now - maxSeconds*1_000_000
+	floor := contract.SubSat(now, contract.Micros(maxSeconds))
 	if !found {
 		return floor
 	}
@@ -124,7 +116,7 @@ func HoldFloor(committed []byte, found bool, maxSeconds, now int64) int64 {
 	return max(tEnd-holdSlack.Microseconds(), floor)
 }
 
-func (j *Job) holdFloor(ctx context.Context, tenant, queue string, o options, now int64) int64 {
+func (j *Job) holdFloor(ctx context.Context, tenant, queue string, o contract.QueueOptions, now int64) int64 {
 	key := "s3:" + o.RetentionSinkHold + ":" + lakeformat.EscapeName(queue) + ":committed"
 	a, err := j.KV.Do(ctx, tenant, []kvstore.Op{{Op: kvstore.OpGet, NS: "queen-s3", Key: key}})
 	if err != nil {

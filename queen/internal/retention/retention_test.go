@@ -51,7 +51,7 @@ func TestRetentionHold(t *testing.T) {
 	id, shard := c.Leader()
 	kv := kvstore.New(shard)
 	ctx := raftlogtest.Ctx(t, 30*time.Second)
-	const tenant = "t1"
+	const tenant = "00000000-0000-0000-0000-000000000001"
 	// Move the broker clock to a known place: pushes get stamps from the
 	// proposer's clock, so each push here is proposed at its own time.
 	base := time.Now().UnixMicro()
@@ -118,7 +118,7 @@ func TestCompletedRetention(t *testing.T) {
 	c.StartAll()
 	id, shard := c.Leader()
 	ctx := raftlogtest.Ctx(t, 30*time.Second)
-	const tenant = "t1"
+	const tenant = "00000000-0000-0000-0000-000000000001"
 	base := time.Now().UnixMicro()
 	for i := int64(0); i < 5; i++ { // one record a minute
 		op := raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: "q", Partition: "p", TransactionID: fmt.Sprint(i), Payload: []byte(`{}`)}}}

@@ -1,0 +1,36 @@
+package contract
+
+import "math"
+
+// MaxStampMillis is the last millisecond ISO-8601 renders with four year
+// digits (9999-12-31T23:59:59.999Z): the bound of every time an input
+// gives as a number.
+const MaxStampMillis = 253402300799999
+
+// The numeric parameters of the routes, beside the queue options
+// (QueueOptions): each one's range, and whether the contract clamps it.
+var (
+	PopBatch       = &Range{Field: "batch", Min: 1, Max: 10000, Doc: "messages a pop returns at most (default 1)", Where: "pop"}
+	PopPartitions  = &Range{Field: "partitions", Min: 1, Max: 64, Doc: "partitions one pop leases (default 1)", Where: "pop"}
+	PopTimeout     = &Range{Field: "timeout", Min: 0, Max: 60000, Unit: "ms", Clamp: true, Doc: "a waiting pop's wait (default 30000)", Where: "pop"}
+	LeaseSeconds   = &Range{Field: "leaseSeconds", Min: 1, Max: 604800, Unit: "s", Doc: "a pop's lease (default the queue's leaseTime)", Where: "pop"}
+	ExtendSeconds  = &Range{Field: "seconds", Min: 1, Max: 604800, Unit: "s", Doc: "a lease extension (default the lease's own length)", Where: "lease extend"}
+	FetchOffset    = &Range{Field: "offset", Min: 0, Max: math.MaxInt64, Doc: "the first offset a fetch reads", Where: "fetch"}
+	FetchMaxBytes  = &Range{Field: "maxBytes", Min: 1, Max: 8 << 20, Unit: "bytes", Clamp: true, Doc: "payload bytes of one fetch entry (default 1 MiB)", Where: "fetch"}
+	FetchMaxWait   = &Range{Field: "maxWaitMs", Min: 0, Max: 30000, Unit: "ms", Clamp: true, Doc: "how long a fetch parks for minBytes (default 0)", Where: "fetch"}
+	FetchMinBytes  = &Range{Field: "minBytes", Min: 0, Max: 1024 * 8 << 20, Unit: "bytes", Clamp: true, Doc: "bytes a fetch parks for (default 1)", Where: "fetch"}
+	Timestamp      = &Range{Field: "timestamp", Min: 0, Max: MaxStampMillis, Unit: "ms", Doc: "a time as epoch milliseconds", Where: "fetch/offsets"}
+	ChangedLimit   = &Range{Field: "limit", Min: 1, Max: 1000, Clamp: true, Doc: "partitions of one partitions/changed page (default 1000)", Where: "partitions/changed"}
+	KVTTLSeconds   = &Range{Field: "ttlSeconds", Min: 1, Max: 100 * 366 * 24 * 3600, Unit: "s", Doc: "a KV row's lifetime", Where: "kv"}
+	KVExpect       = &Range{Field: "expect", Min: 0, Max: math.MaxInt64, Doc: "the version a KV write requires (0: absent)", Where: "kv"}
+	KVLimit        = &Range{Field: "limit", Min: 1, Max: 1000, Clamp: true, Doc: "rows of one getPrefix (default 100)", Where: "kv (getPrefix)"}
+	AckBatch       = &Range{Field: "acknowledgments", Min: 1, Max: 10000, Unit: "items", Doc: "items of one ack/batch", Where: "ack/batch"}
+	GroupMinLag    = &Range{Field: "minLag", Min: 0, Max: math.MaxInt64, Doc: "the lag a lagging group has at least (default 1)", Where: "consumer-groups/lagging"}
+	ListLimit      = &Range{Field: "limit", Min: 1, Max: 1000, Doc: "rows of a DLQ or messages page (default 100 and 200)", Where: "dlq, messages"}
+	MessagesOffset = &Range{Field: "offset", Min: 0, Max: MaxSafeInteger, Doc: "rows a messages page skips", Where: "messages"}
+)
+
+// Params lists them, in the order the docs show them.
+var Params = []*Range{PopBatch, PopPartitions, PopTimeout, LeaseSeconds, ExtendSeconds, FetchOffset, FetchMaxBytes,
+	FetchMaxWait, FetchMinBytes, Timestamp, ChangedLimit, KVTTLSeconds, KVExpect, KVLimit, AckBatch, GroupMinLag,
+	ListLimit, MessagesOffset}

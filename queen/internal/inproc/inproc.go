@@ -1,0 +1,130 @@
+// Package inproc runs one broker node inside the calling process, wired as
+// cmd/queen wires it (raftlog, kvstore, consume, the broker, httpd), for
+// tests that drive the real HTTP API without starting a process: the
+// hostile-input regression tests and the fuzz target over the whole
+// handler. It listens for raft on a free 127.0.0.1 port and keeps its data
+// in a directory of its own.
+package inproc
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/queen-mq/queen-go/httpd"
+	"github.com/queen-mq/queen-go/kvstore"
+	"github.com/queen-mq/queen-go/queen/internal/broker"
+	"github.com/queen-mq/queen-go/queen/internal/retention"
+	"github.com/queen-mq/queen-go/raftlog"
+)
+
+// Node is one single-node broker.
+type Node struct {
+	// Dir holds the node's data (raft log and state machine).
+	Dir       string
+	Host      *raftlog.Host
+	Shard     *raftlog.Shard
+	KV        *kvstore.Store
+	Broker    *broker.Broker
+	Retention *retention.Job
+	// Handler is the HTTP API, as cmd/queen serves it.
+	Handler http.Handler
+	tmp     string
+}
+
+// Options are a Node's settings.
+type Options struct {
+	// Dir is the data directory; "" makes a temporary one that Close
+	// removes.
+	Dir string
+	// TenancyHeader is QUEEN_TENANCY_HEADER.
+	TenancyHeader bool
+	// Logger gets the node's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Start starts a node and waits until it leads its shard.
+func Start(o Options) (*Node, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	dir := o.Dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "queen-inproc")
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	host, err := raftlog.NewHost(raftlog.Config{NodeID: 1, RaftAddress: addr, DataDir: filepath.Join(dir, "raft"),
+		Members: map[uint64]string{1: addr}, RTT: 5 * time.Millisecond, Logger: o.Logger})
+	if err != nil {
+		return nil, err
+	}
+	shard, err := host.StartShard(1, broker.Appliers())
+	if err != nil {
+		host.Close()
+		return nil, err
+	}
+	n := &Node{Dir: dir, Host: host, Shard: shard, KV: kvstore.New(shard)}
+	if o.Dir == "" {
+		n.tmp = dir
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for shard.Leader() != 1 {
+		select {
+		case <-ctx.Done():
+			n.Close()
+			return nil, fmt.Errorf("inproc: no leader: %w", ctx.Err())
+		case <-shard.LeaderChanged():
+		}
+	}
+	n.Retention = &retention.Job{Shard: shard, KV: n.KV, NodeID: 1, Interval: time.Hour, Log: o.Logger}
+	n.Broker = broker.New(host, shard, broker.Options{Version: "inproc", ReadyLag: 2 * time.Second, Skew: 500 * time.Millisecond})
+	n.Handler = httpd.New(n.Broker, httpd.Options{TenancyHeader: o.TenancyHeader, Logger: o.Logger})
+	return n, nil
+}
+
+// Close stops the node, and removes its data when Start made the directory.
+func (n *Node) Close() {
+	n.Host.Close()
+	if n.tmp != "" {
+		os.RemoveAll(n.tmp)
+	}
+}
+
+// Do serves one request and returns the recorded answer. header holds
+// name, value pairs.
+func (n *Node) Do(ctx context.Context, method, target string, body []byte, header ...string) *httptest.ResponseRecorder {
+	r := httptest.NewRequestWithContext(ctx, method, target, bytes.NewReader(body))
+	if len(body) > 0 {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		r.Header.Set(header[i], header[i+1])
+	}
+	w := httptest.NewRecorder()
+	n.Handler.ServeHTTP(w, r)
+	return w
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}

@@ -1,0 +1,47 @@
+package raftlog_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
+)
+
+// TestApplyChecksNames: the state machine refuses, where it applies, an
+// op whose names the contract refuses, whoever proposed it: a follower
+// trusts nothing its proposer checked. Nothing of a refused entry is
+// stored.
+func TestApplyChecksNames(t *testing.T) {
+	c := raftlogtest.New(t, 1, nil)
+	c.StartAll()
+	_, s := c.Leader()
+	ctx := raftlogtest.Ctx(t, testTimeout)
+	refused := []raftlog.PushOp{
+		{Tenant: "t1", Items: []raftlog.PushItem{item("q", "p", "a", nil)}},
+		{Tenant: tenant, Items: []raftlog.PushItem{item(strings.Repeat("q", 257), "p", "a", nil)}},
+		{Tenant: tenant, Items: []raftlog.PushItem{item("q", strings.Repeat("p", 1025), "a", nil)}},
+		{Tenant: tenant, Items: []raftlog.PushItem{item("q", "p", "ok", nil), item("a/b", "p", "b", nil)}},
+		{Tenant: tenant, Items: []raftlog.PushItem{item("q", "..", "a", nil)}},
+		{Tenant: tenant, Items: []raftlog.PushItem{item("q", "p", "x\xff", nil)}},
+		{Tenant: tenant, Items: []raftlog.PushItem{item("", "p", "a", nil)}},
+	}
+	for i, op := range refused {
+		if _, _, err := s.Push(ctx, op); !errors.Is(err, raftlog.ErrRejected) {
+			t.Errorf("push %d: %v, want ErrRejected", i, err)
+		}
+	}
+	for i, op := range []raftlog.ConfigureOp{
+		{Tenant: tenant, Queue: "a\nb", Options: []byte(`{}`)},
+		{Tenant: tenant, Queue: "q", Options: []byte(`{"dedupWindowSeconds":9223372036854775807}`)},
+		{Tenant: tenant, Queue: "q", Options: []byte(`{"leaseTime":-1}`)},
+	} {
+		if _, err := s.Configure(ctx, op); !errors.Is(err, raftlog.ErrRejected) {
+			t.Errorf("configure %d: %v, want ErrRejected", i, err)
+		}
+	}
+	if d := dump(t, s); d != "" {
+		t.Fatalf("refused entries stored:\n%s", d)
+	}
+}

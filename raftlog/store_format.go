@@ -1,0 +1,116 @@
+package raftlog
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/queen-mq/queen-go/raftlog/wire"
+)
+
+// formatKey holds the store's format: which layout of keys it holds. It
+// only grows; a store of a newer format than this code knows is refused.
+//
+//	1  (no formatKey) 'P' keys held the partition meta, 'C' keys the name
+//	2  'P' keys hold the partition's uid, 'M' keys its meta, 'C' keys
+//	   uid and name (queue_keys.go)
+var formatKey = []byte{0x00, 'f'}
+
+// storeFormat is the format this code writes.
+const storeFormat = 2
+
+// upgradeStore brings the store to storeFormat, in one synced batch: a
+// crash midway leaves the old format, which the next open upgrades again.
+// It runs when the store opens and after a snapshot replaced the state
+// (a snapshot of an older node holds the older format).
+func upgradeStore(db *pebble.DB) error {
+	format, err := readFormat(db)
+	if err != nil || format == storeFormat {
+		return err
+	}
+	if format > storeFormat {
+		return fmt.Errorf("%w: the store is of format %d, newer than this broker's %d", ErrStorage, format, storeFormat)
+	}
+	b := db.NewBatch()
+	defer b.Close()
+	if err := upgradeFormat1(db, b); err != nil {
+		return err
+	}
+	if err := b.Set(formatKey, binary.AppendUvarint(nil, storeFormat), nil); err != nil {
+		return fmt.Errorf("%w: %w", ErrStorage, err)
+	}
+	if err := b.Commit(pebble.Sync); err != nil {
+		return fmt.Errorf("%w: upgrade the store: %w", ErrStorage, err)
+	}
+	return nil
+}
+
+func readFormat(r pebble.Reader) (uint64, error) {
+	v, closer, err := r.Get(formatKey)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return 1, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%w: read the store's format: %w", ErrStorage, err)
+	}
+	defer closer.Close()
+	f, n := binary.Uvarint(v)
+	if n <= 0 || n != len(v) {
+		return 0, fmt.Errorf("%w: store format %x", ErrStorage, v)
+	}
+	return f, nil
+}
+
+// upgradeFormat1 rewrites format 1's partition keys into b: each 'P' key's
+// meta moves to the 'M' key of its uid and the 'P' key keeps the uid; each
+// 'C' key's name gets the partition's uid in front of it. It reads db,
+// which b has not changed yet.
+func upgradeFormat1(db *pebble.DB, b *pebble.Batch) error {
+	uids := map[string]uint64{} // 'P' key → uid; looked up, never iterated
+	err := scanPrefix(db, prefixPartition, func(k, v []byte) error {
+		m, err := decodePartitionMeta(v)
+		if err != nil {
+			return err
+		}
+		uids[string(k)] = m.UID
+		if err := b.Set(metaKeyOf(m.UID), v, nil); err != nil {
+			return err
+		}
+		return b.Set(k, uidValue(m.UID), nil)
+	})
+	if err != nil {
+		return err
+	}
+	return scanPrefix(db, prefixCreated, func(k, v []byte) error {
+		d := newDecoder(k[1:])
+		tenant, queue := string(d.Bytes()), string(d.Bytes())
+		if d.Err != nil || len(d.B) != 8 {
+			return fmt.Errorf("%w: created key %x", ErrStorage, k)
+		}
+		uid, ok := uids[string(partitionKey(tenant, queue, string(v)))]
+		if !ok {
+			return fmt.Errorf("%w: partition %s/%s is created but has no meta", ErrStorage, queue, v)
+		}
+		return b.Set(k, createdValue(uid, string(v)), nil)
+	})
+}
+
+// scanPrefix calls fn for each key of db that starts with prefix.
+func scanPrefix(db *pebble.DB, prefix byte, fn func(k, v []byte) error) error {
+	it, err := db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefix}, UpperBound: wire.PrefixEnd([]byte{prefix})})
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStorage, err)
+	}
+	defer it.Close()
+	for it.First(); it.Valid(); it.Next() {
+		if err := fn(it.Key(), it.Value()); err != nil {
+			return fmt.Errorf("%w: upgrade: %w", ErrStorage, err)
+		}
+	}
+	if err := it.Error(); err != nil {
+		return fmt.Errorf("%w: %w", ErrStorage, err)
+	}
+	return nil
+}

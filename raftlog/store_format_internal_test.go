@@ -1,0 +1,181 @@
+package raftlog
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2"
+	sm "github.com/lni/dragonboat/v4/statemachine"
+)
+
+const formatTenant = "00000000-0000-0000-0000-000000000001"
+
+// update applies commands to s as entries from index on.
+func update(t *testing.T, s *stateMachine, index uint64, cmds ...Command) []Result {
+	t.Helper()
+	es := make([]sm.Entry, len(cmds))
+	for i := range cmds {
+		es[i] = sm.Entry{Index: index + uint64(i), Cmd: AppendCommand(nil, &cmds[i])}
+	}
+	done, err := s.Update(es)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]Result, len(done))
+	for i, e := range done {
+		if out[i], err = DecodeResult(e.Result.Data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+func pushCmd(clock int64, queue, partition string, n int) Command {
+	op := PushOp{Tenant: formatTenant}
+	for i := range n {
+		var mid [16]byte
+		binary.BigEndian.PutUint64(mid[8:], uint64(clock)<<16|uint64(i))
+		op.Items = append(op.Items, PushItem{Queue: queue, Partition: partition, TransactionID: fmt.Sprintf("tx-%d-%d", clock, i),
+			MessageID: mid, Dedup: true, Payload: []byte(`{"n":1}`)})
+	}
+	return Command{Clock: clock, Ops: []Op{op.Op()}}
+}
+
+// TestNamesStoredOnce: however many records and pushes a partition gets,
+// its name is in the store twice (its 'P' key and its 'C' entry) and its
+// queue's three times (the 'Q', 'P' and 'C' keys): never per record or push.
+func TestNamesStoredOnce(t *testing.T) {
+	s := openSM(t, t.TempDir())
+	queue, partition := strings.Repeat("q", 256), strings.Repeat("p", 1024)
+	var cmds []Command
+	for i := range 50 {
+		cmds = append(cmds, pushCmd(int64(1000+i), queue, partition, 20))
+	}
+	for _, r := range update(t, s, 1, cmds...) {
+		if !r.Applied() {
+			t.Fatalf("push aborted: %q", r.Ops)
+		}
+	}
+	it, err := s.db.NewIter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	var pn, qn, records int
+	for it.First(); it.Valid(); it.Next() {
+		kv := append(append([]byte(nil), it.Key()...), it.Value()...)
+		pn += bytes.Count(kv, []byte(partition))
+		qn += bytes.Count(kv, []byte(queue))
+		if it.Key()[0] == prefixRecord {
+			records++
+		}
+	}
+	if records != 1000 {
+		t.Fatalf("%d records stored", records)
+	}
+	if pn != 2 {
+		t.Fatalf("the partition's name is stored %d times, want 2 ('P' key, 'C' entry)", pn)
+	}
+	if qn != 3 { // 'Q', 'P' and 'C' keys
+		t.Fatalf("the queue's name is stored %d times, want 3", qn)
+	}
+}
+
+// TestUpgradeFormat1 opens a store written in format 1 ('P' keys holding
+// the partition meta, 'C' keys the name) and reads it through the new
+// layout, then pushes on.
+func TestUpgradeFormat1(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sm")
+	db, err := pebble.Open(dir, pebbleOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := partitionMeta{Seq: 1, UID: 7, NextOffset: 2, LogStart: 1, LastWrite: 500, Created: 400}
+	m.ID[0] = 9
+	rec := func(off int64) []byte {
+		r := storedRecord{Stamp: 400 + off*100, TxID: "tx" + string(rune('0'+off)), Payload: []byte(`"v"`)}
+		return r.encode()
+	}
+	q := queueMeta{Created: 400, Partitions: 1, Options: []byte(`{}`)}
+	for k, v := range map[string][]byte{
+		string(queueKey(formatTenant, "orders")):             q.encode(),
+		string(partitionKey(formatTenant, "orders", "eu/1")): m.encode(),
+		string(createdKey(formatTenant, "orders", 1)):        []byte("eu/1"),
+		string(recordKey(7, 1)):                              rec(1),
+		string(nextUIDKey):                                   binary.BigEndian.AppendUint64(nil, 8),
+		string(metaKey):                                      metaValue(3, 500),
+	} {
+		if err := db.Set([]byte(k), v, pebble.Sync); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for round := range 2 { // the second open finds format 2 and changes nothing
+		s := newStateMachine(1, 1, dir, testAppliers(), nil, newWatchers())
+		applied, err := s.Open(nil)
+		if err != nil || applied != uint64(3+round) {
+			t.Fatalf("round %d: open: %d %v", round, applied, err)
+		}
+		if f, err := readFormat(s.db); err != nil || f != storeFormat {
+			t.Fatalf("round %d: format %d %v", round, f, err)
+		}
+		v := &View{src: pebbleSource{s.db}}
+		b, err := v.ReadRecords(formatTenant, "orders", "eu/1", 1, ReadLimits{MaxRecords: 1})
+		if err != nil || len(b.Records) != 1 || b.HighWatermark != int64(2+round) || b.LogStart != 1 || b.Records[0].TransactionID != "tx1" {
+			t.Fatalf("round %d: read %+v %v", round, b, err)
+		}
+		parts, _, err := v.PartitionsChanged(formatTenant, "orders", math.MinInt64, 0, 10)
+		if err != nil || len(parts) != 1 || parts[0].Name != "eu/1" || parts[0].UID != 7 || parts[0].LastOffset != int64(1+round) {
+			t.Fatalf("round %d: partitions %+v %v", round, parts, err)
+		}
+		if round == 0 {
+			res := update(t, s, 4, pushCmd(600, "orders", "eu/1", 1))
+			if a, err := DecodePushAnswers(res[0].Ops[0]); err != nil || len(a) != 1 || a[0].Offset != 2 || a[0].PartitionID != m.ID {
+				t.Fatalf("push after the upgrade: %+v %v", a, err)
+			}
+		}
+		s.Close()
+	}
+}
+
+// TestNewerFormatRefused: a store of a format this code does not know is
+// not opened (an older broker never misreads a newer store).
+func TestNewerFormatRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sm")
+	s := openSM(t, dir)
+	if err := s.db.Set(formatKey, binary.AppendUvarint(nil, storeFormat+1), pebble.Sync); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s2 := newStateMachine(1, 1, dir, testAppliers(), nil, newWatchers())
+	if _, err := s2.Open(nil); err == nil || !strings.Contains(err.Error(), "newer than this broker's") {
+		t.Fatalf("open of format %d: %v", storeFormat+1, err)
+	}
+}
+
+// TestStoredDedupWindowSaturates: options an older broker stored with a
+// dedup window that µs cannot hold (9223372036854775807 s) read as the
+// option's bound, so a retry inside it is still a duplicate; before, the
+// window overflowed to a negative span and deduplicated nothing.
+func TestStoredDedupWindowSaturates(t *testing.T) {
+	for _, window := range []string{"9223372036854775807", "9223372036855", "1e400"} {
+		s := openSM(t, t.TempDir())
+		q := queueMeta{Created: 1, Options: []byte(`{"dedupWindowSeconds":` + window + `}`)}
+		if err := s.db.Set(queueKey(formatTenant, "q1"), q.encode(), pebble.Sync); err != nil {
+			t.Fatal(err)
+		}
+		once := pushCmd(1000, "q1", "p", 1)
+		res := update(t, s, 1, once, Command{Clock: 2000, Ops: once.Ops})
+		a, err := DecodePushAnswers(res[1].Ops[0])
+		if err != nil || !a[0].Duplicate || a[0].Offset != 0 {
+			t.Fatalf("window %s: the retry answered %+v %v, want a duplicate of offset 0", window, a, err)
+		}
+	}
+}
