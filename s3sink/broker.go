@@ -103,6 +103,9 @@ const (
 	KVPut KVOpKind = iota + 1
 	KVPutIfAbsent
 	KVDelete
+	// KVCheck writes nothing: it asserts the row is at Expect (0: absent).
+	// The broker's retention fences its lost notes with it (NoteOps).
+	KVCheck
 )
 
 // KVOp is one write of a Batch.

@@ -11,8 +11,13 @@
 //     the least-buffered queue when it held more for a whole TTL.
 //   - The queue task (queue*.go): the lease (putIfAbsent with a TTL,
 //     refreshed every third of it), restore (the pointers, the redo of an
-//     intent), the open window filled from the log, and the commit
-//     sequence: intent, objects then manifest, commit pointer.
+//     intent, the start point fixed the first time the queue is found),
+//     the open window filled from the log, and the commit sequence:
+//     intent, objects then manifest, commit pointer.
+//   - Lost notes (lost.go): what the broker's retention deleted that the
+//     lake does not hold, written by the broker in the trim's own entry
+//     (Debts, LostNotes), reported by the next owner in the next
+//     manifest's lost ranges, and dropped with that window's commit.
 //   - Windows (window.go) on the broker's clock, closed on size, age, the
 //     alignment boundary, memory pressure (Memory), or a drain.
 //   - Its three interfaces to the world (broker.go, store.go): Log (the
@@ -54,6 +59,18 @@
 // queue; a node whose lease moved while it stalled finds its batch rolled
 // back (queen_s3_commit_precondition_lost_total), and the queue stops
 // there.
+//
+// # Nothing missing goes unsaid
+//
+// The lake can lack a record only through a lost range. While a node runs
+// a queue it sees every deletion as a fetch below the log start. While no
+// node runs it, the broker's retention notes what it deletes of each
+// sink's debt (the records after the commit pointer, or after the start
+// point before the first commit) in the same raft entry as the trim,
+// fenced by checks of the sink's documents: a note is exact, and a sink
+// that moved a pointer meanwhile rolls the trim back. A queue's start
+// point is written once, before the first read, so a restart or a new
+// owner never starts it at a new "latest" and skips what came between.
 //
 // An error whose outcome is unknown (a KV write that timed out) is followed
 // by reading the lease and the pointers back before anything is written

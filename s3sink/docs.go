@@ -14,9 +14,15 @@ import (
 //	s3:<sink>:<queue>:lease      who writes the queue (TTL)
 //	s3:<sink>:<queue>:intent     the window being committed (forever)
 //	s3:<sink>:<queue>:committed  the last committed window (forever)
+//	s3:<sink>:<queue>:start      where the lake of the queue begins (forever)
+//	s3:<sink>:<queue>:lost:<h>:<k>  offsets of one partition retention deleted
+//	                             before they reached the lake (forever, until
+//	                             the sink reports them)
 //	s3:<sink>:node=<instance>    a node running the sink (TTL)
 //
-// The queue and instance are percent-encoded like object keys.
+// The queue and instance are percent-encoded like object keys; <h> is a
+// hash of the partition's name (its value holds the name) and <k> the
+// commit pointer's k the note is about (lost.go).
 func docKey(sink, queue, what string) string {
 	return "s3:" + sink + ":" + lakeformat.EscapeName(queue) + ":" + what
 }
@@ -43,6 +49,16 @@ type intentDoc struct {
 	Compression string `json:"compression"`
 	Layout      string `json:"layout"`
 	Writer      string `json:"writer"`
+}
+
+// startDoc fixes, the first time the sink runs a queue that has no commit
+// pointer, where its lake begins: TStart (µs on the broker clock) for
+// start=latest, -1 (the log's first record) for earliest. A restart, a
+// failover or a move to another node before the first commit starts there
+// again, never at a new "latest".
+type startDoc struct {
+	TStart int64  `json:"tStart"`
+	Start  string `json:"start"` // latest or earliest, as configured then
 }
 
 // committedDoc is the commit pointer: only it makes a window real.
@@ -89,3 +105,12 @@ func mustJSON(v any) []byte {
 	}
 	return b
 }
+
+// CommittedKey is the KV key of a sink's commit pointer of a queue, for
+// the broker's retention hold.
+func CommittedKey(sink, queue string) string { return docKey(sink, queue, "committed") }
+
+// StartKey is the KV key of a sink's start point of a queue (startDoc),
+// for the lake's verifier: records stamped at or after it belong in the
+// lake.
+func StartKey(sink, queue string) string { return docKey(sink, queue, "start") }

@@ -256,6 +256,10 @@ func (k *fakeKV) Batch(_ context.Context, tenant, ns string, ops []KVOp) (BatchR
 			}
 			continue
 		}
+		if op.Kind == KVCheck {
+			res.Results[i] = OpResult{Applied: true, Version: cur.version, Value: cur.val}
+			continue
+		}
 		k.gens[key]++
 		if op.Kind == KVDelete {
 			delete(k.rows, key)

@@ -74,6 +74,8 @@ type queueTask struct {
 	// pending is the intent written for window k and not yet committed:
 	// the next thing the run does is finish it.
 	pending *intentDoc
+	// notes are the queue's lost notes, read at restore (lost.go).
+	notes []note
 }
 
 // queueStats are a queue's figures for status and metrics.

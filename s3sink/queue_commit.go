@@ -158,14 +158,18 @@ func (q *queueTask) commitPointer(ctx context.Context, w lakeformat.Window, mani
 	cv := q.committedVersion
 	doc := committedDoc{K: w.K, TEnd: lakeformat.FormatTs(w.TEnd), Manifest: manifest, Records: records, Bytes: bytes,
 		CommittedAtMs: q.e.now().UnixMilli()}
-	res, err := q.fenced(ctx, []KVOp{{Kind: KVPut, Key: docKey(q.e.set.Sink, q.queue, "committed"), Value: mustJSON(doc),
-		Expect: &cv, Required: true}})
+	// The lost notes this window reported, and older ones, go with it.
+	deletes, done := q.noteDeletes(w.K)
+	res, err := q.fenced(ctx, append([]KVOp{{Kind: KVPut, Key: docKey(q.e.set.Sink, q.queue, "committed"), Value: mustJSON(doc),
+		Expect: &cv, Required: true}}, deletes...))
 	if err != nil {
 		return fmt.Errorf("commit window %d: %w", w.K, err)
 	}
 	q.e.crashAt(CrashAfterCommit)
 	q.committedVersion = res.Results[1].Version
+	q.dropNotes(done)
 	q.committed(w, records, bytes)
+	q.seedLost(w.K)
 	q.checkpoint(ctx, w)
 	return nil
 }

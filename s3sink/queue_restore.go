@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/queen-mq/queen-go/lakeformat"
 )
@@ -17,12 +18,13 @@ import (
 func (q *queueTask) restore(ctx context.Context) error {
 	q.setState(StateRestoring)
 	q.pending = nil
-	keys := []string{docKey(q.e.set.Sink, q.queue, "intent"), docKey(q.e.set.Sink, q.queue, "committed")}
+	keys := []string{docKey(q.e.set.Sink, q.queue, "intent"), docKey(q.e.set.Sink, q.queue, "committed"),
+		docKey(q.e.set.Sink, q.queue, "start")}
 	rows, err := q.e.kv.Get(ctx, q.e.tenant, Namespace, keys)
 	if err != nil {
 		return fmt.Errorf("read pointers: %w", err)
 	}
-	intentRow, committedRow := rows[0], rows[1]
+	intentRow, committedRow, startRow := rows[0], rows[1], rows[2]
 	q.k, q.committedEnd = 1, 0
 	if committedRow.Found {
 		k, tEnd, err := decodeCommitted(committedRow.Value)
@@ -35,10 +37,13 @@ func (q *queueTask) restore(ctx context.Context) error {
 	q.mu.Lock()
 	q.st.k, q.st.tEnd, q.st.completeThrough = q.k-1, q.committedEnd, q.committedEnd
 	q.mu.Unlock()
+	if err := q.loadLost(ctx); err != nil {
+		return err
+	}
 	if committedRow.Found {
 		q.resetWindow(q.committedEnd)
-	} else {
-		q.resetWindow(-1) // fixed by the first read (earliest) or below (latest)
+	} else if err := q.startPoint(ctx, startRow); err != nil {
+		return err
 	}
 	if intentRow.Found {
 		var in intentDoc
@@ -46,18 +51,51 @@ func (q *queueTask) restore(ctx context.Context) error {
 			return fmt.Errorf("intent %s: %w", intentRow.Value, err)
 		}
 		if in.K == q.k {
-			return q.redo(ctx, in)
+			if err := q.redo(ctx, in); err != nil {
+				return err
+			}
 		}
 	}
-	if !committedRow.Found && !q.e.set.StartEarliest {
-		// latest: begin where the log is now, after every record applied
-		// (those stamped at safeTime too).
+	// The window now to be built follows window k-1 (a redo that found a
+	// finished upload committed it): the notes about k-1 are its losses.
+	q.seedLost(q.k - 1)
+	return nil
+}
+
+// startPoint opens the first window of a queue with no commit pointer
+// where its start point says: the one written when the sink first found
+// the queue, or, the first time, one fixed now (start=latest: after every
+// record applied, those stamped at safeTime too, so after the records
+// that created the queue; earliest: the log's first record) and written,
+// fenced by the lease, before anything is read. A queue that does not
+// exist yet gets no start point: ErrQueueNotFound, and the sink looks
+// again later.
+func (q *queueTask) startPoint(ctx context.Context, row Row) error {
+	if row.Found {
+		var d startDoc
+		if err := json.Unmarshal(row.Value, &d); err != nil {
+			return fmt.Errorf("start point %s: %w", row.Value, err)
+		}
+		q.resetWindow(d.TStart)
+		return nil
+	}
+	if _, err := q.e.logs.Partitions(ctx, q.e.tenant, q.queue, math.MaxInt64, "", 1); err != nil {
+		return err
+	}
+	d := startDoc{TStart: -1, Start: "earliest"}
+	if !q.e.set.StartEarliest {
 		st, err := q.e.logs.SafeTime(ctx)
 		if err != nil {
 			return err
 		}
-		q.resetWindow(st + 1)
+		d = startDoc{TStart: st + 1, Start: "latest"}
 	}
+	var absent int64
+	if _, err := q.fenced(ctx, []KVOp{{Kind: KVPut, Key: docKey(q.e.set.Sink, q.queue, "start"), Value: mustJSON(d),
+		Expect: &absent, Required: true}}); err != nil {
+		return fmt.Errorf("write the start point: %w", err)
+	}
+	q.resetWindow(d.TStart)
 	return nil
 }
 

@@ -285,7 +285,19 @@ func (h *harness) describe(n *hnode, tenant string, ops []KVOp) (string, showWhe
 		if i == 0 && doc == "lease" && len(ops) > 1 {
 			continue // the fence
 		}
+		if at := strings.Index(short(op.Key), ":lost:"); at >= 0 && op.Kind == KVDelete {
+			parts = append(parts, "drop lost note "+short(op.Key)[:at]+" k="+doc)
+			continue
+		}
 		switch doc {
+		case "start":
+			var d startDoc
+			json.Unmarshal(op.Value, &d)
+			at := "the first record"
+			if d.TStart >= 0 {
+				at = stamp(d.TStart)
+			}
+			parts = append(parts, fmt.Sprintf("start %s %s at %s", q, d.Start, at))
 		case "intent":
 			var in intentDoc
 			json.Unmarshal(op.Value, &in)

@@ -44,6 +44,9 @@ import (
 //	                        the payload "*N" is a JSON string N bytes long, none is null,
 //	                        \n a line break
 //	trim [queue=orders] p=<partition> before=<offset>   retention
+//	retain [queue=orders] p=<partition> before=<offset> retention as the broker runs it:
+//	                        the lost notes of the sinks' debts (LostNotes), fenced,
+//	                        and the trim, all or nothing
 //	advance <d> [tick=1s] [quiet]   the clock moves, the log ticking safeTime every tick
 //	bucket [brief]          the objects, with the records of data objects
 //	manifest [queue=orders] k=<k>
@@ -338,6 +341,12 @@ func (h *harness) command(t *testing.T, d *datadriven.TestData) string {
 		d.ScanArgs(t, "before", &before)
 		h.w.log.trim(DefaultTenant, queue, part, int64(before))
 		return fmt.Sprintf("%s/%s starts at offset %d\n", queue, part, before)
+	case "retain":
+		queue, part, before := "orders", "", 0
+		d.MaybeScanArgs(t, "queue", &queue)
+		d.ScanArgs(t, "p", &part)
+		d.ScanArgs(t, "before", &before)
+		return h.retain(t, queue, part, int64(before))
 	case "advance":
 		return h.advance(t, d)
 	case "bucket":
@@ -706,4 +715,63 @@ func (w *hworld) failLog(op string) error {
 		return errors.New("fake log: not ready")
 	}
 	return nil
+}
+
+// retain trims as the broker's retention does: the debts of the sinks'
+// documents, the lost notes of the records the trim deletes, and the
+// trim, in one step that applies only while the fences hold.
+func (h *harness) retain(t *testing.T, queue, part string, before int64) string {
+	ctx := context.Background()
+	rows, _, err := h.w.kv.Prefix(ctx, DefaultTenant, Namespace, "s3:", "", 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	debts, err := Debts(rows, queue)
+	if err != nil {
+		return fmt.Sprintf("debts: %v\n", err)
+	}
+	h.w.log.mu.Lock()
+	p := h.w.log.part(DefaultTenant, queue, part)
+	var recs []LogRecord
+	if p != nil && before > p.logStart {
+		recs = slices.Clone(p.recs[:before-p.logStart])
+	}
+	h.w.log.mu.Unlock()
+	if len(recs) == 0 {
+		return "nothing to trim\n"
+	}
+	byKey := map[string]Row{}
+	for _, r := range rows {
+		byKey[r.Key] = r
+	}
+	from, to := recs[0].Offset, recs[len(recs)-1].Offset
+	ops, err := LostNotes(debts, queue, part, from, to, func(ts int64) (int64, error) {
+		for _, r := range recs {
+			if r.Ts >= ts {
+				return r.Offset, nil
+			}
+		}
+		return to + 1, nil
+	}, func(key string) Row { return byKey[key] })
+	if err != nil {
+		return fmt.Sprintf("notes: %v\n", err)
+	}
+	var b strings.Builder
+	if len(ops) > 0 {
+		res, err := h.w.kv.Batch(ctx, DefaultTenant, Namespace, ops)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.OK {
+			return fmt.Sprintf("fence %s moved: nothing trimmed\n", short(ops[res.FailedIndex].Key))
+		}
+		for _, op := range ops {
+			if op.Kind == KVPut {
+				fmt.Fprintf(&b, "noted %s\n", op.Value)
+			}
+		}
+	}
+	h.w.log.trim(DefaultTenant, queue, part, before)
+	fmt.Fprintf(&b, "%s/%s starts at offset %d\n", queue, part, before)
+	return b.String()
 }

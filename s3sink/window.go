@@ -101,7 +101,8 @@ type closeInput struct {
 // target size, when it is maxAge old, when it reached the boundary, under
 // memory pressure, or on a drain when it is worth it (1 MiB or 10 s old).
 // A window with no record below its end never closes: the stretch is
-// skipped instead (see skipEmpty).
+// skipped instead (see skipEmpty), unless it carries lost ranges, which a
+// manifest must report even when nothing else happens on the queue.
 func decideClose(in closeInput, parts []*partBuf) (end int64, why closeReason, ok bool) {
 	if in.end <= in.tStart {
 		return 0, "", false
@@ -110,14 +111,16 @@ func decideClose(in closeInput, parts []*partBuf) (end int64, why closeReason, o
 	end = min(in.end, boundary)
 	var n int
 	var size int64
+	lost := false
 	for _, p := range parts {
 		pn, ps := p.below(end)
 		n += pn
 		size += ps
+		lost = lost || len(p.lost) > 0
 	}
 	age := in.end - in.tStart
 	switch {
-	case n == 0:
+	case n == 0 && !lost:
 		return 0, "", false
 	case size >= in.target:
 		return end, closeSize, true

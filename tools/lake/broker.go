@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/queen-mq/queen-go/lakeformat"
+
+	"github.com/queen-mq/queen-go/s3sink"
 )
 
 // brokerClient reads a queue's log over the broker's read API (API.md §4):
@@ -185,4 +187,31 @@ func (r *fetchRecord) payloadOf() []byte {
 		return nil
 	}
 	return r.Payload
+}
+
+// startPoint reads, from the broker's KV, where the sink's lake of queue
+// begins (s3sink.StartKey): ok is false when the sink wrote none (a sink
+// of an older broker, or one that never found the queue). -1 means the
+// log's first record (start=earliest).
+func (b *brokerClient) startPoint(ctx context.Context, sink, queue string) (tStart int64, ok bool, err error) {
+	var ans struct {
+		Results []struct {
+			Found bool            `json:"found"`
+			Value json.RawMessage `json:"value"`
+		} `json:"results"`
+	}
+	req := map[string]any{"operations": []map[string]any{{"op": "get", "ns": s3sink.Namespace, "key": s3sink.StartKey(sink, queue)}}}
+	if err := b.post(ctx, "/api/v1/kv", req, &ans); err != nil {
+		return 0, false, err
+	}
+	if len(ans.Results) != 1 || !ans.Results[0].Found {
+		return 0, false, nil
+	}
+	var d struct {
+		TStart *int64 `json:"tStart"`
+	}
+	if err := json.Unmarshal(ans.Results[0].Value, &d); err != nil || d.TStart == nil {
+		return 0, false, fmt.Errorf("lake: the sink's start point %s is not one", ans.Results[0].Value)
+	}
+	return *d.TStart, true, nil
 }

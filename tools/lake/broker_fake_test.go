@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/queen-mq/queen-go/lakeformat"
+
+	"github.com/queen-mq/queen-go/s3sink"
 )
 
 // fakeBroker answers POST /api/v1/partitions/changed and POST
@@ -25,6 +27,9 @@ type fakeBroker struct {
 	// listedStart, when set for a partition, is the log start that
 	// partitions/changed says, as if retention moved on after it.
 	listedStart map[string]int64
+	// startPoint, when set, is the sink's start point of the queue that
+	// POST /api/v1/kv answers (s3sink.StartKey); nil: none written.
+	startPoint *int64
 }
 
 // newFakeBroker is the broker of f: its log from each partition's log
@@ -90,6 +95,7 @@ func (b *fakeBroker) serve(t *testing.T) string {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/v1/partitions/changed", b.changed)
 	mux.HandleFunc("POST /api/v1/fetch", b.fetch)
+	mux.HandleFunc("POST /api/v1/kv", b.kv)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv.URL
@@ -212,4 +218,25 @@ func (b *fakeBroker) fetch(w http.ResponseWriter, r *http.Request) {
 	out = append(out, "]}\n"...)
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(out)
+}
+
+// kv answers one get of the sink's start point.
+func (b *fakeBroker) kv(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Operations []struct {
+			Op, NS, Key string
+		} `json:"operations"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Operations) != 1 ||
+		req.Operations[0].Key != s3sink.StartKey("default", b.queue) {
+		http.Error(w, `{"error":"kv_bad_request","reason":"kv_bad_body","detail":"not the start point"}`, http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if b.startPoint == nil {
+		fmt.Fprintf(w, `{"results":[{"index":0,"op":"get","found":false,"key":%q}]}`, req.Operations[0].Key)
+		return
+	}
+	fmt.Fprintf(w, `{"results":[{"index":0,"op":"get","found":true,"key":%q,"value":{"tStart":%d,"start":"latest"},"version":3}]}`,
+		req.Operations[0].Key, *b.startPoint)
 }

@@ -50,8 +50,10 @@
 // record it holds (fetch, paged by offset), stamps rising with offsets:
 //
 //   - missing: a broker record stamped in [first tStart, last tEnd) that
-//     the lake lacks. Records stamped before the first window are a note:
-//     a sink started with start=latest never read them.
+//     the lake lacks, or stamped before the first window but at or after
+//     the sink's start point (its start document in the broker's KV:
+//     the sink owed it). Records stamped before both are a note: a sink
+//     started with start=latest never read them.
 //   - mismatch: the lake's record at an offset differs from the broker's
 //     in ts, transactionId or payload. Payloads compare as the JSONL line
 //     renders them, so JSONL is compared by exact text (line breaks as

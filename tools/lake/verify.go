@@ -42,6 +42,13 @@ type verifier struct {
 	// start and the last one's end (µs).
 	lastK  uint64
 	t0, tn int64
+	// start is where the sink's start point says the lake begins, when
+	// the broker has one (startKnown): records stamped from it on belong
+	// in the lake, before the first window too.
+	start      int64
+	startKnown bool
+	// sink is the sink the manifests name.
+	sink string
 }
 
 // lostAt is a lost range and the window that declared it.
@@ -102,6 +109,7 @@ func (v *verifier) summarize() {
 		r.Lost += lostCount(m.Lost)
 		if first {
 			r.FirstTStart, r.FirstTEnd, first = m.TStart, m.TEnd, false
+			v.sink = m.Sink
 		}
 		r.LastTEnd = m.TEnd
 		v.lastK = max(v.lastK, w.K)

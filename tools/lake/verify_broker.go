@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"math"
 )
 
 // partCheck is the comparison of one partition with the broker.
@@ -59,6 +61,13 @@ func (v *verifier) checkBroker(ctx context.Context) error {
 	}
 	if v.r.Windows == 0 {
 		v.r.note("no committed window: nothing to compare with the broker")
+	} else if start, ok, err := b.startPoint(ctx, v.sink, v.cfg.Queue); err != nil {
+		v.r.note("the sink's start point could not be read (%v): records before the first window not checked", err)
+	} else if ok {
+		v.start, v.startKnown = start, true
+		if start < 0 {
+			v.start = math.MinInt64
+		}
 	}
 	checks := make([]*partCheck, 0, len(ps))
 	listed := map[string]bool{}
@@ -98,7 +107,7 @@ func (v *verifier) checkBroker(ctx context.Context) error {
 	}
 	v.extraPartitions(listed)
 	if bs.Before > 0 {
-		v.r.note("the broker holds %d records stamped before the first window's start %s: the sink began after them (start=latest), not checked",
+		v.r.note("the broker holds %d records stamped before the first window's start %s and the sink's start point: the sink began after them (start=latest), not checked",
 			bs.Before, iso(v.t0))
 	}
 	return nil
@@ -170,9 +179,10 @@ func (v *verifier) compareRecord(pc *partCheck, r *fetchRecord, ts int64, bs *Br
 	i := sort.Search(len(pc.lake), func(i int) bool { return pc.lake[i].offset >= r.Offset })
 	if i == len(pc.lake) || pc.lake[i].offset != r.Offset {
 		switch {
-		case ts < v.t0:
+		case ts < v.t0 && !(v.startKnown && ts >= v.start):
 			bs.Before++
 		case ts < v.tn:
+			// In the lake's span, or after the sink's start point.
 			v.addRun(&pc.missing, r.Offset, ts, 0, func(x *run) { v.reportMissing(pc.name, x) })
 		}
 		return

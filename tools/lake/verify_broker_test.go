@@ -63,6 +63,29 @@ func TestVerifyBroker(t *testing.T) {
 			}
 		},
 	}, {
+		name: "records after the start point, before the first window",
+		change: func(t *testing.T, fb *fakeBroker) {
+			// The sink's start point is before partition "old": the sink
+			// owed those records, and the first window left them out.
+			at := t0 - 10*minute
+			fb.startPoint = &at
+		},
+		check: func(t *testing.T, r lake.Report) {
+			has(t, r, lake.CheckMissing, `partition "old" offsets 0..1 (2 records) are in the broker`)
+			only(t, r, lake.CheckMissing)
+		},
+	}, {
+		name: "records before the start point",
+		change: func(t *testing.T, fb *fakeBroker) {
+			at := t0 - 1*minute
+			fb.startPoint = &at
+		},
+		check: func(t *testing.T, r lake.Report) {
+			if !r.OK() || r.Broker.Before != 2 {
+				t.Fatalf("records before the start point are a note: %+v\n%s", r.Broker, text(r))
+			}
+		},
+	}, {
 		name: "extra records",
 		change: func(t *testing.T, fb *fakeBroker) {
 			fb.drop("cust-1", 10)

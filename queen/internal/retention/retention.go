@@ -5,7 +5,10 @@
 // deletes the same records. With
 // retentionSinkHold naming an S3 sink, it never deletes a record stamped
 // after that sink's commit pointer less 60 s, nor reaches back further than
-// retentionSinkHoldMaxSeconds (7 days by default) to keep one.
+// retentionSinkHoldMaxSeconds (7 days by default) to keep one; the hold
+// floors both cutoffs. What a trim deletes that an S3 sink has not written
+// to the lake yet is noted in the trim's own entry (notes.go), so the lake
+// reports it lost.
 package retention
 
 import (
@@ -20,6 +23,10 @@ import (
 	"github.com/queen-mq/queen-go/raftlog"
 
 	"github.com/queen-mq/queen-go/contract"
+
+	"math"
+
+	"github.com/queen-mq/queen-go/s3sink"
 )
 
 // DefaultHoldMaxSeconds caps the hold unless the queue says otherwise
@@ -62,27 +69,32 @@ func (j *Job) Once(ctx context.Context) {
 		return
 	}
 	now := j.Shard.SafeTime()
+	p := &pass{j: j, docs: map[string]*sinkDocs{}}
 	for _, q := range got.([]raftlog.TenantQueue) {
 		// Every option is read within its range (contract.QueueOptionTable),
 		// and the arithmetic saturates: a cutoff never wraps past now.
 		o := contract.ParseQueueOptions(q.Options)
+		if o.CompletedRetentionSeconds == 0 && (!o.RetentionEnabled || o.RetentionSeconds <= 0) {
+			continue
+		}
+		// The sink hold floors both cutoffs (SINK-CONFIG.md §7).
+		floor := int64(math.MaxInt64)
+		if o.RetentionSinkHold != "" {
+			floor = j.holdFloor(ctx, q.Tenant, q.Name, o, now)
+		}
 		if o.CompletedRetentionSeconds > 0 {
-			j.completed(ctx, q.Tenant, q.Name, contract.SubSat(now, contract.Micros(o.CompletedRetentionSeconds)))
+			j.completed(ctx, p, q.Tenant, q.Name, min(contract.SubSat(now, contract.Micros(o.CompletedRetentionSeconds)), floor))
 		}
 		if !o.RetentionEnabled || o.RetentionSeconds <= 0 {
 			continue
 		}
-		cutoff := contract.SubSat(now, contract.Micros(o.RetentionSeconds))
-		if o.RetentionSinkHold != "" {
-			cutoff = min(cutoff, j.holdFloor(ctx, q.Tenant, q.Name, o, now))
-		}
+		cutoff := min(contract.SubSat(now, contract.Micros(o.RetentionSeconds)), floor)
 		if cutoff <= 0 {
 			continue
 		}
-		n, err := j.Shard.Trim(ctx, raftlog.TrimOp{Tenant: q.Tenant, Queue: q.Name, Before: cutoff})
+		n, err := p.trim(ctx, q.Tenant, q.Name, "", cutoff)
 		if err != nil {
 			j.Log.Warn("retention: trim", "tenant", q.Tenant, "queue", q.Name, "err", err)
-			continue
 		}
 		if n > 0 {
 			j.Log.Info("retention deleted records", "tenant", q.Tenant, "queue", q.Name, "records", n,
@@ -117,7 +129,7 @@ func HoldFloor(committed []byte, found bool, maxSeconds, now int64) int64 {
 }
 
 func (j *Job) holdFloor(ctx context.Context, tenant, queue string, o contract.QueueOptions, now int64) int64 {
-	key := "s3:" + o.RetentionSinkHold + ":" + lakeformat.EscapeName(queue) + ":committed"
+	key := s3sink.CommittedKey(o.RetentionSinkHold, queue)
 	a, err := j.KV.Do(ctx, tenant, []kvstore.Op{{Op: kvstore.OpGet, NS: "queen-s3", Key: key}})
 	if err != nil {
 		j.Log.Warn("retention: read the sink hold; deleting nothing this pass", "queue", queue, "err", err)
@@ -131,7 +143,7 @@ func (j *Job) holdFloor(ctx context.Context, tenant, queue string, o contract.Qu
 // consumer group's cursor that are stamped before cutoff. Stamps never
 // decrease along a partition, so "below the lowest cursor" is "stamped
 // before the record at that cursor". A queue no group reads keeps all.
-func (j *Job) completed(ctx context.Context, tenant, queue string, cutoff int64) {
+func (j *Job) completed(ctx context.Context, p *pass, tenant, queue string, cutoff int64) {
 	got, err := j.Shard.LocalRead(func(v *raftlog.View) (any, error) {
 		groups, err := consume.Groups(v, tenant, queue, "")
 		if err != nil {
@@ -165,7 +177,7 @@ func (j *Job) completed(ctx context.Context, tenant, queue string, cutoff int64)
 		return
 	}
 	for _, op := range got.([]raftlog.TrimOp) {
-		n, err := j.Shard.Trim(ctx, op)
+		n, err := p.trim(ctx, op.Tenant, op.Queue, op.Partition, op.Before)
 		if err != nil {
 			j.Log.Warn("retention: trim completed", "tenant", tenant, "queue", queue, "partition", op.Partition, "err", err)
 			continue

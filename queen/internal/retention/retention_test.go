@@ -145,7 +145,7 @@ func TestCompletedRetention(t *testing.T) {
 	}
 	settle("fast", 4) // offsets 0..3 done
 	settle("slow", 2) // offsets 0..1 done
-	job := &Job{Shard: shard, NodeID: id, Interval: time.Hour, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	job := &Job{Shard: shard, KV: kvstore.New(shard), NodeID: id, Interval: time.Hour, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	logStart := func() int64 {
 		got, err := shard.LocalRead(func(v *raftlog.View) (any, error) { return v.Partition(tenant, "q", "p") })
 		if err != nil {

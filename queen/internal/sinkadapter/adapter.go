@@ -168,27 +168,7 @@ func (k KV) Get(ctx context.Context, tenant, ns string, keys []string) ([]s3sink
 
 // Batch runs ops as one KV call.
 func (k KV) Batch(ctx context.Context, tenant, ns string, ops []s3sink.KVOp) (s3sink.BatchResult, error) {
-	kops := make([]kvstore.Op, len(ops))
-	for i, o := range ops {
-		op := kvstore.Op{NS: ns, Key: o.Key, Value: json.RawMessage(o.Value), Expect: o.Expect, Required: o.Required}
-		switch o.Kind {
-		case s3sink.KVPut:
-			op.Op = kvstore.OpPut
-		case s3sink.KVPutIfAbsent:
-			op.Op = kvstore.OpPutIfAbsent
-		case s3sink.KVDelete:
-			op.Op, op.Value = kvstore.OpDelete, nil
-		}
-		if o.Kind != s3sink.KVDelete {
-			if o.TTL > 0 {
-				ttl := int64(max(o.TTL/time.Second, 1))
-				op.TTLSeconds = &ttl
-			} else {
-				op.Forever = true
-			}
-		}
-		kops[i] = op
-	}
+	kops := Ops(ns, ops)
 	a, err := k.Store.Do(ctx, tenant, kops)
 	if err != nil {
 		return s3sink.BatchResult{}, err
@@ -219,4 +199,34 @@ func (k KV) Prefix(ctx context.Context, tenant, ns, prefix, after string, limit 
 		next = r.NextAfter
 	}
 	return rows, next, nil
+}
+
+// Ops turns the sink's KV ops into kvstore's, in namespace ns: a put or
+// putIfAbsent with a TTL of whole seconds (at least 1) or forever, a
+// delete, a check.
+func Ops(ns string, ops []s3sink.KVOp) []kvstore.Op {
+	kops := make([]kvstore.Op, len(ops))
+	for i, o := range ops {
+		op := kvstore.Op{NS: ns, Key: o.Key, Value: json.RawMessage(o.Value), Expect: o.Expect, Required: o.Required}
+		switch o.Kind {
+		case s3sink.KVPut:
+			op.Op = kvstore.OpPut
+		case s3sink.KVPutIfAbsent:
+			op.Op = kvstore.OpPutIfAbsent
+		case s3sink.KVDelete:
+			op.Op, op.Value = kvstore.OpDelete, nil
+		case s3sink.KVCheck:
+			op.Op, op.Value = kvstore.OpCheck, nil
+		}
+		if o.Kind == s3sink.KVPut || o.Kind == s3sink.KVPutIfAbsent {
+			if o.TTL > 0 {
+				ttl := int64(max(o.TTL/time.Second, 1))
+				op.TTLSeconds = &ttl
+			} else {
+				op.Forever = true
+			}
+		}
+		kops[i] = op
+	}
+	return kops
 }
