@@ -19,7 +19,8 @@
 //   - The queue log (queue_*.go): push (offsets from 0 without gaps, payload
 //     bytes kept exactly, deduplication by transactionId within the queue's
 //     window; a Strict item's duplicate rolls its whole entry back, for
-//     transactions), configure (queue options), trim (retention, replicated
+//     transactions; an item past the queue's maxSize answers Full, judged
+//     at apply, and a Strict one is not bounded by it), configure (queue options), trim (retention, replicated
 //     so every node deletes the same records); reads from a node's applied
 //     state: records by offset, the first offset at a time, partitions
 //     changed since a time, and WaitRecords for long polls. A partition's

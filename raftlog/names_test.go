@@ -45,3 +45,26 @@ func TestApplyChecksNames(t *testing.T) {
 		t.Fatalf("refused entries stored:\n%s", d)
 	}
 }
+
+// TestMaxSizeAtApply: a queue's maxSize is judged where the entry applies:
+// items past it answer Full and are not stored; a transaction's strict
+// items are not bounded by it.
+func TestMaxSizeAtApply(t *testing.T) {
+	c := raftlogtest.New(t, 1, nil)
+	c.StartAll()
+	_, s := c.Leader()
+	configure(t, s, "small", `{"maxSize":3}`, false)
+	ans, _ := push(t, s, item("small", "p", "a", nil), item("small", "q", "b", nil), item("small", "p", "c", nil),
+		item("small", "p", "d", nil), item("other", "p", "e", nil))
+	for i, want := range []bool{false, false, false, true, false} {
+		if ans[i].Full != want {
+			t.Errorf("item %d: Full %v, want %v", i, ans[i].Full, want)
+		}
+	}
+	strict := item("small", "p", "s", nil)
+	strict.Strict = true
+	ans, _ = push(t, s, item("small", "p", "x", nil), strict)
+	if !ans[0].Full || ans[1].Full || ans[1].Offset != 2 {
+		t.Errorf("a full queue: %+v", ans)
+	}
+}

@@ -99,6 +99,10 @@ type pushQueue struct {
 	meta queueMeta
 	// window is the dedup window in µs (0: off), from the options.
 	window int64
+	// room is how many more records the queue may hold (maxSize less what
+	// it holds before this push and what the push appended so far); -1:
+	// no bound.
+	room int64
 	// dirty: the meta changed (the queue or a partition was created) and
 	// is written back; an unchanged queue is not rewritten per push.
 	dirty bool
@@ -144,6 +148,14 @@ func applyPush(tx *Txn, at ApplyInfo, op *PushOp) ([]byte, error) {
 				}
 			}
 		}
+		if q.room == 0 && !it.Strict {
+			// maxSize: a transaction's pushes are not bounded by it.
+			answer = appendPushAnswer(answer, PushAnswer{Full: true, MessageID: it.MessageID, PartitionID: p.ID})
+			continue
+		}
+		if q.room > 0 {
+			q.room--
+		}
 		rec := storedRecord{Stamp: at.Stamp, MsgID: it.MessageID, TxID: it.TransactionID, Payload: it.Payload}
 		tx.Set(recordKey(p.UID, p.NextOffset), rec.encode())
 		if it.Dedup && q.window > 0 {
@@ -188,7 +200,15 @@ func (st *pushState) queue(name string, item int) (*pushQueue, error) {
 	if !ok {
 		q.meta, q.dirty = queueMeta{Created: st.at.Stamp, Options: []byte("{}")}, true
 	}
-	q.window = contract.Micros(contract.ParseQueueOptions(q.meta.Options).DedupWindowSeconds)
+	o := contract.ParseQueueOptions(q.meta.Options)
+	q.window, q.room = contract.Micros(o.DedupWindowSeconds), -1
+	if o.MaxSize > 0 && ok {
+		held, err := retained(st.tx.View(st.at), st.tenant, name)
+		if err != nil {
+			return nil, err
+		}
+		q.room = max(o.MaxSize-held, 0)
+	}
 	st.queues[name] = q
 	st.qorder = append(st.qorder, name)
 	return q, nil
@@ -389,4 +409,16 @@ func checkNames(tenant, queue, partition string) error {
 		return contract.Partition.Check("partition", partition)
 	}
 	return nil
+}
+
+// retained counts the records a queue holds (not deleted by retention):
+// what maxSize bounds. It reads every partition's meta, so only a push to
+// a queue with maxSize pays for it.
+func retained(v *View, tenant, queue string) (int64, error) {
+	var n int64
+	err := v.EachPartition(tenant, queue, 0, func(p PartitionInfo) (bool, error) {
+		n += p.LastOffset + 1 - p.LogStart
+		return true, nil
+	})
+	return n, err
 }

@@ -37,6 +37,10 @@ type PushAnswer struct {
 	// Duplicate: the item's TransactionID was seen within the dedup window;
 	// nothing was written and Offset and MessageID are the original's.
 	Duplicate bool
+	// Full: the queue held its maxSize records already (judged where the
+	// entry applies, so pushes through several nodes at once cannot pass
+	// it together); nothing was written and Offset is 0.
+	Full      bool
 	Offset    int64
 	MessageID [16]byte
 	// PartitionID is the UUID of the partition's incarnation.
@@ -241,7 +245,11 @@ func DecodePushAnswers(b []byte) ([]PushAnswer, error) {
 			d.Fail("push answer")
 			break
 		}
-		out[i].Duplicate = d.B[0] == 1
+		if d.B[0] > 2 {
+			d.Fail("push answer")
+			break
+		}
+		out[i].Duplicate, out[i].Full = d.B[0] == 1, d.B[0] == 2
 		d.B = d.B[1:]
 		out[i].Offset = d.Varint()
 		if len(d.B) < 32 {
@@ -272,9 +280,12 @@ func DecodePushRollback(b []byte) (item int, original PushAnswer, err error) {
 }
 
 func appendPushAnswer(b []byte, a PushAnswer) []byte {
-	if a.Duplicate {
+	switch {
+	case a.Duplicate:
 		b = append(b, 1)
-	} else {
+	case a.Full:
+		b = append(b, 2)
+	default:
 		b = append(b, 0)
 	}
 	b = binary.AppendVarint(b, a.Offset)

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"sync"
 )
 
 // TestGroupsDLQAndMessages: the consumer-group, DLQ and messages routes of
@@ -182,5 +184,73 @@ func TestMaxSize(t *testing.T) {
 	}
 	if recs, hwm, err := n.fetchAll(ctx, "small", "Default"); err != nil || hwm != 2 || len(recs) != 2 {
 		t.Fatalf("the full queue holds %d records (hwm %d): %v", len(recs), hwm, err)
+	}
+}
+
+// TestMaxSizeAcrossNodes: maxSize is judged where the entry applies, so
+// pushes through three nodes at once cannot pass it together. (Before,
+// each node judged it on its own view, and concurrent pushes through
+// several nodes stored far more than maxSize.)
+func TestMaxSizeAcrossNodes(t *testing.T) {
+	nodes := cluster(t, 3)
+	for _, n := range nodes {
+		n.start()
+	}
+	for _, n := range nodes {
+		n.waitReady()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	const maxSize = 20
+	if code, err := nodes[0].call(ctx, http.MethodPost, "/api/v1/configure", map[string]any{"queue": "small",
+		"options": map[string]any{"maxSize": maxSize}}, nil); err != nil || code != 200 {
+		t.Fatalf("configure: %d %v", code, err)
+	}
+	// Every node has applied the configure before the pushes start.
+	for _, n := range nodes {
+		if err := n.waitHighWatermark(ctx, "small", "Default", 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	queued, full := 0, 0
+	for w := range 12 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n := nodes[w%3]
+			items := make([]pushItem, 5)
+			for i := range items {
+				items[i] = pushItem{Queue: "small", Payload: json.RawMessage(fmt.Sprint(w*10 + i))}
+			}
+			ans, err := n.push(ctx, items...)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, a := range ans {
+				switch a.Status {
+				case "queued":
+					queued++
+				case "error":
+					full++
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if queued != maxSize || full != 60-maxSize {
+		t.Errorf("%d queued and %d refused of 60, want %d and %d", queued, full, maxSize, 60-maxSize)
+	}
+	for _, n := range nodes {
+		if err := n.waitHighWatermark(ctx, "small", "Default", int64(queued)); err != nil {
+			t.Fatal(err)
+		}
+		if recs, hwm, err := n.fetchAll(ctx, "small", "Default"); err != nil || hwm != maxSize || len(recs) != maxSize {
+			t.Errorf("node %d: the queue holds %d records (hwm %d), maxSize is %d: %v", n.id, len(recs), hwm, maxSize, err)
+		}
 	}
 }

@@ -77,42 +77,30 @@ func mapErr(err error) error {
 }
 
 // Push appends items as one entry. An item of a queue that holds maxSize
-// records already is answered with an error and not pushed.
+// records already is answered with an error and not pushed: the state
+// machine judges it where the entry applies, so pushes through several
+// nodes at once cannot pass the bound together.
 func (b *Broker) Push(ctx context.Context, tenant string, items []httpd.PushItem) ([]httpd.PushResult, error) {
 	out := make([]httpd.PushResult, len(items))
-	op := raftlog.PushOp{Tenant: tenant}
-	var at []int // op item j answers items[at[j]]
-	facts := b.queueFacts(tenant)
-	sealFor := b.sealWith(facts)
+	op := raftlog.PushOp{Tenant: tenant, Items: make([]raftlog.PushItem, len(items))}
+	sealFor := b.sealer(tenant)
 	for i, it := range items {
-		f, err := facts(it.Queue)
-		if err != nil {
-			return nil, err
-		}
-		if f.room == 0 {
-			out[i] = httpd.PushResult{MessageID: it.MessageID, Error: "queue " + it.Queue + " is full (maxSize)"}
-			continue
-		}
-		if f.room > 0 {
-			f.room--
-		}
 		payload, err := sealFor(it.Queue, it.Payload)
 		if err != nil {
 			return nil, err
 		}
-		op.Items = append(op.Items, raftlog.PushItem{Queue: it.Queue, Partition: it.Partition, TransactionID: it.TransactionID,
-			MessageID: it.MessageID, Dedup: it.Dedup, Payload: payload})
-		at = append(at, i)
-	}
-	if len(op.Items) == 0 {
-		return out, nil
+		op.Items[i] = raftlog.PushItem{Queue: it.Queue, Partition: it.Partition, TransactionID: it.TransactionID,
+			MessageID: it.MessageID, Dedup: it.Dedup, Payload: payload}
 	}
 	answers, _, err := b.shard.Push(ctx, op)
 	if err != nil {
 		return nil, mapErr(err)
 	}
-	for j, a := range answers {
-		out[at[j]] = httpd.PushResult{Duplicate: a.Duplicate, Offset: a.Offset, MessageID: a.MessageID}
+	for i, a := range answers {
+		out[i] = httpd.PushResult{Duplicate: a.Duplicate, Offset: a.Offset, MessageID: a.MessageID}
+		if a.Full {
+			out[i] = httpd.PushResult{MessageID: items[i].MessageID, Error: "queue " + items[i].Queue + " is full (maxSize)"}
+		}
 	}
 	return out, nil
 }
