@@ -17,6 +17,8 @@ const (
 	OpPush      OpKind = 1 // the queue log: append records (push.go)
 	OpConfigure OpKind = 2 // the queue log: store a queue's options
 	OpTrim      OpKind = 3 // the queue log: retention, delete records older than a stamp
+	// OpDedupSweep: the queue log: delete dedup entries out of their window
+	OpDedupSweep OpKind = 4
 )
 
 // Op is one operation of a command: its kind and the applier's own encoding.

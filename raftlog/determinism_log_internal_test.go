@@ -105,6 +105,8 @@ func recordedLog(seed uint64, n int) [][]byte {
 			cmd.Ops = []Op{randPush(), detOp('c', queueKey(detTenant, string(q)), queueKey(detTenant, "q4")), randPush()}
 		case r < 84: // a range over the metadata: every queue of tenant t forgotten
 			cmd.Ops = []Op{detOp('r', queuePrefix(prefixQueue, detTenant, ""), wire.PrefixEnd(appendName([]byte{prefixQueue}, detTenant))), randPush()}
+		case r < 86: // a dedup sweep
+			cmd.Ops = []Op{(&DedupSweepOp{Tenant: detTenant, Queue: queues[rng.IntN(4)], Partition: fmt.Sprint("p", rng.IntN(4)), Limit: 1 + rng.IntN(20)}).Op()}
 		case r < 88: // a tick
 		case r < 90:
 			cmd.Ops = []Op{randPush(), {Kind: 999}}

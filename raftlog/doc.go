@@ -21,7 +21,10 @@
 //     window; a Strict item's duplicate rolls its whole entry back, for
 //     transactions; an item past the queue's maxSize answers Full, judged
 //     at apply, and a Strict one is not bounded by it), configure (queue options), trim (retention, replicated
-//     so every node deletes the same records); reads from a node's applied
+//     so every node deletes the same records), dedup sweep (the dedup
+//     entries of records out of their window, deleted by a leader-proposed
+//     op that walks a partition from its DedupFrom, so they live as long as
+//     the window and no longer); reads from a node's applied
 //     state: records by offset, the first offset at a time, partitions
 //     changed since a time, and WaitRecords for long polls. A partition's
 //     names are stored once, when it is created: its meta, records and

@@ -113,3 +113,22 @@ func FuzzTrimOp(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDedupSweepOp: the same for DedupSweepOp.
+func FuzzDedupSweepOp(f *testing.F) {
+	f.Add((&DedupSweepOp{Tenant: "t", Queue: "q", Partition: "p", Limit: 100}).Op().Data, "", "", "p", 5)
+	f.Fuzz(func(t *testing.T, raw []byte, tenant, queue, partition string, limit int) {
+		if o, err := decodeDedupSweepOp(raw); err != nil {
+			checkRefusal(t, err)
+		} else {
+			checkCanonical(t, "dedup sweep op", raw, o.Op().Data)
+		}
+		limit = min(max(limit, 0), 1<<20)
+		op := DedupSweepOp{Tenant: tenant, Queue: queue, Partition: partition, Limit: limit}
+		enc := op.Op()
+		got, err := decodeDedupSweepOp(enc.Data)
+		if err != nil || enc.Kind != OpDedupSweep || got != op {
+			t.Fatalf("decode of %+v: %+v %v", op, got, err)
+		}
+	})
+}

@@ -39,6 +39,12 @@ func (k queueApplier) Apply(tx *Txn, at ApplyInfo, data []byte) ([]byte, error) 
 			return nil, err
 		}
 		return applyTrim(tx, at, &op)
+	case OpDedupSweep:
+		op, err := decodeDedupSweepOp(data)
+		if err != nil {
+			return nil, err
+		}
+		return applyDedupSweep(tx, at, &op)
 	}
 	return nil, fmt.Errorf("raftlog: op kind %d is not the queue log's", k.kind)
 }
@@ -370,8 +376,11 @@ func trimPartition(tx *Txn, at ApplyInfo, uid uint64, before int64) (uint64, err
 			bad = derr
 			return false
 		}
-		dedups = append(dedups, dedupKey(p.UID, r.TxID))
-		p.LogStart = int64(binary.BigEndian.Uint64(k[9:])) + 1
+		off := int64(binary.BigEndian.Uint64(k[9:]))
+		if off >= p.DedupFrom { // below it, no entry is left
+			dedups = append(dedups, dedupKey(p.UID, r.TxID))
+		}
+		p.LogStart = off + 1
 		return true
 	})
 	if err == nil {
@@ -381,6 +390,7 @@ func trimPartition(tx *Txn, at ApplyInfo, uid uint64, before int64) (uint64, err
 		return 0, err
 	}
 	tx.DeleteRange(recordKey(p.UID, start), recordKey(p.UID, p.LogStart))
+	p.DedupFrom = max(p.DedupFrom, p.LogStart)
 	for _, dk := range dedups {
 		dv, ok, err := tx.Get(dk)
 		if err != nil {
@@ -421,4 +431,68 @@ func retained(v *View, tenant, queue string) (int64, error) {
 		return true, nil
 	})
 	return n, err
+}
+
+// applyDedupSweep deletes the dedup entries of a partition's records that
+// are out of the queue's dedup window at the entry's stamp, walking the
+// records from DedupFrom in offset (so stamp) order, at most op.Limit of
+// them. An entry is deleted only while it is still the record's: a later
+// push of the same transactionId, out of the window, owns it then.
+func applyDedupSweep(tx *Txn, at ApplyInfo, op *DedupSweepOp) ([]byte, error) {
+	if err := checkNames(op.Tenant, op.Queue, op.Partition); err != nil {
+		return nil, fmt.Errorf("raftlog: dedup sweep: %w", err)
+	}
+	q, ok, err := getQueue(tx.Get, op.Tenant, op.Queue)
+	if err != nil || !ok {
+		return binary.AppendUvarint(nil, 0), err
+	}
+	p, ok, err := loadPartition(tx.Get, op.Tenant, op.Queue, op.Partition)
+	if err != nil || !ok {
+		return binary.AppendUvarint(nil, 0), err
+	}
+	cutoff := contract.SubSat(at.Stamp, contract.Micros(contract.ParseQueueOptions(q.Options).DedupWindowSeconds))
+	from := max(p.DedupFrom, p.LogStart)
+	type done struct {
+		key []byte
+		off int64
+	}
+	var walked []done
+	next, limit := from, max(op.Limit, 1)
+	var bad error
+	err = tx.Scan(recordKey(p.UID, from), recordKey(p.UID, p.NextOffset), func(k, v []byte) bool {
+		r, derr := decodeRecord(v)
+		if derr != nil {
+			bad = derr
+			return false
+		}
+		if r.Stamp >= cutoff || len(walked) == limit {
+			return false
+		}
+		off := int64(binary.BigEndian.Uint64(k[9:]))
+		walked = append(walked, done{dedupKey(p.UID, r.TxID), off})
+		next = off + 1
+		return true
+	})
+	if err == nil {
+		err = bad
+	}
+	if err != nil {
+		return nil, err
+	}
+	var deleted uint64
+	for _, w := range walked {
+		dv, ok, err := tx.Get(w.key)
+		if err != nil {
+			return nil, err
+		}
+		if off, n := binary.Varint(dv); ok && n > 0 && off == w.off {
+			tx.Delete(w.key)
+			deleted++
+		}
+	}
+	if next != p.DedupFrom {
+		p.DedupFrom = next
+		tx.Set(metaKeyOf(p.UID), p.encode())
+	}
+	return binary.AppendUvarint(nil, deleted), nil
 }

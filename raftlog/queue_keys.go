@@ -106,24 +106,36 @@ type partitionMeta struct {
 	LogStart   int64    // the first offset not trimmed
 	LastWrite  int64    // stamp of the last push that appended to it
 	Created    int64    // stamp of the push that created it
+	// DedupFrom is the first offset whose dedup entry may still live: the
+	// records below it are out of the dedup window (or trimmed), and their
+	// entries are deleted (DedupSweepOp).
+	// INVARIANT: LogStart <= DedupFrom <= NextOffset, once a sweep or a
+	// trim wrote the meta; a meta of version 1 reads it as LogStart.
+	DedupFrom int64
 }
 
-const metaVersion = 1
+// metaVersion starts the queue and partition metas and records; a
+// partition meta of version 2 ends with DedupFrom.
+const (
+	metaVersion          = 1
+	partitionMetaVersion = 2
+)
 
 func (m *partitionMeta) encode() []byte {
-	b := []byte{metaVersion}
+	b := []byte{partitionMetaVersion}
 	b = binary.AppendUvarint(b, m.Seq)
 	b = binary.AppendUvarint(b, m.UID)
 	b = append(b, m.ID[:]...)
 	b = binary.AppendVarint(b, m.NextOffset)
 	b = binary.AppendVarint(b, m.LogStart)
 	b = binary.AppendVarint(b, m.LastWrite)
-	return binary.AppendVarint(b, m.Created)
+	b = binary.AppendVarint(b, m.Created)
+	return binary.AppendVarint(b, m.DedupFrom)
 }
 
 func decodePartitionMeta(b []byte) (partitionMeta, error) {
 	var m partitionMeta
-	if len(b) < 1 || b[0] != metaVersion {
+	if len(b) < 1 || (b[0] != metaVersion && b[0] != partitionMetaVersion) {
 		return m, fmt.Errorf("%w: partition meta version", ErrStorage)
 	}
 	d := newDecoder(b[1:])
@@ -134,6 +146,10 @@ func decodePartitionMeta(b []byte) (partitionMeta, error) {
 	copy(m.ID[:], d.B[:16])
 	d.B = d.B[16:]
 	m.NextOffset, m.LogStart, m.LastWrite, m.Created = d.Varint(), d.Varint(), d.Varint(), d.Varint()
+	m.DedupFrom = m.LogStart
+	if b[0] == partitionMetaVersion {
+		m.DedupFrom = d.Varint()
+	}
 	if d.Err != nil || len(d.B) != 0 {
 		return m, fmt.Errorf("%w: partition meta", ErrStorage)
 	}

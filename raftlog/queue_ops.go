@@ -361,3 +361,40 @@ func decodeTrimOp(b []byte) (TrimOp, error) {
 	}
 	return t, d.Err
 }
+
+// DedupSweepOp deletes the dedup entries of one partition's records that
+// are out of its queue's dedup window at the entry's stamp: at most Limit
+// records are looked at, from where the last sweep stopped. A leader's
+// job proposes it; every node deletes the same entries. Its answer is the
+// count of entries deleted (uvarint).
+type DedupSweepOp struct {
+	Tenant, Queue, Partition string
+	Limit                    int
+}
+
+// Op encodes d as an op of a command.
+func (d *DedupSweepOp) Op() Op {
+	b := []byte{opVersion}
+	b = appendName(b, d.Tenant)
+	b = appendName(b, d.Queue)
+	b = appendName(b, d.Partition)
+	return Op{Kind: OpDedupSweep, Data: binary.AppendUvarint(b, uint64(max(d.Limit, 0)))}
+}
+
+func decodeDedupSweepOp(b []byte) (DedupSweepOp, error) {
+	var o DedupSweepOp
+	if len(b) == 0 || b[0] != opVersion {
+		return o, fmt.Errorf("%w: dedup sweep op version", ErrCorruptEntry)
+	}
+	d := newDecoder(b[1:])
+	o.Tenant, o.Queue, o.Partition = string(d.Bytes()), string(d.Bytes()), string(d.Bytes())
+	n := d.Uvarint()
+	if n > 1<<20 {
+		d.Fail("dedup sweep limit")
+	}
+	o.Limit = int(n)
+	if d.Err == nil && len(d.B) != 0 {
+		d.Fail("trailing bytes")
+	}
+	return o, d.Err
+}

@@ -179,6 +179,9 @@ type PartitionInfo struct {
 	UID uint64
 	// Created is the stamp of the push that created it.
 	Created int64
+	// DedupFrom is the first offset whose dedup entry may still live
+	// (DedupSweepOp moves it).
+	DedupFrom int64
 }
 
 // Partition describes one partition; the error wraps ErrUnknownPartition
@@ -193,7 +196,7 @@ func (v *View) Partition(tenant, queue, partition string) (PartitionInfo, error)
 
 func (p partitionMeta) info(name string) PartitionInfo {
 	return PartitionInfo{Name: name, ID: p.ID, LastOffset: p.NextOffset - 1, LogStart: p.LogStart,
-		LastWrite: p.LastWrite, Seq: p.Seq, UID: p.UID, Created: p.Created}
+		LastWrite: p.LastWrite, Seq: p.Seq, UID: p.UID, Created: p.Created, DedupFrom: max(p.DedupFrom, p.LogStart)}
 }
 
 // PartitionsChanged lists a queue's partitions last written at or after

@@ -53,6 +53,17 @@ func (s *Shard) Trim(ctx context.Context, op TrimOp) (uint64, error) {
 	return n, nil
 }
 
+// DedupSweep deletes the dedup entries of a partition's records that are
+// out of the window (DedupSweepOp) and returns how many it deleted.
+func (s *Shard) DedupSweep(ctx context.Context, op DedupSweepOp) (uint64, error) {
+	answer, _, err := s.ProposeOp(ctx, op.Op())
+	if err != nil {
+		return 0, err
+	}
+	n, _ := binary.Uvarint(answer)
+	return n, nil
+}
+
 // WaitRecords returns once this node has applied a record of the partition
 // at offset or beyond (its high watermark passed offset), or when ctx ends
 // (ctx.Err()). It waits on the apply loop's notification, never polls.

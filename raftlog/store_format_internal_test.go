@@ -179,3 +179,66 @@ func TestStoredDedupWindowSaturates(t *testing.T) {
 		}
 	}
 }
+
+// dedupEntries counts the dedup entries in s's store.
+func dedupEntries(t *testing.T, s *stateMachine) int {
+	t.Helper()
+	n := 0
+	if err := (pebbleSource{s.db}).Scan([]byte{prefixDedup}, []byte{prefixDedup + 1}, func(_, _ []byte) bool { n++; return true }); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestDedupSweep: the dedup entries of records out of the window are
+// deleted by a sweep, those inside it kept, and a sweep stops at its
+// limit and goes on from there; an entry a later push of the same id
+// owns is not the old record's to delete.
+func TestDedupSweep(t *testing.T) {
+	s := openSM(t, t.TempDir())
+	conf := Command{Clock: 1, Ops: []Op{(&ConfigureOp{Tenant: formatTenant, Queue: "q", Options: []byte(`{"dedupWindowSeconds":10}`)}).Op()}}
+	cmds := []Command{conf}
+	for i := range 6 { // one push a second, from 100 s on
+		cmds = append(cmds, pushCmd(int64(100+i)*1_000_000, "q", "p", 2))
+	}
+	update(t, s, 1, cmds...)
+	if n := dedupEntries(t, s); n != 12 {
+		t.Fatalf("%d dedup entries, want 12", n)
+	}
+	sweep := func(index uint64, at int64, limit int) uint64 {
+		t.Helper()
+		res := update(t, s, index, Command{Clock: at, Ops: []Op{(&DedupSweepOp{Tenant: formatTenant, Queue: "q", Partition: "p", Limit: limit}).Op()}})
+		if !res[0].Applied() {
+			t.Fatalf("sweep: %q", res[0].Ops)
+		}
+		n, _ := binary.Uvarint(res[0].Ops[0])
+		return n
+	}
+	if n := sweep(10, 105_000_000, 100); n != 0 {
+		t.Fatalf("a sweep inside the window deleted %d", n)
+	}
+	// At 112.5 s the pushes of 100, 101 and 102 s are out of the window:
+	// 6 entries, 4 of them with a limit of 4, then the other 2.
+	if n := sweep(11, 112_500_000, 4); n != 4 {
+		t.Fatalf("a sweep of limit 4 deleted %d", n)
+	}
+	if n := sweep(12, 112_600_000, 100); n != 2 {
+		t.Fatalf("the next sweep deleted %d, want 2", n)
+	}
+	if n := dedupEntries(t, s); n != 6 {
+		t.Fatalf("%d dedup entries left, want 6", n)
+	}
+	// A push of an id whose window passed writes a new entry, the later
+	// record's: a sweep walking the old record leaves it.
+	again := pushCmd(103*1_000_000, "q", "p", 1) // the ids of the push of 103 s
+	res := update(t, s, 13, Command{Clock: 120_000_000, Ops: again.Ops})
+	if a, _ := DecodePushAnswers(res[0].Ops[0]); a[0].Duplicate {
+		t.Fatalf("a push after the window was a duplicate")
+	}
+	if n := sweep(14, 114_000_000+10_000_000, 100); n != 5 { // 103 s's other entry, 104 and 105 s's; not the new one
+		t.Fatalf("the sweep deleted %d, want 5", n)
+	}
+	if n := dedupEntries(t, s); n != 1 {
+		t.Fatalf("%d dedup entries left, want the new push's 1", n)
+	}
+}

@@ -110,3 +110,52 @@ func TestRetentionNotesWhatASinkOwes(t *testing.T) {
 		t.Fatalf("plain has sink rows: %+v %v", a, err)
 	}
 }
+
+// TestDedupEntriesGoWithTheirWindow: a pass deletes the dedup entries of
+// the records out of their queue's window (the partition's DedupFrom
+// moves past them) and keeps those inside it: a retry inside the window is
+// still a duplicate.
+func TestDedupEntriesGoWithTheirWindow(t *testing.T) {
+	c := raftlogtest.New(t, 1, kvstore.Appliers())
+	c.StartAll()
+	id, shard := c.Leader()
+	ctx := raftlogtest.Ctx(t, 30*time.Second)
+	const tenant = "00000000-0000-0000-0000-000000000001"
+	if _, err := shard.Configure(ctx, raftlog.ConfigureOp{Tenant: tenant, Queue: "q", Options: []byte(`{"dedupWindowSeconds":120}`)}); err != nil {
+		t.Fatal(err)
+	}
+	base := time.Now().UnixMicro()
+	push := func(i int64, at int64) raftlog.PushAnswer {
+		op := raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: "q", Partition: "p", TransactionID: fmt.Sprint("tx-", i),
+			Dedup: true, Payload: []byte(`{}`)}}}
+		res, err := shard.Propose(ctx, raftlog.Command{Clock: at, Ops: []raftlog.Op{op.Op()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := raftlog.DecodePushAnswers(res.Ops[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a[0]
+	}
+	for i := int64(0); i < 10; i++ { // one record a minute, for ten minutes
+		push(i, base+i*60_000_000)
+	}
+	if _, err := shard.Propose(ctx, raftlog.Command{Clock: base + 10*60_000_000}); err != nil {
+		t.Fatal(err)
+	}
+	job := &Job{Shard: shard, KV: kvstore.New(shard), NodeID: id, Interval: time.Hour, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	job.Once(ctx)
+	got, err := shard.LocalRead(func(v *raftlog.View) (any, error) { return v.Partition(tenant, "q", "p") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The window is 2 minutes, judged at the sweep's stamp, just past
+	// minute 10: the records of minutes 0..8 are out of it.
+	if p := got.(raftlog.PartitionInfo); p.DedupFrom != 9 {
+		t.Fatalf("DedupFrom %d, want 9", p.DedupFrom)
+	}
+	if a := push(9, base+10*60_000_000+1); !a.Duplicate || a.Offset != 9 {
+		t.Fatalf("a retry inside the window: %+v", a)
+	}
+}

@@ -8,7 +8,8 @@
 // retentionSinkHoldMaxSeconds (7 days by default) to keep one; the hold
 // floors both cutoffs. What a trim deletes that an S3 sink has not written
 // to the lake yet is noted in the trim's own entry (notes.go), so the lake
-// reports it lost.
+// reports it lost. Each pass also deletes the dedup entries of records
+// out of their queue's dedup window (raftlog.DedupSweepOp).
 package retention
 
 import (
@@ -74,6 +75,7 @@ func (j *Job) Once(ctx context.Context) {
 		// Every option is read within its range (contract.QueueOptionTable),
 		// and the arithmetic saturates: a cutoff never wraps past now.
 		o := contract.ParseQueueOptions(q.Options)
+		j.sweepDedup(ctx, q.Tenant, q.Name, contract.SubSat(now, contract.Micros(o.DedupWindowSeconds)))
 		if o.CompletedRetentionSeconds == 0 && (!o.RetentionEnabled || o.RetentionSeconds <= 0) {
 			continue
 		}
@@ -99,6 +101,56 @@ func (j *Job) Once(ctx context.Context) {
 		if n > 0 {
 			j.Log.Info("retention deleted records", "tenant", q.Tenant, "queue", q.Name, "records", n,
 				"before", lakeformat.FormatTs(cutoff))
+		}
+	}
+}
+
+// dedupSweepLimit bounds the records one dedup sweep entry looks at, and
+// dedupSweepsPerPass the entries a pass proposes for one partition.
+const (
+	dedupSweepLimit    = 10_000
+	dedupSweepsPerPass = 20
+)
+
+// sweepDedup deletes the dedup entries of a queue's records stamped before
+// cutoff (the dedup window's start), partition by partition: the entries
+// otherwise lived as long as their records. Within the window nothing
+// changes: the entry decides a retry there, across restarts and leader
+// changes alike.
+func (j *Job) sweepDedup(ctx context.Context, tenant, queue string, cutoff int64) {
+	var due []string
+	_, err := j.Shard.LocalRead(func(v *raftlog.View) (any, error) {
+		return nil, v.EachPartition(tenant, queue, 0, func(p raftlog.PartitionInfo) (bool, error) {
+			if p.DedupFrom > p.LastOffset {
+				return true, nil
+			}
+			at, err := v.OffsetForTime(tenant, queue, p.Name, cutoff)
+			if err != nil {
+				return false, err
+			}
+			if !at.Found {
+				at.Offset = at.HighWatermark
+			}
+			if p.DedupFrom < at.Offset {
+				due = append(due, p.Name)
+			}
+			return true, nil
+		})
+	})
+	if err != nil {
+		j.Log.Warn("retention: dedup entries", "tenant", tenant, "queue", queue, "err", err)
+		return
+	}
+	for _, name := range due {
+		for range dedupSweepsPerPass {
+			n, err := j.Shard.DedupSweep(ctx, raftlog.DedupSweepOp{Tenant: tenant, Queue: queue, Partition: name, Limit: dedupSweepLimit})
+			if err != nil {
+				j.Log.Warn("retention: dedup sweep", "tenant", tenant, "queue", queue, "partition", name, "err", err)
+				return
+			}
+			if n < dedupSweepLimit/2 {
+				break // caught up (or nearly: the next pass goes on)
+			}
 		}
 	}
 }
