@@ -9,7 +9,7 @@ import (
 // Appliers returns the KV applier by op kind, to pass to
 // raftlog.Host.StartShard. Every node of a shard must run it.
 func Appliers() map[raftlog.OpKind]raftlog.Applier {
-	return map[raftlog.OpKind]raftlog.Applier{OpKV: applier{}}
+	return map[raftlog.OpKind]raftlog.Applier{OpKV: applier{}, OpSweep: sweeper{}}
 }
 
 // applier applies OpKV ops: one call each, its ops in order through the

@@ -49,6 +49,12 @@
 //
 // 'K' | uvarint len | tenant | uvarint len | namespace | key holds a row,
 // and 'k' 'v' the version counter (raftlog keeps 0x00 and Q P C R D N).
+// 'k' 'n' holds each namespace's count of stored rows and 'k' 'x' the
+// expiry index of the rows with a TTL (expiry.go): the leader's sweeps
+// (SweepOp, DueSweeps) delete expired rows through it, on the broker
+// clock, and Namespaces counts live keys exactly without scanning a
+// namespace. A store written before them gets both when it opens
+// (UpgradeStore).
 // The length prefixes make the rows of one (tenant, namespace) a key
 // prefix, so getPrefix is a Pebble prefix scan in key byte order.
 //

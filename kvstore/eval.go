@@ -35,6 +35,11 @@ type evaluator struct {
 	// the version counter, read at the first write
 	counter       uint64
 	counterLoaded bool
+
+	// counts are how the call moved its namespaces' row counts, in the
+	// order it first moved them (expiry.go).
+	counts     map[string]int64
+	countOrder []string
 }
 
 // errWriteInRead: a write reached the read path, which prepare prevents.
@@ -82,6 +87,11 @@ func (e *evaluator) run(c *call) (*Answer, error) {
 	if e.counterLoaded && e.tx != nil {
 		e.tx.Set(counterKey, binary.BigEndian.AppendUint64(nil, e.counter))
 	}
+	if e.tx != nil {
+		if err := e.flushCounts(); err != nil {
+			return nil, err
+		}
+	}
 	return a, nil
 }
 
@@ -126,6 +136,11 @@ func (e *evaluator) store(ns, key string, value []byte, expiresAt int64, r *Resu
 		return err
 	}
 	w := row{version: v, expiresAt: expiresAt, updatedAt: e.stamp, value: value}
+	prev, err := e.stored(ns, key)
+	if err != nil {
+		return err
+	}
+	e.rowChanged(ns, key, prev, &w)
 	e.tx.Set(rowKey(e.tenant, ns, key), w.encode())
 	r.Applied, r.Value, r.Version = true, value, v
 	return nil
@@ -193,6 +208,7 @@ func (e *evaluator) delete(o *op, r *Result) error {
 		// An expired row answers absent, and goes: the delete is judged
 		// the same on every node, so removing it is deterministic too.
 		if cur, err := decodeRow(v); err == nil && !cur.live(e.stamp) {
+			e.rowChanged(o.ns, o.key, &cur, nil)
 			e.tx.Delete(rowKey(e.tenant, o.ns, o.key))
 		}
 	}
@@ -203,6 +219,11 @@ func (e *evaluator) delete(o *op, r *Result) error {
 		lost(r, ReasonAbsent, row{}, false)
 		return nil
 	}
+	prev, err := e.stored(o.ns, o.key)
+	if err != nil {
+		return err
+	}
+	e.rowChanged(o.ns, o.key, prev, nil)
 	e.tx.Delete(rowKey(e.tenant, o.ns, o.key))
 	r.Value, r.Version = nil, 0
 	return nil

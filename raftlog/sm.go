@@ -100,6 +100,9 @@ func (s *stateMachine) Open(<-chan struct{}) (uint64, error) {
 	s.mu.Lock()
 	s.db = db
 	s.mu.Unlock()
+	if err := s.upgradeFamilies(); err != nil {
+		return 0, err
+	}
 	s.applied.Store(applied)
 	s.stamp.Store(stamp)
 	return applied, nil
@@ -285,6 +288,9 @@ func (s *stateMachine) RecoverFromSnapshot(r io.Reader, stop <-chan struct{}) er
 		return fmt.Errorf("%w: %w", ErrStorage, err)
 	}
 	if err := upgradeStore(s.db); err != nil {
+		return err
+	}
+	if err := s.upgradeFamilies(); err != nil {
 		return err
 	}
 	applied, stamp, err := readMeta(s.db)

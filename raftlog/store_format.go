@@ -8,6 +8,8 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/queen-mq/queen-go/raftlog/wire"
+
+	"slices"
 )
 
 // formatKey holds the store's format: which layout of keys it holds. It
@@ -111,6 +113,49 @@ func scanPrefix(db *pebble.DB, prefix byte, fn func(k, v []byte) error) error {
 	}
 	if err := it.Error(); err != nil {
 		return fmt.Errorf("%w: %w", ErrStorage, err)
+	}
+	return nil
+}
+
+// StoreUpgrader is an Applier that keeps derived state of its own (an
+// index, a count) that a store written before it existed lacks. When the
+// store opens, and after a snapshot replaced it, UpgradeStore runs once
+// for each such applier, in op kind order, through a Txn over the whole
+// store, before any entry applies; it must be idempotent and cheap when
+// nothing is to be done (a marker key of its own says so).
+type StoreUpgrader interface {
+	UpgradeStore(tx *Txn) error
+}
+
+// upgradeFamilies runs the appliers' UpgradeStore, each in one synced
+// batch.
+func (s *stateMachine) upgradeFamilies() error {
+	kinds := make([]OpKind, 0, len(s.appliers))
+	for k := range s.appliers {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	done := map[StoreUpgrader]bool{}
+	for _, k := range kinds {
+		u, ok := s.appliers[k].(StoreUpgrader)
+		if !ok || done[u] {
+			continue
+		}
+		done[u] = true
+		b := s.db.NewIndexedBatch()
+		var tx Txn
+		tx.reset(b, nil)
+		err := u.UpgradeStore(&tx)
+		if err == nil {
+			err = tx.flush()
+		}
+		if err == nil && !b.Empty() {
+			err = b.Commit(pebble.Sync)
+		}
+		b.Close()
+		if err != nil {
+			return fmt.Errorf("%w: upgrade the store for op kind %d: %w", ErrStorage, k, err)
+		}
 	}
 	return nil
 }

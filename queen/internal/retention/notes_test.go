@@ -159,3 +159,37 @@ func TestDedupEntriesGoWithTheirWindow(t *testing.T) {
 		t.Fatalf("a retry inside the window: %+v", a)
 	}
 }
+
+// TestPassSweepsExpiredKV: a pass deletes the KV rows whose TTL passed on
+// the broker clock.
+func TestPassSweepsExpiredKV(t *testing.T) {
+	c := raftlogtest.New(t, 1, kvstore.Appliers())
+	c.StartAll()
+	id, shard := c.Leader()
+	kv := kvstore.New(shard)
+	ctx := raftlogtest.Ctx(t, 30*time.Second)
+	const tenant = "00000000-0000-0000-0000-000000000001"
+	ttl := int64(5)
+	for i := range 2500 / 100 {
+		ops := make([]kvstore.Op, 100)
+		for j := range ops {
+			ops[j] = kvstore.Op{Op: kvstore.OpPut, NS: "sessions", Key: fmt.Sprint("s", i*100+j), Value: json.RawMessage(`1`), TTLSeconds: &ttl}
+		}
+		if _, err := kv.Do(ctx, tenant, ops); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := shard.Propose(ctx, raftlog.Command{Clock: time.Now().Add(time.Minute).UnixMicro()}); err != nil {
+		t.Fatal(err)
+	}
+	job := &Job{Shard: shard, KV: kv, NodeID: id, Interval: time.Hour, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	job.Once(ctx)
+	got, err := shard.LocalRead(func(v *raftlog.View) (any, error) { return kvstore.DueSweeps(v, v.Stamp()) })
+	if err != nil || len(got.([]kvstore.SweepOp)) != 0 {
+		t.Fatalf("sweeps still due after a pass: %+v %v", got, err)
+	}
+	ns, err := kv.Namespaces(ctx, tenant)
+	if err != nil || len(ns) != 0 {
+		t.Fatalf("namespaces after the sweep: %+v %v", ns, err)
+	}
+}

@@ -9,7 +9,8 @@
 // floors both cutoffs. What a trim deletes that an S3 sink has not written
 // to the lake yet is noted in the trim's own entry (notes.go), so the lake
 // reports it lost. Each pass also deletes the dedup entries of records
-// out of their queue's dedup window (raftlog.DedupSweepOp).
+// out of their queue's dedup window (raftlog.DedupSweepOp), and the KV rows
+// whose TTL passed (kvstore.SweepOp).
 package retention
 
 import (
@@ -70,6 +71,7 @@ func (j *Job) Once(ctx context.Context) {
 		return
 	}
 	now := j.Shard.SafeTime()
+	defer j.sweepKV(ctx)
 	p := &pass{j: j, docs: map[string]*sinkDocs{}}
 	for _, q := range got.([]raftlog.TenantQueue) {
 		// Every option is read within its range (contract.QueueOptionTable),
@@ -150,6 +152,32 @@ func (j *Job) sweepDedup(ctx context.Context, tenant, queue string, cutoff int64
 			}
 			if n < dedupSweepLimit/2 {
 				break // caught up (or nearly: the next pass goes on)
+			}
+		}
+	}
+}
+
+// kvSweepsPerPass bounds the sweep entries of one namespace in a pass.
+const kvSweepsPerPass = 20
+
+// sweepKV deletes the KV rows whose TTL passed on the broker clock
+// (kvstore.SweepOp), so that a namespace of TTL keys does not grow for
+// ever: each namespace due, until a sweep deletes less than its limit.
+func (j *Job) sweepKV(ctx context.Context) {
+	got, err := j.Shard.LocalRead(func(v *raftlog.View) (any, error) { return kvstore.DueSweeps(v, v.Stamp()) })
+	if err != nil {
+		j.Log.Warn("retention: expired KV rows", "err", err)
+		return
+	}
+	for _, op := range got.([]kvstore.SweepOp) {
+		for range kvSweepsPerPass {
+			n, err := j.KV.Sweep(ctx, op)
+			if err != nil {
+				j.Log.Warn("retention: KV sweep", "tenant", op.Tenant, "namespace", op.NS, "err", err)
+				return
+			}
+			if n < uint64(op.Limit) {
+				break
 			}
 		}
 	}
