@@ -16,6 +16,8 @@
 // /configure, /kv, /stats/refresh; GET|PUT|DELETE /api/v1/kv/:ns/*key;
 // GET /api/v1/resources/queues[/:queue]; GET /health, /status,
 // /metrics/prometheus. HEAD is served wherever GET is, except on pop.
+// When the Broker is also a KVConsole, GET /api/v1/resources/kv/namespaces
+// and POST /api/v1/resources/kv/list (route_kv_console.go).
 //
 // When the Broker is also a Consumer (consume.go), the consuming routes
 // too: GET /api/v1/pop/queue/:queue[/partition/:partition], GET

@@ -41,7 +41,9 @@ type server struct {
 	t Transactor
 	// a is b as an Admin, nil when it is not one (no consumer-group, DLQ
 	// or messages routes then).
-	a       Admin
+	a Admin
+	// kc is b as a KVConsole, nil when it is not one.
+	kc      KVConsole
 	maxBody int64
 	version string
 	log     *slog.Logger
@@ -71,6 +73,9 @@ func New(b Broker, o Options) http.Handler {
 	}
 	if a, ok := b.(Admin); ok {
 		s.a = a
+	}
+	if kc, ok := b.(KVConsole); ok {
+		s.kc = kc
 	}
 
 	r := chi.NewRouter()
@@ -104,6 +109,10 @@ func New(b Broker, o Options) http.Handler {
 		}
 		if s.a != nil {
 			s.adminRoutes(r)
+		}
+		if s.kc != nil {
+			r.Method(http.MethodGet, "/resources/kv/namespaces", s.kvNamespaces())
+			r.Method(http.MethodPost, "/resources/kv/list", s.kvList())
 		}
 	})
 	return r

@@ -42,6 +42,7 @@ type fakeBroker struct {
 	replay       func(ctx context.Context, tenant, id, queue, partition string) (ReplayAnswer, error)
 	purge        func(ctx context.Context, tenant, queue, group string) (int, error)
 	messages     func(ctx context.Context, tenant string, q MessagesQuery) ([]MessageInfo, error)
+	kvList       func(ctx context.Context, tenant string, q KVListQuery) (json.Marshaler, error)
 
 	mu    sync.Mutex
 	calls []call
@@ -57,6 +58,7 @@ type call struct {
 
 var (
 	_ Broker     = (*fakeBroker)(nil)
+	_ KVConsole  = (*fakeBroker)(nil)
 	_ Consumer   = (*fakeBroker)(nil)
 	_ Transactor = (*fakeBroker)(nil)
 	_ Admin      = (*fakeBroker)(nil)
@@ -152,6 +154,19 @@ func (f *fakeBroker) KV(ctx context.Context, tenant string, ops []KVOp) (json.Ma
 		return f.kv(ctx, tenant, ops)
 	}
 	return rawAnswer(`{"results":[]}`), nil
+}
+
+func (f *fakeBroker) KVNamespaces(ctx context.Context, tenant string) (json.Marshaler, error) {
+	f.record("KVNamespaces", tenant, nil)
+	return rawAnswer(`{"namespaces":[{"namespace":"app","keys":2}]}`), nil
+}
+
+func (f *fakeBroker) KVList(ctx context.Context, tenant string, q KVListQuery) (json.Marshaler, error) {
+	f.record("KVList", tenant, q)
+	if f.kvList != nil {
+		return f.kvList(ctx, tenant, q)
+	}
+	return rawAnswer(`{"rows":[],"truncated":false,"nextAfter":null,"bytes":0}`), nil
 }
 
 func (f *fakeBroker) Queues(ctx context.Context, tenant string) ([]QueueSummary, error) {

@@ -267,3 +267,35 @@ func TestKVBrokerAnswerBroken(t *testing.T) {
 	e := newEnv(t, fb, Options{})
 	wantError(t, e.do(t, "POST", "/api/v1/kv", `[]`), http.StatusInternalServerError, CodeInternal, "")
 }
+
+// TestKVConsoleRoutes: the console reads answer the broker's JSON, take
+// their body's fields as typed, and refuse query strings and bad bodies in
+// the KV shape.
+func TestKVConsoleRoutes(t *testing.T) {
+	e := newEnv(t, nil, Options{})
+	wantJSON(t, e.do(t, "GET", "/api/v1/resources/kv/namespaces", ""), http.StatusOK, `{"namespaces":[{"namespace":"app","keys":2}]}`)
+	if c := e.fb.only(t); c.method != "KVNamespaces" || c.tenant != DefaultTenant {
+		t.Fatalf("broker got %+v", c)
+	}
+	e = newEnv(t, nil, Options{})
+	wantJSON(t, e.do(t, "POST", "/api/v1/resources/kv/list", `{"namespace":"app","prefix":"p/","after":"p/1","limit":5000,"keysOnly":true,"includeExpired":true}`),
+		http.StatusOK, `{"rows":[],"truncated":false,"nextAfter":null,"bytes":0}`)
+	want := KVListQuery{Namespace: "app", Prefix: "p/", After: "p/1", Limit: 1000, KeysOnly: true, IncludeExpired: true}
+	if c := e.fb.only(t); c.method != "KVList" || c.arg != want {
+		t.Fatalf("broker got %+v, want %+v", c, want)
+	}
+	for _, c := range []struct{ method, target, body, reason string }{
+		{"GET", "/api/v1/resources/kv/namespaces?x=1", "", ReasonKVNoQueryString},
+		{"POST", "/api/v1/resources/kv/list?x=1", `{"namespace":"app"}`, ReasonKVNoQueryString},
+		{"POST", "/api/v1/resources/kv/list", `{}`, ReasonKVBadNamespace},
+		{"POST", "/api/v1/resources/kv/list", `{"namespace":"App"}`, ReasonKVBadNamespace},
+		{"POST", "/api/v1/resources/kv/list", `{"namespace":"app","limit":"5"}`, ReasonKVBadField},
+		{"POST", "/api/v1/resources/kv/list", `{"namespace":"app","keysOnly":1}`, ReasonKVBadField},
+		{"POST", "/api/v1/resources/kv/list", `[1]`, ReasonKVBadBody},
+		{"POST", "/api/v1/resources/kv/list", `{"namespace":`, ReasonKVBadBody},
+	} {
+		e := newEnv(t, nil, Options{})
+		wantKVError(t, e.do(t, c.method, c.target, c.body), http.StatusBadRequest, CodeKVBadRequest, c.reason)
+		e.fb.none(t)
+	}
+}

@@ -42,6 +42,11 @@ func routeNames() map[string][]nameCase {
 		"POST /api/v1/stats/refresh":          nil,
 		"GET /api/v1/consumer-groups":         nil,
 		"GET /api/v1/consumer-groups/lagging": nil,
+		"GET /api/v1/resources/kv/namespaces": nil,
+		"POST /api/v1/resources/kv/list": {
+			{"namespace", "POST", "/api/v1/resources/kv/list", `{"namespace":"` + L + `"}`, 400, ReasonKVBadNamespace},
+			{"prefix", "POST", "/api/v1/resources/kv/list", `{"namespace":"a","prefix":"` + L + `"}`, 413, ReasonKVKeyTooLarge},
+		},
 		"POST /api/v1/push": {
 			tooLongName("queue", "POST", "/api/v1/push", `{"items":[{"queue":"`+L+`","payload":1}]}`),
 			tooLongName("partition", "POST", "/api/v1/push", `{"items":[{"queue":"q","partition":"`+L+`","payload":1}]}`),

@@ -4,6 +4,7 @@
 // applied. It prints a Markdown table for BENCHMARKS.md.
 //
 //	go run ./bench -nodes 1,3 -clients 1,16,64   (from kvstore/)
+//	go run ./bench -mode ttl                     the store's size under a steady load of TTL keys
 package main
 
 import (
@@ -31,8 +32,13 @@ func main() {
 	keys := flag.Int("keys", 10000, "keys the puts spread over")
 	duration := flag.Duration("duration", 5*time.Second, "how long each combination runs")
 	rtt := flag.Duration("rtt", 50*time.Millisecond, "raft round trip time (dragonboat RTTMillisecond)")
+	mode := flag.String("mode", "put", "put: put throughput; ttl: store size under a steady load of TTL keys")
 	flag.Parse()
 	log.SetFlags(0)
+	if *mode == "ttl" {
+		ttlMode(*duration, *rtt)
+		return
+	}
 
 	fmt.Printf("put of a %d-byte JSON value to one of %d keys, forever; %s per row; every put committed (fsync on a majority) before it is answered\n\n",
 		*size, *keys, *duration)
@@ -59,6 +65,9 @@ func main() {
 		}
 	}
 }
+
+// tenant is the tenant the bench writes as.
+const tenant = "00000000-0000-0000-0000-000000000001"
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
@@ -90,7 +99,7 @@ func run(store *kvstore.Store, clients, keys int, value []byte, d time.Duration)
 					Value: value, Forever: true}
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 				t0 := time.Now()
-				_, err := store.Do(ctx, "bench", []kvstore.Op{op})
+				_, err := store.Do(ctx, tenant, []kvstore.Op{op})
 				mine = append(mine, time.Since(t0))
 				cancel()
 				if err != nil {

@@ -9,6 +9,10 @@ import (
 
 	"github.com/queen-mq/queen-go/httpd"
 	"github.com/queen-mq/queen-go/raftlog"
+
+	"github.com/queen-mq/queen-go/kvstore"
+
+	"encoding/json"
 )
 
 // The per-entry error codes of the read routes (API.md §4).
@@ -194,4 +198,26 @@ func (b *Broker) Queue(ctx context.Context, tenant, name string) (httpd.QueueDet
 		})
 	})
 	return d, found, mapErr(err)
+}
+
+var _ httpd.KVConsole = (*Broker)(nil)
+
+// KVNamespaces lists the tenant's KV namespaces with their exact counts of
+// live keys.
+func (b *Broker) KVNamespaces(ctx context.Context, tenant string) (json.Marshaler, error) {
+	ns, err := b.kv.Namespaces(ctx, tenant)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return kvstore.Counts(ns), nil
+}
+
+// KVList reads one page of a namespace's rows for the console.
+func (b *Broker) KVList(ctx context.Context, tenant string, q httpd.KVListQuery) (json.Marshaler, error) {
+	a, err := b.kv.List(ctx, tenant, kvstore.ListQuery{NS: q.Namespace, Prefix: q.Prefix, After: q.After, Limit: q.Limit,
+		KeysOnly: q.KeysOnly, IncludeExpired: q.IncludeExpired})
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return a, nil
 }

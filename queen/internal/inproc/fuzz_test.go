@@ -136,6 +136,8 @@ func FuzzHTTP(f *testing.F) {
 		{"POST", "/api/v1/dlq/0195f3a2-7b4c-7d1e-9c2b-3f4a5b6c7d8e/replay", `{"queue":"q1"}`},
 		{"DELETE", "/api/v1/dlq?queue=q1", ""},
 		{"GET", "/api/v1/messages?queue=q1&offset=99999999999999999999", ""},
+		{"GET", "/api/v1/resources/kv/namespaces", ""},
+		{"POST", "/api/v1/resources/kv/list", `{"namespace":"app","prefix":"k","limit":1e400,"includeExpired":true}`},
 		{"GET", "/health", ""},
 		{"GET", "/status", ""},
 		{"POST", "/api/v1/stats/refresh", ""},
