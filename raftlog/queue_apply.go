@@ -183,6 +183,7 @@ func applyPush(tx *Txn, at ApplyInfo, op *PushOp) ([]byte, error) {
 		p := st.parts[k]
 		tx.Set(metaKeyOf(p.UID), p.encode())
 		tx.Notify(watchKey(at.Shard, p.UID))
+		tx.Notify(PartitionWatchKey(at.Shard, op.Tenant, k[0], k[1]))
 	}
 	if st.uidRead {
 		tx.Set(nextUIDKey, binary.BigEndian.AppendUint64(nil, st.nextUID))

@@ -124,22 +124,43 @@ func (s *Shard) proposeError(err error) error {
 // deadline. A read changes nothing, so Read asks again on a short deadline
 // of its own that doubles from readTry up to maxReadTry, until ctx ends.
 func (s *Shard) Read(ctx context.Context, fn func(*View) (any, error)) (any, error) {
-	ctx, cancel := withDefaultDeadline(ctx)
-	defer cancel()
 	var fnErr error // Lookup runs fn on this goroutine, inside SyncRead
-	read := func(v *View) (any, error) {
+	return s.syncRead(ctx, func(v *View) (any, error) {
 		r, err := fn(v)
 		fnErr = err
 		return r, err
-	}
+	}, &fnErr)
+}
+
+// DryRun runs fn as an applier would, through a Txn over the applied state
+// of a linearizable read (as Read), stamped as an entry proposed now would
+// be (this node's clock, at least one past the last entry), and drops its
+// writes: fn sees what an entry proposed now would most likely see, and
+// tx.Writes() says whether it would change anything. A caller that finds
+// nothing to do proposes nothing (an empty pop); a caller that does
+// proposes, and the entry decides.
+func (s *Shard) DryRun(ctx context.Context, fn func(tx *Txn, at ApplyInfo) (any, error)) (any, error) {
+	var fnErr error
+	return s.syncRead(ctx, dryRun{fn: func(tx *Txn, at ApplyInfo) (any, error) {
+		r, err := fn(tx, at)
+		fnErr = err
+		return r, err
+	}, clock: s.now()}, &fnErr)
+}
+
+// syncRead runs the Lookup query q at a read index, asking again when
+// dragonboat loses a read; *fnErr is the error q's own function returned.
+func (s *Shard) syncRead(ctx context.Context, q any, fnErr *error) (any, error) {
+	ctx, cancel := withDefaultDeadline(ctx)
+	defer cancel()
 	try := readTry
 	for backoff := time.Millisecond; ; backoff = min(2*backoff, 100*time.Millisecond) {
 		tctx, cancel := context.WithTimeout(ctx, try)
-		v, err := s.host.nh.SyncRead(tctx, s.id, read)
+		v, err := s.host.nh.SyncRead(tctx, s.id, q)
 		cancel()
 		switch {
-		case fnErr != nil:
-			return nil, fnErr
+		case *fnErr != nil:
+			return nil, *fnErr
 		case err == nil:
 			return v, nil
 		case !retryable(err) && !lostRead(err):

@@ -174,12 +174,9 @@ func (s *stateMachine) Update(entries []sm.Entry) ([]sm.Entry, error) {
 	return entries, nil
 }
 
-// Lookup runs a read against the applied state: q is a func(*View) (any, error).
+// Lookup runs a read against the applied state: q is a func(*View) (any,
+// error), or a dryRun.
 func (s *stateMachine) Lookup(q any) (any, error) {
-	fn, ok := q.(func(*View) (any, error))
-	if !ok {
-		return nil, fmt.Errorf("raftlog: lookup of %T", q)
-	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.db == nil {
@@ -191,7 +188,23 @@ func (s *stateMachine) Lookup(q any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fn(&View{src: pebbleSource{snap}, stamp: stamp})
+	switch fn := q.(type) {
+	case func(*View) (any, error):
+		return fn(&View{src: pebbleSource{snap}, stamp: stamp})
+	case dryRun:
+		// Stamped as an entry proposed now would be: the proposer's clock,
+		// and at least one past the last entry applied.
+		tx := &Txn{base: snap}
+		return fn.fn(tx, ApplyInfo{Shard: s.shardID, Index: s.applied.Load() + 1, Stamp: max(fn.clock, stamp+1)})
+	}
+	return nil, fmt.Errorf("raftlog: lookup of %T", q)
+}
+
+// dryRun is a Lookup that runs an applier's logic through a Txn whose
+// writes are dropped, stamped as an entry proposed at clock would be.
+type dryRun struct {
+	fn    func(tx *Txn, at ApplyInfo) (any, error)
+	clock int64
 }
 
 // Sync makes everything applied so far durable: dragonboat calls it before

@@ -20,7 +20,8 @@ var ErrStorage = errors.New("raftlog: storage")
 //
 // A Txn is used by one goroutine, for one entry; appliers never keep it.
 type Txn struct {
-	base  *pebble.Batch // the Update's indexed batch over the store
+	base  pebble.Reader // what the entry reads: the Update's indexed batch, or a snapshot (a dry run)
+	batch *pebble.Batch // the Update's batch, where flush writes; nil in a dry run
 	cache *metaCache    // the state machine's, written through by flush
 	// INVARIANT: index[k] is the position in writes of the last write to k.
 	writes []write
@@ -42,7 +43,7 @@ type keyRange struct {
 }
 
 func (t *Txn) reset(base *pebble.Batch, cache *metaCache) {
-	t.base, t.cache = base, cache
+	t.base, t.batch, t.cache = base, base, cache
 	t.writes = t.writes[:0]
 	clear(t.index)
 	t.ranges = t.ranges[:0]
@@ -191,9 +192,16 @@ func (t *Txn) Scan(lower, upper []byte, fn func(key, val []byte) bool) error {
 	}
 }
 
+// Writes reports how many writes (sets, deletes, range deletes) the entry
+// has made so far; a dry run that made none changed nothing.
+func (t *Txn) Writes() int { return len(t.writes) + len(t.ranges) }
+
 // flush moves the entry's writes into the Update's batch, in the order they
 // were made, so the batch's end state is the entry's.
 func (t *Txn) flush() error {
+	if t.batch == nil {
+		return errors.New("raftlog: a dry run's writes go nowhere")
+	}
 	ri := 0
 	for i, w := range t.writes {
 		for ri < len(t.ranges) && t.ranges[ri].mark <= i {
@@ -204,9 +212,9 @@ func (t *Txn) flush() error {
 		}
 		var err error
 		if w.del {
-			err = t.base.Delete(w.key, nil)
+			err = t.batch.Delete(w.key, nil)
 		} else {
-			err = t.base.Set(w.key, w.val, nil)
+			err = t.batch.Set(w.key, w.val, nil)
 		}
 		if t.cache != nil && cacheable(w.key) {
 			if w.del {
@@ -228,7 +236,7 @@ func (t *Txn) flush() error {
 }
 
 func (t *Txn) flushRange(r keyRange) error {
-	if err := t.base.DeleteRange(r.start, r.end, nil); err != nil {
+	if err := t.batch.DeleteRange(r.start, r.end, nil); err != nil {
 		return fmt.Errorf("%w: %w", ErrStorage, err)
 	}
 	// A range over the cached metadata ('M', 'P' and 'Q' keys, which lie

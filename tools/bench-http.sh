@@ -4,10 +4,15 @@
 # records of 200 bytes from 64 connections, and fetches; then, on a fresh
 # cluster of each size, consumers (16 of them popping batches of 100 of
 # PREFILL records pushed beforehand, and acking them) and long polls (8
-# pairs of a parked pop and the push that wakes it). Prints two Markdown
-# tables for BENCHMARKS.md. Run from the repository root: make bench-http
+# pairs of a parked pop and the push that wakes it); then parked pops: 64
+# pops waiting on partitions no push touches while 16 connections push,
+# with the raft entries applied and the broker's CPU, for this tree's
+# binary and, when BASELINE names a git revision, for that revision's too.
+# Prints three Markdown tables for BENCHMARKS.md. Run from the repository
+# root: make bench-http
 #
-#   DURATION=10s CONNS=64 PREFILL=100000 bash tools/bench-http.sh
+#   DURATION=10s CONNS=64 PREFILL=100000 BASELINE=a3f9de1 bash tools/bench-http.sh
+#   ONLY=parked BASELINE=<rev> bash tools/bench-http.sh     just the parked-pops table
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10s}
@@ -24,6 +29,12 @@ trap cleanup EXIT
 
 go build -o "$work/queen" ./queen/cmd/queen
 go build -o "$work/queen-bench" ./tools/cmd/queen-bench
+if [ -n "${BASELINE:-}" ]; then
+	git worktree add -q --detach "$work/baseline" "$BASELINE"
+	(cd "$work/baseline" && go build -o "$work/queen-baseline" ./queen/cmd/queen)
+	git worktree remove --force "$work/baseline"
+fi
+bin=$work/queen
 
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
@@ -42,7 +53,7 @@ start() {
 	for i in $(seq 1 "$n"); do
 		PORT=${http[i]} QUEEN_BIND_ADDR=127.0.0.1 QUEEN_DATA_DIR="$work/c$n-$run-$i" QUEEN_RAFT_NODE_ID=$i \
 			QUEEN_RAFT_MEMBERS=$members QUEEN_LOG_FORMAT=json QUEEN_LOG_LEVEL=warn \
-			"$work/queen" 2>>"$work/c$n-$run-$i.log" &
+			"$bin" 2>>"$work/c$n-$run-$i.log" &
 		pids+=($!)
 		urls+="${urls:+,}http://127.0.0.1:${http[i]}"
 	done
@@ -61,6 +72,7 @@ stop() {
 	pids=()
 }
 
+if [ "${ONLY:-}" != parked ]; then
 echo "| nodes | mode | records/request | connections | records/s | requests/s | p50 ms | p99 ms | errors |"
 echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|"
 for n in 1 3; do
@@ -77,6 +89,8 @@ for n in 1 3; do
 		stop
 	done
 done
+
+fi
 
 # num NAME LINE prints the number that follows "NAME " in LINE.
 num() { sed -n "s|.*$1 \(-\{0,1\}[0-9][0-9.]*\).*|\1|p" <<<"$2"; }
@@ -103,6 +117,7 @@ row() {
 # Consume: latency is a pop and the ack/batch of what it leased. Long poll:
 # latency is from the push's answer to the parked pop's answer (negative
 # when the pop is answered first).
+if [ "${ONLY:-}" != parked ]; then
 echo
 echo "| nodes | mode | consumers | records/pop | records/s | p50 ms | p90 ms | p99 ms | max ms | 204 pops | errors | notes |"
 echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
@@ -113,4 +128,28 @@ for n in 1 3; do
 	out=$("$work/queen-bench" -url "$urls" -mode longpoll -c 8 -size 200 -duration "$DURATION" -queue longpoll)
 	row "$n" longpoll "8 pairs" 1 "$out"
 	stop
+done
+fi
+
+# Parked pops: what pops waiting on other partitions cost a push load.
+echo
+echo "| binary | nodes | parked pops | records/s | raft entries applied/s | broker CPU s/s | CPU µs/record | pops answered |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+binaries=("$work/queen")
+[ -n "${BASELINE:-}" ] && binaries+=("$work/queen-baseline")
+for n in 1 3; do
+	for parked in 0 64; do
+		for bin in "${binaries[@]}"; do # the binaries side by side, row by row
+			label=this
+			[ "$bin" = "$work/queen-baseline" ] && label="$BASELINE"
+			start "$n"
+			out=$("$work/queen-bench" -url "$urls" -c 16 -batch 1 -size 200 -duration "$DURATION" -mode push -queue parked -parked "$parked")
+			applied=$(num "raft entries applied/s" "$out")
+			cpu=$(num "broker CPU s/s" "$out")
+			per=$(num "CPU µs/record" "$out")
+			answered=$(num "answered during the run" "$out")
+			echo "| $label | $n | $parked | $(num records/s "$out") | $applied | $cpu | $per | $answered |"
+			stop
+		done
+	done
 done

@@ -100,7 +100,7 @@ func (s *state) ackOne(op *AckOp, it *AckItem) (AckAnswer, error) {
 	g.advance(pi.LogStart)
 	s.saveGP(op.Tenant, ref.Queue, it.Group, ref.Partition, &g, old)
 	if a.Released || it.Status != StatusCompleted {
-		s.tx.Notify(raftlog.QueueWatchKey(s.at.Shard, op.Tenant, ref.Queue))
+		s.released(op.Tenant, ref.Queue)
 	}
 	return a, nil
 }

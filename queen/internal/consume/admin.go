@@ -35,7 +35,7 @@ func (s *state) seek(op *SeekOp) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.tx.Notify(raftlog.QueueWatchKey(s.at.Shard, op.Tenant, op.Queue))
+	s.released(op.Tenant, op.Queue)
 	return binary.AppendUvarint(nil, uint64(moved)), nil
 }
 
@@ -92,7 +92,7 @@ func (s *state) deleteGroup(op *DeleteOp) ([]byte, error) {
 		s.tx.Delete(groupKey(op.Tenant, q, op.Group))
 		p := gpPrefix(op.Tenant, q, op.Group)
 		s.tx.DeleteRange(p, wire.PrefixEnd(p))
-		s.tx.Notify(raftlog.QueueWatchKey(s.at.Shard, op.Tenant, q))
+		s.released(op.Tenant, q)
 	}
 	return binary.AppendUvarint(nil, uint64(n)), nil
 }

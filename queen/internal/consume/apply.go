@@ -123,3 +123,19 @@ func (s *state) indexUID(tenant, queue, name string, uid uint64) error {
 	s.tx.Set(uidKey(uid), partRef{Tenant: tenant, Queue: queue, Partition: name}.encode())
 	return nil
 }
+
+// released wakes the pops of queue that a freed message can serve: the
+// queue-wide ones (raftlog.QueueWatchKey) and those of one partition
+// (ReleaseWatchKey), after a lease was released or a cursor moved.
+func (s *state) released(tenant, queue string) {
+	s.tx.Notify(raftlog.QueueWatchKey(s.at.Shard, tenant, queue))
+	s.tx.Notify(ReleaseWatchKey(s.at.Shard, tenant, queue))
+}
+
+// ReleaseWatchKey is notified when messages of a queue are freed for a
+// pop (a lease released, a cursor moved), not when records are pushed: a
+// pop of one partition waits on it and on raftlog.PartitionWatchKey, so
+// pushes to other partitions do not wake it.
+func ReleaseWatchKey(shard uint64, tenant, queue string) string {
+	return "consume/released/" + raftlog.QueueWatchKey(shard, tenant, queue)
+}

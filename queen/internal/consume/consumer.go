@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -18,7 +19,17 @@ type Consumer struct {
 	// partition stays held past its lease's end, so that a new leader
 	// whose clock runs ahead gives it to nobody else too early.
 	Skew time.Duration
+
+	tries, proposed atomic.Uint64 // PopStats
 }
+
+// PopStats counts what pops did on this node: Tries, the attempts (a pop
+// and each wake of a waiting one), and Proposed, those that became a raft
+// entry; the rest found nothing on a read index and cost no entry.
+type PopStats struct{ Tries, Proposed uint64 }
+
+// Stats returns the node's pop counts so far.
+func (c *Consumer) Stats() PopStats { return PopStats{c.tries.Load(), c.proposed.Load()} }
 
 // PopRequest is one pop: what PopOp holds but the lease id and the start,
 // which Pop chooses, and Wait, how long to long-poll when nothing is there.
@@ -38,18 +49,22 @@ type PopRequest struct {
 // req.Wait. An empty PopResult means nothing came.
 func (c *Consumer) Pop(ctx context.Context, req PopRequest) (PopResult, error) {
 	deadline := time.Now().Add(req.Wait)
-	key := raftlog.QueueWatchKey(c.Shard.ID(), req.Tenant, req.Queue)
+	keys := []string{raftlog.QueueWatchKey(c.Shard.ID(), req.Tenant, req.Queue)}
+	if req.Partition != "" {
+		keys = []string{raftlog.PartitionWatchKey(c.Shard.ID(), req.Tenant, req.Queue, req.Partition),
+			ReleaseWatchKey(c.Shard.ID(), req.Tenant, req.Queue)}
+	}
 	for {
-		wake := c.Shard.Watch(key) // before the pop: nothing is missed between
+		// The watches come before the pop: nothing is missed between.
+		wakes := make([]<-chan struct{}, len(keys))
+		for i, k := range keys {
+			wakes[i] = c.Shard.Watch(k)
+		}
 		op := PopOp{Tenant: req.Tenant, Queue: req.Queue, Group: req.Group, Partition: req.Partition,
 			Start: c.start(req.Tenant, req.Queue), Batch: req.Batch, MaxPartitions: req.MaxPartitions,
 			LeaseMicros: req.Lease.Microseconds(), SkewMicros: c.Skew.Microseconds(), LeaseID: uuid.NewString(),
 			AutoAck: req.AutoAck, Mode: req.Mode, From: req.From}
-		ans, stamp, err := c.Shard.ProposeOp(ctx, op.Op())
-		if err != nil {
-			return PopResult{}, err
-		}
-		res, err := DecodePopResult(ans)
+		res, stamp, err := c.pop(ctx, &op)
 		if err != nil {
 			return PopResult{}, err
 		}
@@ -61,15 +76,59 @@ func (c *Consumer) Pop(ctx context.Context, req PopRequest) (PopResult, error) {
 			left = min(left, time.Duration(res.NextAt-stamp)*time.Microsecond+time.Millisecond)
 		}
 		t := time.NewTimer(left)
+		var other <-chan struct{}
+		if len(wakes) > 1 {
+			other = wakes[1]
+		}
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return PopResult{}, nil
-		case <-wake:
+		case <-wakes[0]:
+		case <-other:
 		case <-t.C:
 		}
 		t.Stop()
 	}
+}
+
+// pop runs op: first as a dry run on a linearizable read, and, unless that
+// finds nothing to lease and nothing to change (an empty pop), as an
+// entry, which decides. An empty pop so costs a read index, no entry.
+func (c *Consumer) pop(ctx context.Context, op *PopOp) (PopResult, int64, error) {
+	c.tries.Add(1)
+	got, err := c.Shard.DryRun(ctx, func(tx *raftlog.Txn, at raftlog.ApplyInfo) (any, error) {
+		s := &state{tx: tx, v: tx.View(at), at: at}
+		ans, err := s.pop(op)
+		if err != nil {
+			return nil, err
+		}
+		res, err := DecodePopResult(ans)
+		if err != nil {
+			return nil, err
+		}
+		return dry{res, at.Stamp, tx.Writes() == 0}, nil
+	})
+	if err != nil {
+		return PopResult{}, 0, err
+	}
+	if d := got.(dry); len(d.res.Parts) == 0 && d.unchanged {
+		return d.res, d.stamp, nil
+	}
+	c.proposed.Add(1)
+	ans, stamp, err := c.Shard.ProposeOp(ctx, op.Op())
+	if err != nil {
+		return PopResult{}, 0, err
+	}
+	res, err := DecodePopResult(ans)
+	return res, stamp, err
+}
+
+// dry is what a dry-run pop found.
+type dry struct {
+	res       PopResult
+	stamp     int64
+	unchanged bool
 }
 
 // start picks where a queue-wide pop begins its walk: a partition at

@@ -2,7 +2,10 @@
 // the -url nodes, and prints records/s and latency percentiles. Its modes:
 //
 //   - push: -c connections each push batches of -batch records of -size
-//     bytes for -duration or until -count records (push.go).
+//     bytes for -duration or until -count records (push.go); the report
+//     adds the raft entries applied and the broker's CPU seconds; with
+//     -parked N, N pops wait the whole run on partitions no push touches
+//     (parked.go): what parked pops cost a push load.
 //   - fetch: the same connections read them back by offset, maxBytes of
 //     -batch records of -size (fetch.go).
 //   - consume: before the clock starts, -prefill records are pushed over
@@ -49,6 +52,7 @@ type options struct {
 	partitions int
 	group      string
 	prefill    int
+	parked     int
 }
 
 // maxPopBatch is the broker's cap on a pop's batch and on the items of an
@@ -68,6 +72,7 @@ func main() {
 	flag.IntVar(&o.partitions, "partitions", 100, "partitions the load spreads over (not longpoll: one partition per pair)")
 	flag.StringVar(&o.group, "group", "bench", "consume, longpoll: the consumer group")
 	flag.IntVar(&o.prefill, "prefill", 100000, "consume: records pushed before the clock starts")
+	flag.IntVar(&o.parked, "parked", 0, "push: pops parked the whole run on partitions no push touches")
 	flag.Parse()
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -88,7 +93,16 @@ func main() {
 	case "longpoll":
 		r, err = runLongpoll(o)
 	default:
+		var p *parked
+		if o.mode == "push" {
+			if p, err = startParked(o, o.parked); err != nil {
+				fail(1, err)
+			}
+		}
 		r, err = runLoad(o)
+		if err == nil && p != nil {
+			err = p.finish(o, r)
+		}
 	}
 	if err != nil {
 		fail(1, err)
@@ -123,6 +137,7 @@ var modeFlags = map[string][]string{
 	"partitions": {"push", "fetch", "consume"},
 	"group":      {"consume", "longpoll"},
 	"prefill":    {"consume"},
+	"parked":     {"push"},
 }
 
 // check validates o; set holds the flags given on the command line.
