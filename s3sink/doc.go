@@ -8,7 +8,15 @@
 //     settings. It beats a presence row, counts the nodes running the sink,
 //     claims free queues paced by how many it runs already (one second
 //     each), keeps to its fair share ceil(queues / nodes), and gives back
-//     the least-buffered queue when it held more for a whole TTL.
+//     the least-buffered queue when it held more for a whole TTL. Its
+//     first claims wait for a second beat, a third of the TTL after the
+//     first, so that nodes started together share from the start; claims
+//     are one at a time, each judged against the share with the ones
+//     before it counted. A lease row left by an earlier life of the node
+//     is taken back at once.
+//   - KV calls (kvcall.go): each with a deadline of a sixth of the TTL
+//     (500 ms to 5 s), so a leader that stops answering costs a call, not
+//     the lease; timed on queen_s3_kv_call_seconds.
 //   - The queue task (queue*.go): the lease (putIfAbsent with a TTL,
 //     refreshed every third of it), restore (the pointers, the redo of an
 //     intent, the start point fixed the first time the queue is found),
@@ -74,7 +82,23 @@
 //
 // An error whose outcome is unknown (a KV write that timed out) is followed
 // by reading the lease and the pointers back before anything is written
-// again, so a write that did apply is never taken for a lost precondition.
+// again, so a write that did apply is never taken for a lost precondition;
+// and a precondition lost to a late write of this node's own (the lease
+// row still holds this life's incarnation) is read back too, not taken for
+// a fence.
+//
+// # Who owns a queue
+//
+// A node reports a queue as its own (ownedHere) while it runs it and its
+// lease has not run out: the start of the last call that wrote the lease,
+// plus the TTL. The row itself lives until the stamp of that write plus
+// the TTL, which is later, so by the time another node can claim the
+// queue this one has stopped saying it owns it. A refresh that fails is
+// tried again at once, after a read-back; when none is answered before the
+// lease runs out the run ends failed (lapsed), not fenced, and the node
+// claims again as soon as the KV answers. The lag it reports is the
+// broker's clock now minus what the lake holds, whether the queue is
+// filling or stuck in its commit steps; its gauges are set at every tick.
 //
 // # Usage
 //

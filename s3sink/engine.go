@@ -40,6 +40,10 @@ type Deps struct {
 	// Crash is called at the commit step named by NodeSettings.CrashAt;
 	// the broker exits there (QUEEN_S3_CRASH_AT, for tests).
 	Crash func(CrashPoint)
+	// ClusterNodes is how many broker nodes may run the sink, when known
+	// (0: unknown). With one, the first claims do not wait for the
+	// presence of nodes started at the same time: there are none.
+	ClusterNodes int
 }
 
 // Engine is one sink: the tenant's queues mirrored into one bucket. Every
@@ -63,6 +67,15 @@ type Engine struct {
 	jitter  func(queue string) time.Duration
 	drainCh chan struct{}
 	bucket  bucketState
+	// settled is closed at the second presence beat, a third of the TTL
+	// (settleAfter) after the first: by then every node started with this
+	// one counts in the share, and the first claims keep to it. Scripts
+	// that are not about placement settle at the first beat.
+	settled     chan struct{}
+	settleAfter time.Duration
+	// claimMu makes the node's claims one at a time, each judged against
+	// the share with the claims before it counted.
+	claimMu chanMutex
 
 	mu       sync.Mutex
 	tasks    map[string]*queueTask
@@ -93,9 +106,15 @@ func NewEngine(tenant string, set Settings, node NodeSettings, d Deps) (*Engine,
 	}
 	inc := make([]byte, 8)
 	rand.Read(inc)
-	return &Engine{tenant: tenant, set: set, node: node, logs: d.Log, kv: d.KV, store: d.Store, keys: keys, mem: d.Memory,
+	kv := boundedKV{kv: d.KV, timeout: CallTimeout(node.LeaseTTL), clock: d.Clock, metrics: d.Metrics, tenant: tenant}
+	settle := node.LeaseTTL / 3
+	if d.ClusterNodes == 1 {
+		settle = 0
+	}
+	return &Engine{tenant: tenant, set: set, node: node, logs: d.Log, kv: kv, store: d.Store, keys: keys, mem: d.Memory,
 		metrics: d.Metrics, log: d.Logger.With("sink", set.Sink, "tenant", tenant), clock: d.Clock, crash: d.Crash,
-		incarnation: hex.EncodeToString(inc), jitter: randomJitter, drainCh: make(chan struct{}), tasks: map[string]*queueTask{}, nodes: 1}, nil
+		incarnation: hex.EncodeToString(inc), jitter: randomJitter, drainCh: make(chan struct{}), settled: make(chan struct{}),
+		settleAfter: settle, claimMu: newChanMutex(), tasks: map[string]*queueTask{}, nodes: 1}, nil
 }
 
 func (e *Engine) now() time.Time { return e.clock.Now() }
@@ -109,21 +128,35 @@ func (e *Engine) crashAt(p CrashPoint) {
 }
 
 // Run runs the sink until ctx ends or Drain finishes: presence beats,
-// queue discovery, and one supervisor per queue.
+// queue discovery, one supervisor per queue, and the gauges of the queues
+// it runs, set at every tick.
 func (e *Engine) Run(ctx context.Context) {
 	e.log.Info("sink running", "queues", e.queueSpec(), "bucket", e.set.Bucket, "prefix", e.set.Prefix,
 		"format", e.set.Format.String(), "codec", e.set.Codec().String(), "layout", e.set.Layout.String())
 	if !e.probe(ctx) {
 		return
 	}
+	var nextBeat, firstBeat time.Time
+	settled := false
 	for tick := 0; ; tick++ {
-		if tick%max(1, int(e.node.LeaseTTL/3/e.node.DiscoveryInterval)) == 0 {
-			e.beat(ctx)
+		if now := e.now(); !now.Before(nextBeat) {
+			// A beat that fails is tried again at the next tick.
+			if e.beat(ctx) {
+				if firstBeat.IsZero() {
+					firstBeat = now
+				}
+				if !settled && now.Sub(firstBeat) >= e.settleAfter {
+					close(e.settled)
+					settled = true
+				}
+				nextBeat = now.Add(max(e.node.LeaseTTL/3, e.node.DiscoveryInterval))
+			}
 		}
 		if tick%10 == 0 || !e.set.AllQueues {
 			e.listQueues(ctx, tick)
 		}
 		e.balance()
+		e.Report(ctx) // the gauges move while a queue is stuck too
 		select {
 		case <-ctx.Done():
 			e.wg.Wait()
@@ -154,8 +187,8 @@ func (e *Engine) listQueues(ctx context.Context, tick int) {
 			return
 		}
 	}
+	var fresh []*queueTask
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	for _, n := range names {
 		if _, ok := e.tasks[n]; ok {
 			continue
@@ -163,9 +196,14 @@ func (e *Engine) listQueues(ctx context.Context, tick int) {
 		q := newQueueTask(e, n)
 		e.tasks[n] = q
 		e.queues = append(e.queues, n)
-		slices.Sort(e.queues)
+		fresh = append(fresh, q)
+	}
+	slices.Sort(e.queues)
+	e.mu.Unlock()
+	mine := e.leftByEarlierLife(ctx, fresh)
+	for _, q := range fresh {
 		e.wg.Add(1)
-		go func() { defer e.wg.Done(); e.supervise(ctx, q) }()
+		go func() { defer e.wg.Done(); e.supervise(ctx, q, mine[q.queue]) }()
 	}
 }
 

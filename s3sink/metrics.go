@@ -1,6 +1,10 @@
 package s3sink
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 // Metrics are the sink's Prometheus series (s3-sink.md, "Metrics"). The
 // tenant label is empty for the default tenant. A node exports a queue's
@@ -9,7 +13,7 @@ type Metrics struct {
 	lag, safeLag, buffer, discovery, ckptAge *prometheus.GaugeVec
 	windows, records, bytes, lostRecs        *prometheus.CounterVec
 	fetches, requests, precondLost, given    *prometheus.CounterVec
-	winRecords, winBytes                     *prometheus.HistogramVec
+	winRecords, winBytes, kvCalls            *prometheus.HistogramVec
 }
 
 // NewMetrics makes the series and registers them on reg (nil: none).
@@ -39,10 +43,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		given:       c("queen_s3_queues_given_back_total", "Queues given back to balance the nodes.", "tenant"),
 		winRecords:  h("queen_s3_window_records", "Records per committed window.", prometheus.ExponentialBuckets(1, 4, 12)),
 		winBytes:    h("queen_s3_window_bytes", "Bytes per committed window.", prometheus.ExponentialBuckets(1024, 4, 12)),
+		kvCalls: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "queen_s3_kv_call_seconds",
+			Help:    "The sink's KV calls (get, batch, prefix) by how long they took; each ends at its deadline.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}}, []string{"tenant", "call"}),
 	}
 	if reg != nil {
 		for _, col := range []prometheus.Collector{m.lag, m.safeLag, m.buffer, m.discovery, m.ckptAge, m.windows, m.records,
-			m.bytes, m.lostRecs, m.fetches, m.requests, m.precondLost, m.given, m.winRecords, m.winBytes} {
+			m.bytes, m.lostRecs, m.fetches, m.requests, m.precondLost, m.given, m.winRecords, m.winBytes, m.kvCalls} {
 			reg.MustRegister(col)
 		}
 	}
@@ -83,6 +90,10 @@ func (m *Metrics) preconditionLost(tenant, sink string) {
 }
 
 func (m *Metrics) givenBack(tenant string) { m.given.WithLabelValues(tenantLabel(tenant)).Inc() }
+
+func (m *Metrics) kvCall(tenant, call string, took time.Duration) {
+	m.kvCalls.WithLabelValues(tenantLabel(tenant), call).Observe(took.Seconds())
+}
 
 // S3Request counts one request to the bucket; the S3 store calls it.
 func (m *Metrics) S3Request(tenant, operation string, status int) {

@@ -41,20 +41,20 @@ func (e *Engine) share() int {
 }
 
 // beat writes this node's presence row and counts the nodes running the
-// sink from everyone's rows.
-func (e *Engine) beat(ctx context.Context) {
+// sink from everyone's rows; false when a call failed.
+func (e *Engine) beat(ctx context.Context) bool {
 	v := mustJSON(leaseDoc{Instance: e.node.Instance, Incarnation: e.incarnation, SinceMs: e.now().UnixMilli()})
 	if _, err := e.kv.Batch(ctx, e.tenant, Namespace, []KVOp{{Kind: KVPut, Key: presenceKey(e.set.Sink, e.node.Instance),
-		Value: v, TTL: e.node.LeaseTTL}}); err != nil {
+		Value: v, TTL: leaseTTL(e.node.LeaseTTL)}}); err != nil {
 		e.log.Warn("presence beat", "err", err)
-		return
+		return false
 	}
 	n := 0
 	for after := ""; ; {
 		rows, next, err := e.kv.Prefix(ctx, e.tenant, Namespace, presencePrefix(e.set.Sink), after, 1000)
 		if err != nil {
 			e.log.Warn("count nodes", "err", err)
-			return
+			return false
 		}
 		n += len(rows)
 		if next == "" {
@@ -65,6 +65,7 @@ func (e *Engine) beat(ctx context.Context) {
 	e.mu.Lock()
 	e.nodes = max(n, 1)
 	e.mu.Unlock()
+	return true
 }
 
 // leavePresence deletes this node's presence row on a clean stop.
@@ -113,27 +114,65 @@ func (e *Engine) balance() {
 
 // claimDelay is how long a node waits before it claims a free queue: one
 // second per queue it runs already, so the least loaded claims first, and a
-// TTL more at or above its share; plus up to 200 ms of jitter, capped at
-// half the TTL (the TTL itself past the share).
-func (e *Engine) claimDelay(q *queueTask) time.Duration {
+// TTL more at or above its share (over); plus up to 200 ms of jitter,
+// capped at half the TTL (the TTL itself past the share).
+func (e *Engine) claimDelay(q *queueTask) (d time.Duration, over bool) {
 	held, share := e.held(), e.share()
-	d := time.Duration(held)*time.Second + e.jitter(q.queue)
+	d = time.Duration(held)*time.Second + e.jitter(q.queue)
 	d = min(d, e.node.LeaseTTL/2)
 	if held >= share {
 		d += e.node.LeaseTTL
 	}
-	return d
+	return d, held >= share
+}
+
+// claimTurn claims q's lease, one claim of the node at a time. A node that
+// reached its share while q waited a delay chosen below it does not claim
+// now (paced): q waits again, a share-holder's delay this time, so that
+// the nodes below their share claim first.
+func (e *Engine) claimTurn(ctx context.Context, q *queueTask, over bool) (claimed, paced bool) {
+	e.claimMu.Lock()
+	defer e.claimMu.Unlock()
+	if !over && e.held() >= e.share() {
+		return false, true
+	}
+	return q.claim(ctx), false
 }
 
 // supervise runs a queue's task again and again: claim it when it is free,
-// mirror it while the lease holds, look again after each end.
-func (e *Engine) supervise(ctx context.Context, q *queueTask) {
-	failures := 0
-	for {
-		if !e.sleep(ctx, e.claimDelay(q)) {
+// mirror it while the lease holds, look again after each end. The first
+// claim waits until the node has counted the nodes around it (settled),
+// unless the lease row is this node's from an earlier life (mine): that
+// one it takes back at once.
+func (e *Engine) supervise(ctx context.Context, q *queueTask, mine bool) {
+	if !mine {
+		select {
+		case <-e.settled:
+		case <-ctx.Done():
+			return
+		case <-e.drainCh:
 			return
 		}
-		end := q.run(ctx)
+	}
+	failures := 0
+	for {
+		var d time.Duration
+		over := mine
+		if !mine {
+			d, over = e.claimDelay(q)
+		}
+		mine = false
+		if !e.sleep(ctx, d) {
+			return
+		}
+		claimed, paced := e.claimTurn(ctx, q, over)
+		if paced {
+			continue
+		}
+		end := q.getState() // held, or failed
+		if claimed {
+			end = q.run(ctx)
+		}
 		e.metrics.forget(e.tenant, q.queue)
 		var next time.Duration
 		switch end {

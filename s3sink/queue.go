@@ -37,6 +37,11 @@ const (
 // lost its precondition.
 var errFenced = errors.New("s3sink: lease lost")
 
+// errLapsed ends a run whose lease ran out: its refreshes went unanswered
+// past the lease's end, or a fenced batch found no lease row at all.
+// Whether another node holds it by now is unknown.
+var errLapsed = errors.New("s3sink: lease lapsed: no refresh was answered within its TTL")
+
 // queueTask mirrors one queue while this node holds its lease.
 type queueTask struct {
 	e     *Engine
@@ -49,9 +54,14 @@ type queueTask struct {
 
 	// The lease. leaseMu serialises every KV batch that rewrites the lease
 	// row, so leaseVersion is always the version this node last wrote.
-	leaseMu      sync.Mutex
+	leaseMu      chanMutex
 	leaseVersion int64
 	holder       string // the holder's instance when another node holds it
+	// leaseUntil is when the lease ends unless refreshed: the start of the
+	// last call that wrote it, plus its TTL (the row's own end comes
+	// later, from the stamp of the entry). Guarded by mu.
+	leaseUntil time.Time
+	lapsed     bool // the refreshes failed past leaseUntil; guarded by mu
 
 	// The pointers, as this node last read or wrote them.
 	intentVersion    int64
@@ -101,7 +111,7 @@ type queueError struct {
 }
 
 func newQueueTask(e *Engine, queue string) *queueTask {
-	return &queueTask{e: e, queue: queue, log: e.log.With("queue", queue), state: StateClaiming, tStart: -1,
+	return &queueTask{e: e, queue: queue, log: e.log.With("queue", queue), state: StateClaiming, tStart: -1, leaseMu: newChanMutex(),
 		parts: map[string]*partBuf{}}
 }
 
@@ -124,12 +134,10 @@ func (q *queueTask) fail(err error) {
 	q.log.Warn("queue error", "err", err)
 }
 
-// run mirrors the queue until ctx ends, the lease is lost, or a drain
-// finishes. It returns the state the run ended in.
+// run mirrors the queue, whose lease claim took, until ctx ends, the
+// lease is lost, or a drain finishes. It returns the state the run ended
+// in.
 func (q *queueTask) run(ctx context.Context) (end State) {
-	q.mu.Lock()
-	q.giveCh, q.lostCh = make(chan struct{}), make(chan struct{})
-	q.mu.Unlock()
 	defer func() {
 		if r := recover(); r != nil {
 			q.fail(fmt.Errorf("panic: %v", r))
@@ -143,15 +151,12 @@ func (q *queueTask) run(ctx context.Context) (end State) {
 		q.state = end
 		q.mu.Unlock()
 	}()
-	if !q.claim(ctx) {
-		return q.getState()
-	}
 	q.e.metrics.queueStarted(q.e.tenant, q.e.set.Sink, q.queue)
 	stopRefresh := q.startRefresh(ctx)
 	defer func() {
 		stopRefresh()
-		if end == StateMissing || end == StateFailed || end == StateCrashed {
-			q.release(ctx) // a run that ends here gives the lease back
+		if (end == StateMissing || end == StateFailed || end == StateCrashed) && !q.leaseLapsed() {
+			q.release(ctx) // a run that ends here gives the lease back (a lapsed one has none)
 		}
 	}()
 	if err := q.restore(ctx); err != nil {
@@ -162,6 +167,11 @@ func (q *queueTask) run(ctx context.Context) (end State) {
 	}
 	for {
 		if q.leaseLost() {
+			if q.leaseLapsed() {
+				// No refresh was answered within the TTL: the lease may be
+				// anyone's now. Look again soon, as after a failure.
+				return q.endWith(ctx, fmt.Errorf("lease refresh: %w", errLapsed))
+			}
 			// A refresh found the lease moved: the queue is another node's.
 			return q.endWith(ctx, fmt.Errorf("lease refresh: %w", errFenced))
 		}
@@ -179,7 +189,7 @@ func (q *queueTask) run(ctx context.Context) (end State) {
 			}
 		}
 		if err != nil {
-			if !errors.Is(err, errFenced) && ctx.Err() == nil {
+			if !errors.Is(err, errFenced) && !errors.Is(err, errLapsed) && ctx.Err() == nil {
 				// The outcome of a KV write that erred is unknown: read back
 				// what the store holds before writing again.
 				if rerr := q.resync(ctx); rerr != nil {
@@ -221,6 +231,14 @@ func (q *queueTask) endWith(ctx context.Context, err error) State {
 		q.e.metrics.preconditionLost(q.e.tenant, q.e.set.Sink)
 		q.fail(err)
 		return StateFenced
+	case errors.Is(err, errLapsed):
+		// Not another node's, as far as this one knows: failed, so that it
+		// claims again soon (a fence waits a minute).
+		q.mu.Lock()
+		q.lapsed = true
+		q.mu.Unlock()
+		q.fail(err)
+		return StateFailed
 	case errors.Is(err, ErrQueueNotFound):
 		return StateMissing
 	case ctx.Err() != nil:
@@ -247,6 +265,14 @@ func (q *queueTask) wait(ctx context.Context) bool {
 	case <-q.lostChan():
 		return true
 	}
+}
+
+// owned reports whether this node holds the queue's lease, as far as it
+// knows at now: it runs the queue and the lease has not run out.
+func (q *queueTask) owned(now time.Time) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return running(q.state) && now.Before(q.leaseUntil)
 }
 
 func (q *queueTask) lostChan() <-chan struct{} {

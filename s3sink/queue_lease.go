@@ -16,19 +16,27 @@ func (q *queueTask) leaseValue() []byte {
 
 // claim takes the queue's lease: putIfAbsent with the TTL, or a take-over
 // of a row under this node's own name from an earlier life. It returns
-// false, with the state set, when another node holds it or ctx ended.
+// false, with the state set, when another node holds it or the call
+// failed; true with the state restoring, so that the node's count of the
+// queues it runs holds this one from now on.
 func (q *queueTask) claim(ctx context.Context) bool {
-	q.setState(StateClaiming)
-	ttl := q.e.node.LeaseTTL
+	q.mu.Lock()
+	q.state = StateClaiming
+	q.giveCh, q.lostCh, q.lapsed = make(chan struct{}), make(chan struct{}), false
+	q.mu.Unlock()
+	ttl := leaseTTL(q.e.node.LeaseTTL)
+	start := q.e.now()
 	res, err := q.e.kv.Batch(ctx, q.e.tenant, Namespace, []KVOp{{Kind: KVPutIfAbsent, Key: q.leaseKey(), Value: q.leaseValue(), TTL: ttl}})
 	if err != nil {
 		q.fail(fmt.Errorf("claim lease: %w", err))
-		q.setState(StateFailed)
+		q.mu.Lock()
+		q.state, q.holder = StateFailed, ""
+		q.mu.Unlock()
 		return false
 	}
 	r := res.Results[0]
 	if r.Applied {
-		q.setLease(r.Version)
+		q.setLease(r.Version, start)
 		return true
 	}
 	var holder leaseDoc
@@ -37,93 +45,187 @@ func (q *queueTask) claim(ctx context.Context) bool {
 		// This node's own row, from an earlier life or an earlier run: take
 		// it back at once.
 		v := r.Version
+		start := q.e.now()
 		res, err := q.e.kv.Batch(ctx, q.e.tenant, Namespace, []KVOp{{Kind: KVPut, Key: q.leaseKey(), Value: q.leaseValue(),
 			TTL: ttl, Expect: &v, Required: true}})
 		if err == nil && res.OK {
-			q.setLease(res.Results[0].Version)
+			q.setLease(res.Results[0].Version, start)
 			return true
 		}
 	}
 	q.mu.Lock()
-	q.holder = holder.Instance
+	q.holder, q.state = holder.Instance, StateHeld
 	q.mu.Unlock()
-	q.setState(StateHeld)
 	return false
 }
 
-func (q *queueTask) setLease(v int64) {
+// leftByEarlierLife names the queues of tasks whose lease row is under
+// this node's name from an earlier life (a restart within the TTL), read
+// in one call per 100 queues. A read that fails names none: those queues
+// wait their turn like the others, and the claim takes the row back then.
+func (e *Engine) leftByEarlierLife(ctx context.Context, tasks []*queueTask) map[string]bool {
+	mine := map[string]bool{}
+	for len(tasks) > 0 {
+		chunk := tasks[:min(len(tasks), 100)]
+		tasks = tasks[len(chunk):]
+		keys := make([]string, len(chunk))
+		for i, q := range chunk {
+			keys[i] = q.leaseKey()
+		}
+		rows, err := e.kv.Get(ctx, e.tenant, Namespace, keys)
+		if err != nil {
+			e.log.Warn("read the lease rows of an earlier life", "err", err)
+			continue
+		}
+		for i, r := range rows {
+			var lease leaseDoc
+			if r.Found && json.Unmarshal(r.Value, &lease) == nil && lease.Instance == e.node.Instance && lease.Incarnation != e.incarnation {
+				mine[chunk[i].queue] = true
+			}
+		}
+	}
+	return mine
+}
+
+// setLease records a claim that took, written by a call started at start.
+func (q *queueTask) setLease(v int64, start time.Time) {
 	q.leaseMu.Lock()
 	q.leaseVersion = v
 	q.leaseMu.Unlock()
 	q.mu.Lock()
-	q.holder = q.e.node.Instance
+	q.holder, q.state = q.e.node.Instance, StateRestoring
+	q.leaseUntil = start.Add(leaseTTL(q.e.node.LeaseTTL))
 	q.mu.Unlock()
 }
 
 // fenced runs a KV batch whose first op rewrites the lease row and must
-// find there the version this node last wrote. A lost precondition means
-// the lease moved: errFenced, and nothing of the batch was written.
+// find there the version this node last wrote. A lost precondition on the
+// lease row means the lease moved (errFenced, nothing of the batch was
+// written), unless the row holds a later write of this very life, one
+// whose answer was lost: then the batch failed on a stale version, and
+// the error says to read back and go on. A lost precondition on another
+// op while the lease held is the same: a late write of this node's.
 func (q *queueTask) fenced(ctx context.Context, ops []KVOp) (BatchResult, error) {
 	q.leaseMu.Lock()
 	defer q.leaseMu.Unlock()
 	v := q.leaseVersion
-	all := append([]KVOp{{Kind: KVPut, Key: q.leaseKey(), Value: q.leaseValue(), TTL: q.e.node.LeaseTTL, Expect: &v, Required: true}}, ops...)
+	all := append([]KVOp{{Kind: KVPut, Key: q.leaseKey(), Value: q.leaseValue(), TTL: leaseTTL(q.e.node.LeaseTTL), Expect: &v, Required: true}}, ops...)
+	start := q.e.now()
 	res, err := q.e.kv.Batch(ctx, q.e.tenant, Namespace, all)
 	if err != nil {
 		return res, err
 	}
 	if !res.OK {
-		if res.FailedIndex == 0 {
-			return res, errFenced
+		if res.FailedIndex > 0 {
+			return res, fmt.Errorf("%s precondition lost under a held lease (a late write of this node): %w", all[res.FailedIndex].Key, errStale)
 		}
-		return res, fmt.Errorf("%w: %s precondition lost (%s)", errFenced, all[res.FailedIndex].Key, res.Results[res.FailedIndex].Reason)
+		found, ours, version, rerr := q.readLease(ctx)
+		switch {
+		case rerr != nil:
+			return res, fmt.Errorf("lease precondition lost, and the read-back failed: %w", rerr)
+		case ours:
+			q.leaseVersion = version
+			return res, fmt.Errorf("lease row holds a later write of this node: %w", errStale)
+		case !found:
+			return res, errLapsed
+		}
+		return res, errFenced
 	}
 	q.leaseVersion = res.Results[0].Version
+	q.mu.Lock()
+	q.leaseUntil = start.Add(leaseTTL(q.e.node.LeaseTTL))
+	q.mu.Unlock()
 	return res, nil
 }
 
+// errStale is a fenced batch that failed on a version this node's own
+// late write had moved: read back and go on (not a fence).
+var errStale = errors.New("s3sink: stale version")
+
+// readLease reads the lease row: whether there is one, whether it is this
+// life's, and its version.
+func (q *queueTask) readLease(ctx context.Context) (found, ours bool, version int64, err error) {
+	rows, err := q.e.kv.Get(ctx, q.e.tenant, Namespace, []string{q.leaseKey()})
+	if err != nil || !rows[0].Found {
+		return false, false, 0, err
+	}
+	return true, q.isOurs(rows[0]), rows[0].Version, nil
+}
+
+// isOurs reports whether a lease row is this life's.
+func (q *queueTask) isOurs(r Row) bool {
+	var lease leaseDoc
+	return r.Found && json.Unmarshal(r.Value, &lease) == nil && lease.Instance == q.e.node.Instance && lease.Incarnation == q.e.incarnation
+}
+
 // startRefresh rewrites the lease every third of its TTL until the
-// returned stop is called. A refresh that finds the lease moved fences the
-// queue: it stops refreshing, and the run ends fenced at its next step.
+// returned stop is called. A refresh that fails is tried again at once
+// (after a read-back, as its outcome is unknown), until one is answered or
+// the lease runs out: then the queue is lost (lostCh) as lapsed. A refresh
+// that finds the lease moved fences the queue. Either way the run ends at
+// its next step.
 func (q *queueTask) startRefresh(ctx context.Context) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		every := max(q.e.node.LeaseTTL/3, 100*time.Millisecond)
+		wait := every
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case <-q.e.clock.After(every):
+			case <-q.e.clock.After(wait):
 			}
-			if _, err := q.fenced(ctx, nil); err != nil && ctx.Err() == nil {
-				q.log.Warn("lease refresh failed", "err", err)
-				if errors.Is(err, errFenced) {
-					q.mu.Lock()
-					close(q.lostCh)
-					q.mu.Unlock()
-					return
-				}
+			_, err := q.fenced(ctx, nil)
+			switch {
+			case err == nil:
+				wait = every
+				continue
+			case ctx.Err() != nil:
+				return
+			case errors.Is(err, errFenced), errors.Is(err, errLapsed):
+				q.log.Warn("lease refresh found the lease gone", "err", err)
+				q.lose(errors.Is(err, errLapsed))
+				return
+			}
+			q.log.Warn("lease refresh failed", "err", err)
+			if !q.owned(q.e.now()) {
+				q.log.Warn("lease lapsed: no refresh answered within its TTL")
+				q.lose(true)
+				return
+			}
+			if !errors.Is(err, errStale) {
 				q.resyncLease(ctx)
 			}
+			wait = min(every, 100*time.Millisecond)
 		}
 	}()
 	return func() { cancel(); <-done }
 }
 
+// lose marks the run's lease lost, lapsed or moved.
+func (q *queueTask) lose(lapsed bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.lapsed = lapsed
+	close(q.lostCh)
+}
+
+// leaseLapsed reports whether the lease was lost by running out.
+func (q *queueTask) leaseLapsed() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.lapsed
+}
+
 // resyncLease reads the lease back after a refresh whose outcome is
 // unknown and takes its version when it is still this node's.
 func (q *queueTask) resyncLease(ctx context.Context) {
-	rows, err := q.e.kv.Get(ctx, q.e.tenant, Namespace, []string{q.leaseKey()})
-	if err != nil || !rows[0].Found {
-		return
-	}
-	var lease leaseDoc
-	if json.Unmarshal(rows[0].Value, &lease) == nil && lease.Instance == q.e.node.Instance && lease.Incarnation == q.e.incarnation {
-		q.leaseMu.Lock()
-		q.leaseVersion = rows[0].Version
-		q.leaseMu.Unlock()
+	q.leaseMu.Lock()
+	defer q.leaseMu.Unlock()
+	if _, ours, v, err := q.readLease(ctx); err == nil && ours {
+		q.leaseVersion = v
 	}
 }
 
@@ -138,6 +240,9 @@ func (q *queueTask) release(ctx context.Context) {
 		_, err := q.e.kv.Batch(ctx, q.e.tenant, Namespace, []KVOp{{Kind: KVDelete, Key: q.leaseKey(), Expect: &v}})
 		q.leaseMu.Unlock()
 		if err == nil {
+			q.mu.Lock()
+			q.leaseUntil = time.Time{}
+			q.mu.Unlock()
 			return
 		}
 		select {

@@ -141,20 +141,26 @@ func (q *queueTask) redo(ctx context.Context, in intentDoc) error {
 
 // resync reads back the lease and the pointers after a KV write whose
 // outcome is unknown, and takes what the store holds: the lease's version
-// when it is still this node's (else errFenced), the pointers' versions, a
-// commit that did apply, an intent that did.
+// when it is still this node's (else errFenced, or errLapsed when there is
+// no lease row), the pointers' versions, a commit that did apply, an
+// intent that did.
 func (q *queueTask) resync(ctx context.Context) error {
 	keys := []string{q.leaseKey(), docKey(q.e.set.Sink, q.queue, "intent"), docKey(q.e.set.Sink, q.queue, "committed")}
+	// The lease's lock is held across the read, so that no refresh writes
+	// a newer version between the read and its taking.
+	q.leaseMu.Lock()
 	rows, err := q.e.kv.Get(ctx, q.e.tenant, Namespace, keys)
-	if err != nil {
+	switch {
+	case err != nil:
+		q.leaseMu.Unlock()
 		return fmt.Errorf("read back after an unknown outcome: %w", err)
-	}
-	var lease leaseDoc
-	if !rows[0].Found || json.Unmarshal(rows[0].Value, &lease) != nil ||
-		lease.Instance != q.e.node.Instance || lease.Incarnation != q.e.incarnation {
+	case !rows[0].Found:
+		q.leaseMu.Unlock()
+		return errLapsed
+	case !q.isOurs(rows[0]):
+		q.leaseMu.Unlock()
 		return errFenced
 	}
-	q.leaseMu.Lock()
 	q.leaseVersion = rows[0].Version
 	q.leaseMu.Unlock()
 	q.intentVersion, q.committedVersion = rows[1].Version, rows[2].Version

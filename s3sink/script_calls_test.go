@@ -144,7 +144,11 @@ func (k hkv) Get(ctx context.Context, tenant, ns string, keys []string) ([]Row, 
 	if err := k.n.gate("kv " + desc); err != nil {
 		return nil, err
 	}
-	if fail, _ := k.n.w.failKV("get"); fail {
+	if err := k.n.stall(ctx); err != nil {
+		k.n.h.event(k.n, "%s -> error: %v", desc, err)
+		return nil, err
+	}
+	if fail, _, _ := k.n.w.failKV("get"); fail {
 		k.n.h.event(k.n, "%s -> error: fake kv: no leader", desc)
 		return nil, errors.New("fake kv: no leader")
 	}
@@ -185,7 +189,23 @@ func (k hkv) Batch(ctx context.Context, tenant, ns string, ops []KVOp) (BatchRes
 	if err := k.n.gate("kv " + desc); err != nil {
 		return BatchResult{}, err
 	}
-	fail, applied := k.n.w.failKV("batch")
+	if err := k.n.stall(ctx); err != nil {
+		if show != showNever {
+			k.n.h.event(k.n, "%s -> error: %v", desc, err)
+		}
+		return BatchResult{}, err
+	}
+	fail, applied, late := k.n.w.failKV("batch")
+	if fail && late > 0 {
+		k.n.h.event(k.n, "%s -> error: fake kv: timeout, applies %v later", desc, late)
+		w := k.n.w
+		go func() {
+			time.Sleep(late)
+			res, _ := w.kv.Batch(context.Background(), tenant, ns, ops)
+			k.n.h.event(k.n, "%s: the late write applied (ok=%v)", desc, res.OK)
+		}()
+		return BatchResult{}, errors.New("fake kv: timeout")
+	}
 	if fail && !applied {
 		k.n.h.event(k.n, "%s -> error: fake kv: timeout, not applied", desc)
 		return BatchResult{}, errors.New("fake kv: timeout")
@@ -325,6 +345,9 @@ func (h *harness) describe(n *hnode, tenant string, ops []KVOp) (string, showWhe
 
 func (k hkv) Prefix(ctx context.Context, tenant, ns, prefix, after string, limit int) ([]Row, string, error) {
 	if err := k.n.gate("kv prefix " + prefix); err != nil {
+		return nil, "", err
+	}
+	if err := k.n.stall(ctx); err != nil {
 		return nil, "", err
 	}
 	return k.n.w.kv.Prefix(ctx, tenant, ns, prefix, after, limit)

@@ -36,6 +36,9 @@ import (
 //	       [align=hour|day|none] [target=<bytes>] [maxwindow=10s] [guard=5s] [ttl=30s]
 //	       [discovery=2s] [memory=<bytes>] [checkpoint=<windows>] [multipart=<bytes>]
 //	       [lag=<d>]        a follower whose applied log trails the leader's by lag
+//	       [settle]         the first claims wait for a second presence beat, a
+//	                        third of the TTL after the first, as in production;
+//	                        without it they follow the first beat
 //	                        start a node: a new life (incarnation n1#<life>)
 //	stop n1                 drain (SIGTERM), then wait for it to end
 //	kill n1                 end at once, leaving its rows and objects (SIGKILL)
@@ -54,8 +57,13 @@ import (
 //	kv-put key=orders:committed   writes the input as a row, as another writer did
 //	status n1 / metrics n1
 //	fail-store n=<n> [after=<n>]                      the next puts fail
-//	fail-kv n=<n> [after=<n>] [op=batch|get] [applied] the next KV calls fail
+//	fail-kv n=<n> [after=<n>] [op=batch|get] [applied|late=<d>]
+//	                        the next KV calls fail, timeout: not applied, applied,
+//	                        or applied d later (a proposal that commits late)
 //	fail-log n=<n> [op=partitions|fetch]               the next log reads fail
+//	stall-kv n1 for=<d>     the node's KV calls go unanswered for d (a leader
+//	                        that stopped): each waits until d has passed or its
+//	                        deadline has, and then fails, not applied
 //	save name=<s> / compare name=<s>   the bucket, then whether it is the same again
 //	reset                   kill every node; a new broker and bucket whose clock
 //	                        restarts at the bubble's first instant
@@ -109,6 +117,7 @@ type hworld struct {
 	kvFail    injection
 	kvOp      string
 	kvApplied bool
+	kvLate    time.Duration // a failed batch applies this long after (a late write)
 	logFail   injection
 	logOp     string
 }
@@ -236,6 +245,28 @@ type hnode struct {
 	gone     bool          // stopped, killed or crashed: not polled
 	lag      time.Duration // how far its applied log trails the leader's
 	lastSeen map[string]string
+	// stallUntil: until then the node's KV calls go unanswered (stall-kv).
+	stallUntil time.Time
+}
+
+// stall waits out a stall-kv of the node, or the call's deadline: then the
+// call fails, not applied, and says how long it waited.
+func (n *hnode) stall(ctx context.Context) error {
+	n.mu.Lock()
+	until := n.stallUntil
+	n.mu.Unlock()
+	if !time.Now().Before(until) {
+		return nil
+	}
+	start := time.Now()
+	select {
+	case <-time.After(time.Until(until)):
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("fake kv: no answer within its deadline (%v), not applied", time.Since(start))
+	case <-n.dead:
+		return errKilled
+	}
 }
 
 type parkedCall struct {
@@ -381,6 +412,18 @@ func (h *harness) command(t *testing.T, d *datadriven.TestData) string {
 		return h.metrics(t, h.node(t, d))
 	case "fail-store", "fail-kv", "fail-log":
 		return h.inject(t, d)
+	case "stall-kv":
+		n := h.node(t, d)
+		str := ""
+		d.ScanArgs(t, "for", &str)
+		d0, err := time.ParseDuration(str)
+		if err != nil {
+			t.Fatalf("%s: for=%s: %v", d.Pos, str, err)
+		}
+		n.mu.Lock()
+		n.stallUntil = time.Now().Add(d0)
+		n.mu.Unlock()
+		return fmt.Sprintf("%s: no KV call answered until %s\n", n.label, clock(h.now().Add(d0)))
 	case "save":
 		var name string
 		d.ScanArgs(t, "name", &name)
@@ -501,6 +544,9 @@ func (h *harness) startEngine(t *testing.T, d *datadriven.TestData) string {
 		f := fnv.New32a()
 		f.Write([]byte(name + "/" + queue))
 		return time.Duration(1+f.Sum32()%199) * time.Millisecond
+	}
+	if !d.HasArg("settle") {
+		e.settleAfter = 0 // claims follow the first presence beat
 	}
 	n.e = e
 	h.mu.Lock()
@@ -684,6 +730,14 @@ func (h *harness) inject(t *testing.T, d *datadriven.TestData) string {
 		h.w.storeFail = i
 	case "fail-kv":
 		h.w.kvFail, h.w.kvOp, h.w.kvApplied = i, op, d.HasArg("applied")
+		h.w.kvLate = 0
+		if arg, ok := d.Arg("late"); ok {
+			late, err := time.ParseDuration(arg.SingleVal(t))
+			if err != nil {
+				t.Fatalf("%s: late=%s: %v", d.Pos, arg.SingleVal(t), err)
+			}
+			h.w.kvLate = late
+		}
 	case "fail-log":
 		h.w.logFail, h.w.logOp = i, op
 	}
@@ -699,13 +753,13 @@ func (w *hworld) failStore() error {
 	return nil
 }
 
-func (w *hworld) failKV(op string) (fail, applied bool) {
+func (w *hworld) failKV(op string) (fail, applied bool, late time.Duration) {
 	w.fmu.Lock()
 	defer w.fmu.Unlock()
 	if (w.kvOp == "" || w.kvOp == op) && w.kvFail.fire() {
-		return true, w.kvApplied
+		return true, w.kvApplied, w.kvLate
 	}
-	return false, false
+	return false, false, 0
 }
 
 func (w *hworld) failLog(op string) error {

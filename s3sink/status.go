@@ -101,8 +101,11 @@ func (e *Engine) Report(ctx context.Context) Report {
 	e.mu.Unlock()
 	limit := max(3*e.set.MaxWindow, 30*time.Second)
 	r.Health = map[string]any{"ok": true, "queues": len(tasks)}
+	// The lag is the broker's clock now minus what the lake holds, whether
+	// the queue is filling or stuck in its commit steps.
+	now, _ := e.logs.SafeTime(ctx)
 	for _, q := range tasks {
-		qr := q.report(e)
+		qr := q.report(e, now)
 		r.Queues = append(r.Queues, qr)
 		if qr.OwnedHere && qr.LagSeconds != nil && time.Duration(*qr.LagSeconds*float64(time.Second)) > limit && r.Health["ok"] == true {
 			r.Health = map[string]any{"ok": false, "queue": qr.Name, "staleMs": int64(*qr.LagSeconds * 1000), "limitMs": limit.Milliseconds()}
@@ -112,10 +115,15 @@ func (e *Engine) Report(ctx context.Context) Report {
 	return r
 }
 
-func (q *queueTask) report(e *Engine) QueueReport {
+// report is the queue's row, with safeTime the node's now (µs; 0 when
+// unknown). A queue is owned here while it runs and its lease has not run
+// out: a node whose refreshes go unanswered stops saying so at the end of
+// the lease, before another node can claim it.
+func (q *queueTask) report(e *Engine, safeTime int64) QueueReport {
+	owned := q.owned(e.now())
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	r := QueueReport{Name: q.queue, State: q.state, OwnedHere: running(q.state), Redo: q.st.redo,
+	r := QueueReport{Name: q.queue, State: q.state, OwnedHere: owned, Redo: q.st.redo,
 		WindowsCommitted: q.st.windowsCommitted, Records: q.st.records, Bytes: q.st.bytes, RecordsLost: q.st.recordsLost,
 		BufferedBytes: e.mem.of(q), Partitions: q.st.partitions, K: q.st.k, TEnd: iso(q.st.tEnd)}
 	if q.holder != "" {
@@ -125,11 +133,11 @@ func (q *queueTask) report(e *Engine) QueueReport {
 	if q.st.lastError != nil {
 		r.LastError = &ErrorEntry{At: q.st.lastError.At.UTC().Format("2006-01-02T15:04:05.000000Z"), Message: q.st.lastError.Message}
 	}
-	if r.OwnedHere && q.st.safeTime > 0 {
-		r.SafeTime, r.CompleteThrough = iso(q.st.safeTime), iso(q.st.completeThrough)
-		lag := float64(max(q.st.safeTime-q.st.completeThrough, 0)) / 1e6
+	if st := max(q.st.safeTime, safeTime); r.OwnedHere && q.st.safeTime > 0 {
+		r.SafeTime, r.CompleteThrough = iso(st), iso(q.st.completeThrough)
+		lag := float64(max(st-q.st.completeThrough, 0)) / 1e6
 		r.LagSeconds = &lag
-		safeLag := lag + max(e.now().Sub(time.UnixMicro(q.st.safeTime)).Seconds(), 0)
+		safeLag := lag + max(e.now().Sub(time.UnixMicro(st)).Seconds(), 0)
 		e.metrics.gauges(e.tenant, q.queue, lag, safeLag, r.BufferedBytes, q.st.ckptAge)
 	}
 	return r

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -243,28 +242,8 @@ func (n *node) waitComplete(t *testing.T, queue string, partitions ...string) {
 	waitComplete(t, []*node{n}, queue, partitions...)
 }
 
-// pushQueues pushes a record to every queue every 100 ms, with transaction
-// ids, retrying each push on any live node until it is answered.
+// pushQueues pushes a record to every queue of sinkQueues every 100 ms
+// (pushEach).
 func pushQueues(ctx context.Context, t *testing.T, alive func() []*node) {
-	for i := 0; ctx.Err() == nil; i++ {
-		var items []pushItem
-		for _, q := range sinkQueues {
-			items = append(items, pushItem{Queue: q, Partition: fmt.Sprintf("p-%d", i%4), TransactionID: fmt.Sprintf("%s-%d", q, i),
-				Payload: json.RawMessage(fmt.Sprintf(`{"i":%d}`, i))})
-		}
-		for attempt := 0; ; attempt++ {
-			ns := alive()
-			pctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			_, err := ns[attempt%len(ns)].push(pctx, items...)
-			cancel()
-			if err == nil || attempt > 200 {
-				break
-			}
-			time.Sleep(50 * time.Millisecond) // back off, as a client does
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	pushEach(ctx, sinkQueues, alive)
 }

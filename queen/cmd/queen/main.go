@@ -127,7 +127,7 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 			return err
 		}
 	}
-	sink, err := startSink(ctx, sinkCfg, shard, kv, sealer, reg, log)
+	sink, err := startSink(ctx, sinkCfg, shard, kv, sealer, reg, log, len(members))
 	if err != nil {
 		return err
 	}

@@ -31,8 +31,12 @@ type sinkRunner struct {
 // startSink starts the sink when QUEEN_S3_EMBEDDED=true and QUEEN_S3_QUEUES
 // is set; it returns nil otherwise. A bucket that does not answer does not
 // stop the boot: the engine probes it with backoff, its queues waiting.
+//
+// clusterNodes is the number of raft members the node was started with (0
+// for a node that joined a running cluster): one lets the sink claim at
+// once, with no peers to wait for.
 func startSink(ctx context.Context, cfg *s3sink.EnvConfig, shard *raftlog.Shard, kv *kvstore.Store, sealer *seal.Sealer,
-	reg *prometheus.Registry, log *slog.Logger) (*sinkRunner, error) {
+	reg *prometheus.Registry, log *slog.Logger, clusterNodes int) (*sinkRunner, error) {
 	if !cfg.Embedded {
 		return nil, nil
 	}
@@ -54,6 +58,7 @@ func startSink(ctx context.Context, cfg *s3sink.EnvConfig, shard *raftlog.Shard,
 	}
 	e, err := s3sink.NewEngine(s3sink.DefaultTenant, *cfg.Sink, cfg.Node, s3sink.Deps{
 		Log: sinkadapter.Log{Shard: shard, Open: sealer.Open}, KV: sinkadapter.KV{Store: kv}, Store: store, Metrics: metrics, Logger: sl,
+		ClusterNodes: clusterNodes,
 		Crash: func(p s3sink.CrashPoint) {
 			// QUEEN_S3_CRASH_AT: die as a crash does, nothing flushed.
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
