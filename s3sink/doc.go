@@ -9,10 +9,11 @@
 //     claims free queues paced by how many it runs already (one second
 //     each), keeps to its fair share ceil(queues / nodes), and gives back
 //     the least-buffered queue when it held more for a whole TTL. Its
-//     first claims wait for a second beat, a third of the TTL after the
-//     first, so that nodes started together share from the start; claims
-//     are one at a time, each judged against the share with the ones
-//     before it counted. A lease row left by an earlier life of the node
+//     first claims wait until it has counted the nodes around it (every
+//     node of the cluster, or a TTL; a third of the TTL when the size of
+//     the cluster is unknown), beating at every tick meanwhile, so that
+//     nodes started together share from the start; claims are one at a
+//     time, each judged against the share with the ones before it counted. A lease row left by an earlier life of the node
 //     is taken back at once.
 //   - KV calls (kvcall.go): each with a deadline of a sixth of the TTL
 //     (500 ms to 5 s), so a leader that stops answering costs a call, not
@@ -92,11 +93,14 @@
 // A node reports a queue as its own (ownedHere) while it runs it and its
 // lease has not run out: the start of the last call that wrote the lease,
 // plus the TTL. The row itself lives until the stamp of that write plus
-// the TTL, which is later, so by the time another node can claim the
-// queue this one has stopped saying it owns it. A refresh that fails is
-// tried again at once, after a read-back; when none is answered before the
-// lease runs out the run ends failed (lapsed), not fenced, and the node
-// claims again as soon as the KV answers. The lag it reports is the
+// the TTL, which is later (stamps follow the proposer's clock and never
+// go back), so by the time another node can claim the queue this one has
+// stopped saying it owns it, to within the skew between the two nodes'
+// clocks. A refresh that fails is tried again at once, after a read-back;
+// when none is answered before the lease runs out the run ends failed
+// (lapsed), not fenced, and the node claims again after its failure
+// backoff (a second, doubling, at most the TTL). A node giving a lease
+// back stops reporting it before it sends the delete. The lag it reports is the
 // broker's clock now minus what the lake holds, whether the queue is
 // filling or stuck in its commit steps; its gauges are set at every tick.
 //

@@ -41,8 +41,8 @@ type Deps struct {
 	// the broker exits there (QUEEN_S3_CRASH_AT, for tests).
 	Crash func(CrashPoint)
 	// ClusterNodes is how many broker nodes may run the sink, when known
-	// (0: unknown). With one, the first claims do not wait for the
-	// presence of nodes started at the same time: there are none.
+	// (0: unknown). The first claims wait until the presence rows of that
+	// many nodes are counted (at most a TTL); with one, there is no wait.
 	ClusterNodes int
 }
 
@@ -67,12 +67,12 @@ type Engine struct {
 	jitter  func(queue string) time.Duration
 	drainCh chan struct{}
 	bucket  bucketState
-	// settled is closed at the second presence beat, a third of the TTL
-	// (settleAfter) after the first: by then every node started with this
-	// one counts in the share, and the first claims keep to it. Scripts
-	// that are not about placement settle at the first beat.
-	settled     chan struct{}
-	settleAfter time.Duration
+	// settled is closed once the node has counted the nodes around it, so
+	// that the first claims keep to the share (settles): scripts that are
+	// not about placement settle at the first beat (settleAfter 0).
+	settled      chan struct{}
+	settleAfter  time.Duration
+	clusterNodes int
 	// claimMu makes the node's claims one at a time, each judged against
 	// the share with the claims before it counted.
 	claimMu chanMutex
@@ -107,14 +107,10 @@ func NewEngine(tenant string, set Settings, node NodeSettings, d Deps) (*Engine,
 	inc := make([]byte, 8)
 	rand.Read(inc)
 	kv := boundedKV{kv: d.KV, timeout: CallTimeout(node.LeaseTTL), clock: d.Clock, metrics: d.Metrics, tenant: tenant}
-	settle := node.LeaseTTL / 3
-	if d.ClusterNodes == 1 {
-		settle = 0
-	}
 	return &Engine{tenant: tenant, set: set, node: node, logs: d.Log, kv: kv, store: d.Store, keys: keys, mem: d.Memory,
 		metrics: d.Metrics, log: d.Logger.With("sink", set.Sink, "tenant", tenant), clock: d.Clock, crash: d.Crash,
 		incarnation: hex.EncodeToString(inc), jitter: randomJitter, drainCh: make(chan struct{}), settled: make(chan struct{}),
-		settleAfter: settle, claimMu: newChanMutex(), tasks: map[string]*queueTask{}, nodes: 1}, nil
+		settleAfter: node.LeaseTTL / 3, clusterNodes: d.ClusterNodes, claimMu: newChanMutex(), tasks: map[string]*queueTask{}, nodes: 1}, nil
 }
 
 func (e *Engine) now() time.Time { return e.clock.Now() }
@@ -145,11 +141,14 @@ func (e *Engine) Run(ctx context.Context) {
 				if firstBeat.IsZero() {
 					firstBeat = now
 				}
-				if !settled && now.Sub(firstBeat) >= e.settleAfter {
+				if !settled && e.settles(now.Sub(firstBeat)) {
 					close(e.settled)
 					settled = true
 				}
 				nextBeat = now.Add(max(e.node.LeaseTTL/3, e.node.DiscoveryInterval))
+				if !settled {
+					nextBeat = now // count again at the next tick
+				}
 			}
 		}
 		if tick%10 == 0 || !e.set.AllQueues {
@@ -168,6 +167,27 @@ func (e *Engine) Run(ctx context.Context) {
 		case <-e.clock.After(e.node.DiscoveryInterval):
 		}
 	}
+}
+
+// settles reports whether a beat since the first one, counting the nodes
+// it did, is the one after which the node claims: when it counted every
+// node of the cluster (ClusterNodes), at once; when the count is short of
+// it, after a TTL, by when a node that was starting has beaten and the row
+// of one that is down has run out; when the size is unknown, a third of
+// the TTL, one beat of every node started with this one.
+func (e *Engine) settles(since time.Duration) bool {
+	e.mu.Lock()
+	n := e.nodes
+	e.mu.Unlock()
+	switch {
+	case e.settleAfter == 0:
+		return true
+	case e.clusterNodes > 0 && n >= e.clusterNodes:
+		return true
+	case e.clusterNodes > 0:
+		return since >= e.node.LeaseTTL
+	}
+	return since >= e.settleAfter
 }
 
 func (e *Engine) queueSpec() string {
@@ -201,6 +221,16 @@ func (e *Engine) listQueues(ctx context.Context, tick int) {
 	slices.Sort(e.queues)
 	e.mu.Unlock()
 	mine := e.leftByEarlierLife(ctx, fresh)
+	// Drain closes drainCh under e.mu and then waits for wg: an Add made
+	// under e.mu before the close is one the wait sees, and none comes
+	// after it.
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	select {
+	case <-e.drainCh:
+		return
+	default:
+	}
 	for _, q := range fresh {
 		e.wg.Add(1)
 		go func() { defer e.wg.Done(); e.supervise(ctx, q, mine[q.queue]) }()

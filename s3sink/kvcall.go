@@ -8,9 +8,10 @@ import (
 // CallTimeout is the deadline of each of the sink's KV calls under a lease
 // TTL of ttl: a sixth of it, between 500 ms and 5 s. A call to a leader
 // that stopped answering ends there, outcome unknown, and the sink reads
-// back and tries again, by then against the new leader: refreshes every
-// third of the TTL, a call, a read-back and a second try all fit before
-// the lease runs out.
+// back and tries again, by then against the new leader. From 3 s up a
+// refresh a third of the TTL into the lease, its read-back and a second
+// try fit before the lease runs out; below, the 500 ms floor leaves room
+// for fewer tries (a leader change within one second is not to be had).
 func CallTimeout(ttl time.Duration) time.Duration {
 	return min(max(ttl/6, 500*time.Millisecond), 5*time.Second)
 }

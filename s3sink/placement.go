@@ -129,10 +129,19 @@ func (e *Engine) claimDelay(q *queueTask) (d time.Duration, over bool) {
 // claimTurn claims q's lease, one claim of the node at a time. A node that
 // reached its share while q waited a delay chosen below it does not claim
 // now (paced): q waits again, a share-holder's delay this time, so that
-// the nodes below their share claim first.
+// the nodes below their share claim first. A claim still waiting its turn
+// when the engine drains is not made (paced too: the supervisor's next
+// sleep ends it).
 func (e *Engine) claimTurn(ctx context.Context, q *queueTask, over bool) (claimed, paced bool) {
 	e.claimMu.Lock()
 	defer e.claimMu.Unlock()
+	select {
+	case <-e.drainCh:
+		return false, true
+	case <-ctx.Done():
+		return false, true
+	default:
+	}
 	if !over && e.held() >= e.share() {
 		return false, true
 	}
@@ -173,7 +182,13 @@ func (e *Engine) supervise(ctx context.Context, q *queueTask, mine bool) {
 		if claimed {
 			end = q.run(ctx)
 		}
-		e.metrics.forget(e.tenant, q.queue)
+		e.mu.Lock()
+		if e.giving == q.queue && end != StateReleased {
+			// A give-back that ended otherwise (failed, fenced, lapsed)
+			// ends too: balance may pick again.
+			e.giving, e.overFrom = "", time.Time{}
+		}
+		e.mu.Unlock()
 		var next time.Duration
 		switch end {
 		case StateHeld:

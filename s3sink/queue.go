@@ -40,7 +40,7 @@ var errFenced = errors.New("s3sink: lease lost")
 // errLapsed ends a run whose lease ran out: its refreshes went unanswered
 // past the lease's end, or a fenced batch found no lease row at all.
 // Whether another node holds it by now is unknown.
-var errLapsed = errors.New("s3sink: lease lapsed: no refresh was answered within its TTL")
+var errLapsed = errors.New("s3sink: lease lapsed: it ran out before a refresh was answered")
 
 // queueTask mirrors one queue while this node holds its lease.
 type queueTask struct {
@@ -80,7 +80,7 @@ type queueTask struct {
 	closeAt  int64         // the end fillRound chose for the closing window
 	closeWhy closeReason   // and why it closes
 	giveCh   chan struct{} // closed to give the queue back (balance)
-	lostCh   chan struct{} // closed when a lease refresh found the lease moved
+	lostCh   chan struct{} // closed when a lease refresh found the lease moved or lapsed
 	// pending is the intent written for window k and not yet committed:
 	// the next thing the run does is finish it.
 	pending *intentDoc
@@ -149,14 +149,23 @@ func (q *queueTask) run(ctx context.Context) (end State) {
 			q.holder = "" // this node no longer holds it, and knows no holder
 		}
 		q.state = end
+		// Under q.mu, as report sets them: no report after this one can
+		// set the gauges of a queue this node no longer runs.
+		q.e.metrics.forget(q.e.tenant, q.queue)
 		q.mu.Unlock()
 	}()
 	q.e.metrics.queueStarted(q.e.tenant, q.e.set.Sink, q.queue)
 	stopRefresh := q.startRefresh(ctx)
 	defer func() {
+		if r := recover(); r != nil {
+			q.fail(fmt.Errorf("panic: %v", r))
+			end = StateCrashed
+		}
 		stopRefresh()
-		if (end == StateMissing || end == StateFailed || end == StateCrashed) && !q.leaseLapsed() {
-			q.release(ctx) // a run that ends here gives the lease back (a lapsed one has none)
+		// A run that ends here gives the lease back; a lapsed one has none,
+		// unless a later write of the run took it again.
+		if (end == StateMissing || end == StateFailed || end == StateCrashed) && (!q.leaseLapsed() || q.owned(q.e.now())) {
+			q.release(ctx)
 		}
 	}()
 	if err := q.restore(ctx); err != nil {
@@ -281,7 +290,8 @@ func (q *queueTask) lostChan() <-chan struct{} {
 	return q.lostCh
 }
 
-// leaseLost reports whether a refresh of this run found the lease moved.
+// leaseLost reports whether a refresh of this run found the lease moved
+// or let it lapse (leaseLapsed says which).
 func (q *queueTask) leaseLost() bool {
 	select {
 	case <-q.lostChan():

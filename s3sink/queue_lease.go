@@ -101,10 +101,11 @@ func (q *queueTask) setLease(v int64, start time.Time) {
 // fenced runs a KV batch whose first op rewrites the lease row and must
 // find there the version this node last wrote. A lost precondition on the
 // lease row means the lease moved (errFenced, nothing of the batch was
-// written), unless the row holds a later write of this very life, one
-// whose answer was lost: then the batch failed on a stale version, and
-// the error says to read back and go on. A lost precondition on another
-// op while the lease held is the same: a late write of this node's.
+// written), or ran out when there is no row at all (errLapsed), unless
+// the row holds a later write of this very life, one whose answer was
+// lost: then the batch failed on a stale version, and the error says to
+// read back and go on (errStale). A lost precondition on another op while
+// the lease held is the same: a late write of this node's.
 func (q *queueTask) fenced(ctx context.Context, ops []KVOp) (BatchResult, error) {
 	q.leaseMu.Lock()
 	defer q.leaseMu.Unlock()
@@ -169,7 +170,7 @@ func (q *queueTask) startRefresh(ctx context.Context) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		every := max(q.e.node.LeaseTTL/3, 100*time.Millisecond)
+		every := max(leaseTTL(q.e.node.LeaseTTL)/3, 100*time.Millisecond)
 		wait := every
 		for {
 			select {
@@ -230,19 +231,31 @@ func (q *queueTask) resyncLease(ctx context.Context) {
 }
 
 // release gives the lease back: delete it if it is still ours, retrying
-// for up to ten seconds, as a leader hands over can refuse a call.
+// for up to ten seconds, as a leader hands over can refuse a call. The
+// node stops reporting the queue as its own at once, whatever the delete
+// answers: a delete that applied with its answer lost must not leave two
+// owners reported. A delete that finds the row at another version of this
+// life's (a late write of its own) reads it back and deletes again.
 func (q *queueTask) release(ctx context.Context) {
+	q.mu.Lock()
+	q.leaseUntil = time.Time{}
+	q.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, time.Second) {
 		q.leaseMu.Lock()
 		v := q.leaseVersion
-		_, err := q.e.kv.Batch(ctx, q.e.tenant, Namespace, []KVOp{{Kind: KVDelete, Key: q.leaseKey(), Expect: &v}})
+		res, err := q.e.kv.Batch(ctx, q.e.tenant, Namespace, []KVOp{{Kind: KVDelete, Key: q.leaseKey(), Expect: &v}})
+		if err == nil && len(res.Results) > 0 && !res.Results[0].Applied {
+			switch _, ours, version, rerr := q.readLease(ctx); {
+			case rerr != nil:
+				err = rerr
+			case ours:
+				q.leaseVersion, err = version, errStale
+			}
+		}
 		q.leaseMu.Unlock()
 		if err == nil {
-			q.mu.Lock()
-			q.leaseUntil = time.Time{}
-			q.mu.Unlock()
 			return
 		}
 		select {

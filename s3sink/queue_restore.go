@@ -139,6 +139,26 @@ func (q *queueTask) redo(ctx context.Context, in intentDoc) error {
 	return nil
 }
 
+// readBack reads keys, the lease's first, and takes the lease's version
+// when the row is this life's. The lease's lock is held across the read,
+// so that no refresh writes a newer version between the read and its
+// taking.
+func (q *queueTask) readBack(ctx context.Context, keys []string) ([]Row, error) {
+	q.leaseMu.Lock()
+	defer q.leaseMu.Unlock()
+	rows, err := q.e.kv.Get(ctx, q.e.tenant, Namespace, keys)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("read back after an unknown outcome: %w", err)
+	case !rows[0].Found:
+		return nil, errLapsed
+	case !q.isOurs(rows[0]):
+		return nil, errFenced
+	}
+	q.leaseVersion = rows[0].Version
+	return rows, nil
+}
+
 // resync reads back the lease and the pointers after a KV write whose
 // outcome is unknown, and takes what the store holds: the lease's version
 // when it is still this node's (else errFenced, or errLapsed when there is
@@ -146,23 +166,10 @@ func (q *queueTask) redo(ctx context.Context, in intentDoc) error {
 // intent that did.
 func (q *queueTask) resync(ctx context.Context) error {
 	keys := []string{q.leaseKey(), docKey(q.e.set.Sink, q.queue, "intent"), docKey(q.e.set.Sink, q.queue, "committed")}
-	// The lease's lock is held across the read, so that no refresh writes
-	// a newer version between the read and its taking.
-	q.leaseMu.Lock()
-	rows, err := q.e.kv.Get(ctx, q.e.tenant, Namespace, keys)
-	switch {
-	case err != nil:
-		q.leaseMu.Unlock()
-		return fmt.Errorf("read back after an unknown outcome: %w", err)
-	case !rows[0].Found:
-		q.leaseMu.Unlock()
-		return errLapsed
-	case !q.isOurs(rows[0]):
-		q.leaseMu.Unlock()
-		return errFenced
+	rows, err := q.readBack(ctx, keys)
+	if err != nil {
+		return err
 	}
-	q.leaseVersion = rows[0].Version
-	q.leaseMu.Unlock()
 	q.intentVersion, q.committedVersion = rows[1].Version, rows[2].Version
 	if rows[2].Found {
 		k, tEnd, err := decodeCommitted(rows[2].Value)

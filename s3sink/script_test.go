@@ -38,7 +38,9 @@ import (
 //	       [lag=<d>]        a follower whose applied log trails the leader's by lag
 //	       [settle]         the first claims wait for a second presence beat, a
 //	                        third of the TTL after the first, as in production;
-//	                        without it they follow the first beat
+//	                        without it (or cluster) they follow the first beat
+//	       [cluster=<n>]    the cluster has n nodes: the first claims wait until
+//	                        n presence rows are counted, or a TTL
 //	                        start a node: a new life (incarnation n1#<life>)
 //	stop n1                 drain (SIGTERM), then wait for it to end
 //	kill n1                 end at once, leaving its rows and objects (SIGKILL)
@@ -526,6 +528,8 @@ func (h *harness) startEngine(t *testing.T, d *datadriven.TestData) string {
 	dur("discovery", &node.DiscoveryInterval)
 	var lag time.Duration
 	dur("lag", &lag)
+	cluster := 0
+	num("cluster", func(v int64) { cluster = int(v) })
 
 	h.lives[name]++
 	n := &hnode{h: h, w: h.w, name: name, label: fmt.Sprintf("%s#%d", name, h.lives[name]), reg: prometheus.NewRegistry(),
@@ -533,6 +537,7 @@ func (h *harness) startEngine(t *testing.T, d *datadriven.TestData) string {
 	var logOut io.Writer = h
 	e, err := NewEngine(DefaultTenant, set, node, Deps{Log: hlog{n}, KV: hkv{n}, Store: hstore{n}, Clock: hclock{h.w},
 		Metrics: NewMetrics(n.reg), Logger: slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelDebug})).With("node", n.label),
+		ClusterNodes: cluster,
 		Crash: func(p CrashPoint) {
 			n.die("crashed at " + string(p))
 			runtime.Goexit()
@@ -545,7 +550,7 @@ func (h *harness) startEngine(t *testing.T, d *datadriven.TestData) string {
 		f.Write([]byte(name + "/" + queue))
 		return time.Duration(1+f.Sum32()%199) * time.Millisecond
 	}
-	if !d.HasArg("settle") {
+	if !d.HasArg("settle") && cluster == 0 {
 		e.settleAfter = 0 // claims follow the first presence beat
 	}
 	n.e = e

@@ -120,9 +120,13 @@ func (e *Engine) Report(ctx context.Context) Report {
 // out: a node whose refreshes go unanswered stops saying so at the end of
 // the lease, before another node can claim it.
 func (q *queueTask) report(e *Engine, safeTime int64) QueueReport {
-	owned := q.owned(e.now())
+	now := e.now()
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	owned := running(q.state) && now.Before(q.leaseUntil)
+	if running(q.state) && !owned {
+		e.metrics.forget(e.tenant, q.queue) // a lapsed lease exports nothing
+	}
 	r := QueueReport{Name: q.queue, State: q.state, OwnedHere: owned, Redo: q.st.redo,
 		WindowsCommitted: q.st.windowsCommitted, Records: q.st.records, Bytes: q.st.bytes, RecordsLost: q.st.recordsLost,
 		BufferedBytes: e.mem.of(q), Partitions: q.st.partitions, K: q.st.k, TEnd: iso(q.st.tEnd)}

@@ -57,6 +57,23 @@ func (n *node) sinkRows() map[string]map[string]any {
 	return out
 }
 
+// placement returns the placement block of a node's sink status.
+func (n *node) placement() map[string]any {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	var st struct {
+		S3 struct {
+			Sinks []struct {
+				Placement map[string]any `json:"placement"`
+			} `json:"sinks"`
+		} `json:"s3"`
+	}
+	if _, err := n.call(ctx, http.MethodGet, "/status", nil, &st); err != nil || len(st.S3.Sinks) == 0 {
+		return nil
+	}
+	return st.S3.Sinks[0].Placement
+}
+
 // metric sums the samples of a node's exposition whose line starts with
 // prefix and holds every one of parts.
 func (n *node) metric(t *testing.T, prefix string, parts ...string) float64 {
@@ -241,7 +258,11 @@ func TestSinkLeaderLoss(t *testing.T) {
 		}
 		for id, c := range counts {
 			if c > 2 {
-				t.Fatalf("node %d runs %d of the 6 queues before every node took its share (2): %v", id, c, counts)
+				var placement []string
+				for _, n := range nodes {
+					placement = append(placement, fmt.Sprintf("node %d: %v", n.id, n.placement()))
+				}
+				t.Fatalf("node %d runs %d of the 6 queues before every node took its share (2): %v; %s", id, c, counts, strings.Join(placement, "; "))
 			}
 		}
 		if total == 6 && len(counts) == 3 {
