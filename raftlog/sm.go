@@ -49,7 +49,9 @@ type stateMachine struct {
 var _ sm.IOnDiskStateMachine = (*stateMachine)(nil)
 
 func newStateMachine(shardID, replicaID uint64, dir string, appliers map[OpKind]Applier, log *slog.Logger, w *watchers) *stateMachine {
-	return &stateMachine{shardID: shardID, replicaID: replicaID, dir: dir, appliers: appliers, log: log, watch: w}
+	s := &stateMachine{shardID: shardID, replicaID: replicaID, dir: dir, appliers: appliers, log: log, watch: w}
+	s.tx.appliers = appliers
+	return s
 }
 
 // blockCache is shared by every shard's store in the process.
@@ -194,7 +196,7 @@ func (s *stateMachine) Lookup(q any) (any, error) {
 	case dryRun:
 		// Stamped as an entry proposed now would be: the proposer's clock,
 		// and at least one past the last entry applied.
-		tx := &Txn{base: snap}
+		tx := &Txn{base: snap, appliers: s.appliers}
 		return fn.fn(tx, ApplyInfo{Shard: s.shardID, Index: s.applied.Load() + 1, Stamp: max(fn.clock, stamp+1)})
 	}
 	return nil, fmt.Errorf("raftlog: lookup of %T", q)

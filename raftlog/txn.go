@@ -28,6 +28,8 @@ type Txn struct {
 	index  map[string]int
 	ranges []keyRange // DeleteRange calls, in order
 	notify []string   // keys whose watchers wake once the entry is stored
+	// appliers are the shard's, for Apply: looked up by kind, never iterated.
+	appliers map[OpKind]Applier
 }
 
 type write struct {
@@ -189,6 +191,45 @@ func (t *Txn) Scan(lower, upper []byte, fn func(key, val []byte) bool) error {
 		if !fn(key, val) {
 			return nil
 		}
+	}
+}
+
+// Apply applies op through this entry as part of the op applying now, with
+// op's own applier: a family that acts through another (a timer's fire is a
+// push) calls it from its Apply. applied is false when op's applier refused
+// or aborted it: then every write op made is undone, the rest of the entry
+// stands, and answer is what the applier answered (its Abort answer, or the
+// refusal's text that Rejected reads). err is a storage error only, which
+// the caller returns.
+func (t *Txn) Apply(at ApplyInfo, op Op) (answer []byte, applied bool, err error) {
+	ap, ok := t.appliers[op.Kind]
+	if !ok {
+		return rejected(fmt.Errorf("raftlog: no applier for op kind %d", op.Kind)), false, nil
+	}
+	wmark, rmark, nmark := len(t.writes), len(t.ranges), len(t.notify)
+	answer, err = ap.Apply(t, at, op.Data)
+	var abort *abortError
+	switch {
+	case err == nil:
+		return answer, true, nil
+	case errors.Is(err, ErrStorage):
+		return nil, false, err
+	case errors.As(err, &abort):
+		answer = abort.answer
+	default:
+		answer = rejected(err)
+	}
+	t.rollback(wmark, rmark, nmark)
+	return answer, false, nil
+}
+
+// rollback undoes the writes, range deletes and notifications made after
+// the marks.
+func (t *Txn) rollback(wmark, rmark, nmark int) {
+	t.writes, t.ranges, t.notify = t.writes[:wmark], t.ranges[:rmark], t.notify[:nmark]
+	clear(t.index)
+	for i, w := range t.writes {
+		t.index[string(w.key)] = i
 	}
 }
 
