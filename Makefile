@@ -7,8 +7,10 @@
 #   make fuzz      every fuzz target for FUZZTIME (default 10s), from its checked-in corpus
 #   make bench-lakeformat   the lakeformat figures of BENCHMARKS.md (pyarrow beside them)
 #   make bench-http         queen-bench over HTTP against one and three real queen processes
+#   make bench-locks-timers lock acquire+release pairs/s and timers fired/s with their fire delay, 1 and 3 nodes
 #   make bench-sink         the embedded S3 sink's throughput beside lakeformat's raw encode rate
 #   make compat    the reader matrix: lakes written by the sink, read by six engines, compat/MATRIX.md
+#   make client-venv   the official Python client (clients/python/requirements.txt) into .cache/client-venv
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -22,12 +24,13 @@ VERSITYGW_VERSION := v1.8.0
 COMPAT_VENV := $(ROOT)/.cache/compat-venv
 COMPAT_JARS := $(ROOT)/.cache/compat-jars
 COMPAT_OUT := $(ROOT)/.cache/compat-out
+CLIENT_VENV := $(ROOT)/.cache/client-venv
 # The Hadoop that pyspark (compat/requirements.txt) carries: its jars/hadoop-client-api-<v>.jar.
 HADOOP_AWS_VERSION := 3.5.0
 
-.PHONY: check test verify fmt vet tidy race fuzz tools bench-lakeformat bench-http bench-sink venv compat compat-venv compat-jars
+.PHONY: check test verify fmt vet tidy race fuzz tools bench-lakeformat bench-http bench-locks-timers bench-sink venv compat compat-venv compat-jars client-venv
 
-check: tools verify fuzz
+check: tools client-venv verify fuzz
 
 test:
 	@for m in $(MODULES); do echo "== test $${m#$(ROOT)/}"; (cd $$m && go test ./...); done
@@ -85,6 +88,9 @@ bench-lakeformat: venv
 bench-http:
 	bash tools/bench-http.sh
 
+bench-locks-timers:
+	bash tools/bench-locks-timers.sh
+
 bench-sink: tools
 	bash tools/bench-sink.sh
 
@@ -117,4 +123,15 @@ $(COMPAT_JARS)/.hadoop-aws-$(HADOOP_AWS_VERSION): compat/spark-jars.xml
 	rm -rf $(COMPAT_JARS)
 	mvn -q -B -f compat/spark-jars.xml dependency:copy-dependencies -Dhadoop.aws.version=$(HADOOP_AWS_VERSION) \
 		-DincludeScope=runtime -DoutputDirectory=$(COMPAT_JARS)
+	touch $@
+
+# The client lane (queen/e2e/client_python_test.go runs
+# clients/python/test_locks_timers.py with this venv's python against a real
+# queen): the product's official Python client, pinned, into
+# .cache/client-venv. Installed again only when the requirements change.
+client-venv: $(CLIENT_VENV)/.installed
+$(CLIENT_VENV)/.installed: clients/python/requirements.txt
+	@echo "== client: installing clients/python/requirements.txt into .cache/client-venv"
+	[ -x $(CLIENT_VENV)/bin/python ] || python3 -m venv $(CLIENT_VENV)
+	$(CLIENT_VENV)/bin/pip install --quiet --disable-pip-version-check -r clients/python/requirements.txt
 	touch $@

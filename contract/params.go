@@ -28,9 +28,16 @@ var (
 	GroupMinLag    = &Range{Field: "minLag", Min: 0, Max: math.MaxInt64, Doc: "the lag a lagging group has at least (default 1)", Where: "consumer-groups/lagging"}
 	ListLimit      = &Range{Field: "limit", Min: 1, Max: 1000, Doc: "rows of a DLQ or messages page (default 100 and 200)", Where: "dlq, messages"}
 	MessagesOffset = &Range{Field: "offset", Min: 0, Max: MaxSafeInteger, Doc: "rows a messages page skips", Where: "messages"}
+	LockTTLSeconds = &Range{Field: "ttlSeconds", Min: 1, Max: 100 * 365 * 24 * 3600, Unit: "s", Doc: "a permit's lifetime (no forever)", Where: "locks"}
+	LockLimit      = &Range{Field: "limit", Min: 1, Max: 1024, Unit: "slots", Doc: "permits of a semaphore (default 1: a lock)", Where: "locks"}
+	LockToken      = &Range{Field: "token", Min: 1, Max: math.MaxInt64, Doc: "the permit's token, from its acquire or last renew", Where: "locks"}
+	LockSlot       = &Range{Field: "slot", Min: 0, Max: 1023, Doc: "the permit's slot (default 0)", Where: "locks"}
+	TimerDelayMs   = &Range{Field: "delayMs", Min: math.MinInt64, Max: math.MaxInt64, Unit: "ms", Doc: "a timer's delay; at most QUEEN_TIMERS_MAX_HORIZON_S (90 days) else 403, a past one fires at once", Where: "timers"}
+	PositionOffset = &Range{Field: "offset", Min: -1, Max: MaxSafeInteger, Doc: "a transaction position: the last offset a group is done with (-1: none yet)", Where: "transaction (positions)"}
+	TimerLimit     = &Range{Field: "limit", Min: 1, Max: 1000, Clamp: true, Doc: "timers of one list page (default 100)", Where: "timers"}
 )
 
 // Params lists them, in the order the docs show them.
 var Params = []*Range{PopBatch, PopPartitions, PopTimeout, LeaseSeconds, ExtendSeconds, FetchOffset, FetchMaxBytes,
 	FetchMaxWait, FetchMinBytes, Timestamp, ChangedLimit, KVTTLSeconds, KVExpect, KVLimit, AckBatch, GroupMinLag,
-	ListLimit, MessagesOffset}
+	ListLimit, MessagesOffset, LockTTLSeconds, LockLimit, LockToken, LockSlot, TimerDelayMs, TimerLimit, PositionOffset}

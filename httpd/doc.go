@@ -155,22 +155,67 @@
 //     POST /api/v1/kv's ops, refused in its KV shape, except getPrefix
 //     (400 bad_request); kv[] over 64 ops or 256 keys (an op's key plus
 //     its keys[]) is 413 {"error":"payload_too_large","reason":
-//     "kv_too_many_ops"|"kv_too_many_keys"}. timers and positions are
-//     not supported: a non-empty array is 400. The shape's other
-//     refusals are 400 bad_request in the engine shape; unknown members
-//     are ignored. Only operations and kv count as content: none is 400.
-//     The answer is 200 whenever the broker answers. A commit has one
-//     result per pushed item (all with their operation's index), ack and
-//     kv op, in that order; index, opIndex, transactionId and queueName
-//     are the request's; duplicate appears only when true; an ack's error
-//     is null. A kv result is {index,type,opIndex} followed by the
-//     broker's KV result's members in its order, values byte for byte,
-//     without its own index, type and opIndex. A rollback has
-//     "results":[] and, when the broker gives the failed kv op, ok:false,
-//     failedIndex, kvReason, version and value (null when none). An
+//     "kv_too_many_ops"|"kv_too_many_keys"}. timers[] takes POST
+//     /api/v1/timers' ops, checked the same way. positions[] (at most
+//     16,384) are {queue, consumerGroup, partition (default "Default"),
+//     offset, metadata, subscriptionMode}: offset is required, the last
+//     offset the group is done with (it reads offset+1 next; -1: none
+//     yet) or null to forget the group's position there; metadata at
+//     most 4096 bytes; subscriptionMode new (default) or all, for a group
+//     that has no subscription yet; one per (queue, group, partition).
+//     The shape's other refusals are 400 bad_request in the engine shape;
+//     unknown members are ignored. operations, kv, timers and positions
+//     count as content: none is 400. The answer is 200 whenever the
+//     broker answers. A commit has one result per pushed item (all with
+//     their operation's index), ack, kv op, timer op and position, in
+//     that order; the index space runs operations, kv, timers, positions
+//     (a kv, timer or position result also has its opIndex); index,
+//     opIndex, transactionId and queueName are the request's; duplicate
+//     appears only when true; an ack's error is null. A kv result is
+//     {index,type,opIndex} followed by the broker's KV result's members in
+//     its order, values byte for byte, without its own index, type and
+//     opIndex; a timer result is {index,type,opIndex} and the timer
+//     route's element; a position result {index,type,opIndex,success}. A
+//     rollback has "results":[] and, when the broker gives the failed kv
+//     op, ok:false, failedIndex, kvReason, version and value (null when
+//     none). failedIndex counts in the flat list a commit would answer:
+//     the pushed items and acks first, then kv[] (the official client
+//     finds a lock's guard by it). An
 //     answer without a transactionId, a rollback without a reason, or a
 //     commit whose results do not match the request in count and types is
 //     a 500.
+//   - locks: POST /api/v1/locks takes {"operations":[…]} (at most 64;
+//     no bare array). op is acquire, renew, release or get; name is
+//     required; ttlSeconds (1..100 years, no forever) is required on
+//     acquire and renew; limit is 1..1024 (default 1); token (≥ 1) is
+//     required on renew and release, slot 0..1023 (default 0). Refusals
+//     are 400 bad_request naming operations[i].<field>; the broker's own
+//     (two operations on one lock, more than 4096 slots) too. The answer
+//     is 200 {"results":[…]} with the broker's result objects in order:
+//     a held or lost lock is an answer, never a status.
+//   - timers: POST /api/v1/timers takes {"operations":[…]} (at most 256,
+//     one per (queue, timerKey)); op is schedule, reschedule (the same
+//     upsert) or cancel; queue and timerKey are required; a schedule
+//     needs delayMs (an integer; a past one fires at once; over
+//     QUEEN_TIMERS_MAX_HORIZON_S is 403 timer_beyond_horizon) and payload,
+//     base64 of one JSON value (zstd-compressed when payloadZstd), at
+//     most 1 MiB decoded (else 413 payload_too_large); partition defaults
+//     to "Default" and txn is minted when absent. A field the server owns
+//     (messageId, deliverAt, tenant, producerSub, attempts, any starting
+//     with _, …) is 400 timers_server_owned_field. An element is
+//     {ok,status,queue,timerKey,txn} and, for a schedule, messageId and
+//     deliverAt (ISO, the broker clock); status scheduled, rescheduled,
+//     cancelled or absent (ok false; "too_late" is never answered: a
+//     fire and a cancel are ordered by the log). DELETE
+//     /api/v1/timers/:queue/*timerKey?txn= is one cancel, answered as the
+//     element; a txn given is echoed when nothing was cancelled. GET
+//     /api/v1/timers/:queue/*timerKey is the pending timer {found:true,
+//     queue,partition,timerKey,txn,messageId,createdAt,deliverAt,
+//     nextAttemptAt,attempts,lastError,encrypted,payload (base64 as
+//     stored)} or {found:false,queue,timerKey}; GET /api/v1/timers/:queue
+//     pages them in timerKey byte order ({rows (without payload),
+//     truncated, nextAfter}; limit 1..1000 clamped, default 100; after
+//     exclusive) or, with mode=count&prefix=, answers {count}.
 //   - consumer groups: the list is {"consumerGroups":[{name,queues:[{queue,
 //     subscribedAt,subscriptionMode,lag,partitions (a count)}],lag (the
 //     sum of the queues')}]} in the broker's order; the detail is

@@ -3,6 +3,7 @@ package httpd
 import (
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
@@ -28,6 +29,10 @@ type Options struct {
 	Registry *prometheus.Registry
 	// Version is the broker's version, shown by /health.
 	Version string
+	// TimerHorizon is the longest delay of a timer
+	// (QUEEN_TIMERS_MAX_HORIZON_S): past it, 403. 0 means
+	// DefaultTimerHorizon.
+	TimerHorizon time.Duration
 }
 
 // server is the state the routes share.
@@ -43,8 +48,12 @@ type server struct {
 	// or messages routes then).
 	a Admin
 	// kc is b as a KVConsole, nil when it is not one.
-	kc      KVConsole
+	kc KVConsole
+	// l is b as a Locker, tm as a Timerer: nil when it is not one.
+	l       Locker
+	tm      Timerer
 	maxBody int64
+	horizon time.Duration
 	version string
 	log     *slog.Logger
 }
@@ -64,7 +73,7 @@ func New(b Broker, o Options) http.Handler {
 	if o.Registry == nil {
 		o.Registry = prometheus.NewRegistry()
 	}
-	s := &server{b: b, maxBody: o.MaxBodyBytes, version: o.Version, log: o.Logger}
+	s := &server{b: b, maxBody: o.MaxBodyBytes, horizon: o.TimerHorizon, version: o.Version, log: o.Logger}
 	if c, ok := b.(Consumer); ok {
 		s.c = c
 	}
@@ -76,6 +85,12 @@ func New(b Broker, o Options) http.Handler {
 	}
 	if kc, ok := b.(KVConsole); ok {
 		s.kc = kc
+	}
+	if l, ok := b.(Locker); ok {
+		s.l = l
+	}
+	if tm, ok := b.(Timerer); ok {
+		s.tm = tm
 	}
 
 	r := chi.NewRouter()
@@ -109,6 +124,12 @@ func New(b Broker, o Options) http.Handler {
 		}
 		if s.a != nil {
 			s.adminRoutes(r)
+		}
+		if s.l != nil {
+			r.Method(http.MethodPost, "/locks", s.locks())
+		}
+		if s.tm != nil {
+			s.timerRoutes(r)
 		}
 		if s.kc != nil {
 			r.Method(http.MethodGet, "/resources/kv/namespaces", s.kvNamespaces())

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -15,9 +16,11 @@ import (
 
 // The types of a transaction's operations and results.
 const (
-	txnPush = "push"
-	txnAck  = "ack"
-	txnKV   = "kv"
+	txnPush     = "push"
+	txnAck      = "ack"
+	txnKV       = "kv"
+	txnTimer    = "timer"
+	txnPosition = "position"
 )
 
 // transaction is POST /api/v1/transaction (API.md §3): 200 with the
@@ -28,7 +31,7 @@ func (s *server) transaction() http.Handler {
 		if err != nil {
 			return err
 		}
-		req, err := decodeTxn(body)
+		req, err := decodeTxn(body, s.horizon)
 		if err != nil {
 			return err
 		}
@@ -57,7 +60,7 @@ func (s *server) transaction() http.Handler {
 // the KV ops' own fields are refused in the KV shape as POST /api/v1/kv
 // refuses them, and kv[] over MaxTxnKVOps ops or MaxTxnKVKeys keys is
 // 413 kv_too_many_ops or kv_too_many_keys (KV shape).
-func decodeTxn(body []byte) (TxnRequest, error) {
+func decodeTxn(body []byte, horizon time.Duration) (TxnRequest, error) {
 	var req TxnRequest
 	o, err := asObject(body, "the body")
 	if err != nil {
@@ -80,20 +83,20 @@ func decodeTxn(body []byte) (TxnRequest, error) {
 	if req.KV, err = decodeTxnKV(o["kv"]); err != nil {
 		return req, err
 	}
-	for _, k := range []string{"timers", "positions"} {
-		raw := o[k]
-		if isNull(raw) {
-			continue
-		}
-		list, err := asArray(raw, k)
-		if err != nil {
+	if raw := o["timers"]; !isNull(raw) {
+		if req.Timers, err = decodeTimerOps(raw, "timers", horizon); err != nil {
 			return req, err
 		}
-		if len(list) > 0 {
-			return req, badRequest("%s are not supported yet", k)
+		if len(req.Timers) == 0 {
+			req.Timers = nil
 		}
 	}
-	if len(req.Pushes) == 0 && len(req.Acks) == 0 && len(req.KV) == 0 {
+	if raw := o["positions"]; !isNull(raw) {
+		if req.Positions, err = decodePositions(raw); err != nil {
+			return req, err
+		}
+	}
+	if len(req.Pushes) == 0 && len(req.Acks) == 0 && len(req.KV) == 0 && len(req.Timers) == 0 && len(req.Positions) == 0 {
 		return req, badRequest("a transaction needs at least one operation")
 	}
 	resolveLeases(&req)
@@ -285,7 +288,7 @@ type txnSlot struct {
 // txnSlots lists the results a commit of req answers, in order: one per
 // pushed item and per ack, by operation, then one per kv op.
 func txnSlots(req *TxnRequest) []txnSlot {
-	out := make([]txnSlot, 0, len(req.Pushes)+len(req.Acks)+len(req.KV))
+	out := make([]txnSlot, 0, len(req.Pushes)+len(req.Acks)+len(req.KV)+len(req.Timers)+len(req.Positions))
 	p, a, ops := 0, 0, 0
 	for p < len(req.Pushes) || a < len(req.Acks) {
 		var s txnSlot
@@ -301,6 +304,12 @@ func txnSlots(req *TxnRequest) []txnSlot {
 	}
 	for j := range req.KV {
 		out = append(out, txnSlot{index: ops + j, typ: txnKV, kv: j})
+	}
+	for j := range req.Timers {
+		out = append(out, txnSlot{index: ops + len(req.KV) + j, typ: txnTimer, kv: j})
+	}
+	for j := range req.Positions {
+		out = append(out, txnSlot{index: ops + len(req.KV) + len(req.Timers) + j, typ: txnPosition, kv: j})
 	}
 	return out
 }
@@ -320,7 +329,7 @@ func appendTxn(b []byte, req *TxnRequest, a *TxnAnswer) ([]byte, error) {
 	b = append(b, '{')
 	b = appendField(b, "transactionId", a.TransactionID)
 	if !a.Success {
-		return appendTxnRollback(b, a)
+		return appendTxnRollback(b, req, a)
 	}
 	slots := txnSlots(req)
 	if len(a.Results) != len(slots) {
@@ -367,6 +376,19 @@ func appendTxn(b []byte, req *TxnRequest, a *TxnAnswer) ([]byte, error) {
 			if b, err = appendKVMembers(b, res.KV); err != nil {
 				return nil, fmt.Errorf("httpd: transaction result %d (kv[%d]): %w", i, s.kv, err)
 			}
+		case txnTimer:
+			if res.Timer == nil {
+				return nil, fmt.Errorf("httpd: transaction result %d (timers[%d]) has no timer result", i, s.kv)
+			}
+			b = appendKey(b, "opIndex")
+			b = appendInt(b, int64(s.kv))
+			b = append(b, ',')
+			t := appendTimerResult(nil, &req.Timers[s.kv], res.Timer)
+			b = append(b, t[1:len(t)-1]...)
+		case txnPosition:
+			b = appendKey(b, "opIndex")
+			b = appendInt(b, int64(s.kv))
+			b = append(b, `,"success":true`...)
 		}
 		b = append(b, '}')
 	}
@@ -375,7 +397,12 @@ func appendTxn(b []byte, req *TxnRequest, a *TxnAnswer) ([]byte, error) {
 
 // appendTxnRollback renders the rest of a rollback's answer, with the
 // failed kv op's fields when the broker gave them.
-func appendTxnRollback(b []byte, a *TxnAnswer) ([]byte, error) {
+//
+// failedIndex is the failed op's place in the flat list a commit would
+// have answered: one result per pushed item and per ack, then kv[] (the
+// official client finds a lock's guard there, and tells its own renew
+// from another holder's).
+func appendTxnRollback(b []byte, req *TxnRequest, a *TxnAnswer) ([]byte, error) {
 	if a.Reason == "" {
 		return nil, errors.New("httpd: broker rolled back a transaction without a reason")
 	}
@@ -388,7 +415,7 @@ func appendTxnRollback(b []byte, a *TxnAnswer) ([]byte, error) {
 		}
 		b = append(b, `"ok":false,`...)
 		b = appendKey(b, "failedIndex")
-		b = appendInt(b, int64(f.FailedIndex))
+		b = appendInt(b, int64(len(req.Pushes)+len(req.Acks)+f.FailedIndex))
 		b = append(b, ',')
 		b = appendField(b, "kvReason", f.KVReason)
 		b = appendKey(b, "version")

@@ -206,11 +206,27 @@ func TestTxnRefusals(t *testing.T) {
 			`kv[0].ttlSeconds "5" must be an integer in`},
 		{"kv ns and namespace differ", `{"kv":[{"op":"get","ns":"a","namespace":"b","key":"k"}]}`, 400, CodeKVBadRequest, ReasonKVBadNamespace,
 			`kv[0]: ns "a" and namespace "b" differ`},
-		{"timers", `{"operations":[` + push + `],"timers":[{"op":"schedule"}]}`, 400, CodeBadRequest, "", "timers are not supported yet"},
-		{"timers alone", `{"timers":[{"op":"schedule"}]}`, 400, CodeBadRequest, "", "timers are not supported yet"},
+		{"timer without queue", `{"operations":[` + push + `],"timers":[{"op":"schedule"}]}`, 400, CodeBadRequest, "", "timers[0].queue is required"},
+		{"timer op unknown", `{"timers":[{"op":"fire","queue":"q","timerKey":"k"}]}`, 400, CodeBadRequest, "", `timers[0].op "fire" is not a timer operation`},
+		{"timer server-owned field", `{"timers":[{"op":"schedule","queue":"q","timerKey":"k","deliverAt":"2026-01-01T00:00:00Z"}]}`,
+			400, CodeTimerServerOwned, "", "timers[0].deliverAt is the server's"},
+		{"timer past the horizon", `{"timers":[{"op":"schedule","queue":"q","timerKey":"k","delayMs":7776000001,"payload":"e30="}]}`,
+			403, CodeTimerHorizon, "", "timers[0].delayMs 7776000001 is past the horizon"},
+		{"timer payload not base64", `{"timers":[{"op":"schedule","queue":"q","timerKey":"k","delayMs":1,"payload":"{}"}]}`,
+			400, CodeBadRequest, "", "timers[0].payload is not base64"},
+		{"timer payload not JSON", `{"timers":[{"op":"schedule","queue":"q","timerKey":"k","delayMs":1,"payload":"bm9wZQ=="}]}`,
+			400, CodeBadRequest, "", "timers[0].payload must be base64 of one JSON value"},
+		{"two ops on one timer", `{"timers":[{"op":"cancel","queue":"q","timerKey":"k"},{"op":"cancel","queue":"q","timerKey":"k"}]}`,
+			400, CodeBadRequest, "", `timers[1]: timer "k" of queue "q" is in timers[0] already`},
 		{"timers an object", `{"operations":[` + push + `],"timers":{}}`, 400, CodeBadRequest, "", "timers must be an array"},
-		{"positions", `{"kv":[{"op":"get","ns":"a","key":"k"}],"positions":[{"queue":"q"}]}`, 400, CodeBadRequest, "",
-			"positions are not supported yet"},
+		{"position without group", `{"kv":[{"op":"get","ns":"a","key":"k"}],"positions":[{"queue":"q"}]}`, 400, CodeBadRequest, "",
+			"positions[0].consumerGroup is required"},
+		{"position without offset", `{"positions":[{"queue":"q","consumerGroup":"g"}]}`, 400, CodeBadRequest, "",
+			"positions[0].offset is required"},
+		{"position offset below -1", `{"positions":[{"queue":"q","consumerGroup":"g","offset":-2}]}`, 400, CodeBadRequest, "",
+			"positions[0].offset -2 is outside -1.."},
+		{"position mode unknown", `{"positions":[{"queue":"q","consumerGroup":"g","offset":1,"subscriptionMode":"old"}]}`, 400, CodeBadRequest, "",
+			`positions[0].subscriptionMode "old" is not new or all`},
 		{"positions a number", `{"kv":[{"op":"get","ns":"a","key":"k"}],"positions":3}`, 400, CodeBadRequest, "", "positions must be an array"},
 	}
 	for _, c := range cases {
@@ -353,6 +369,8 @@ func TestTxnDefaultCommit(t *testing.T) {
 		{"index":2,"type":"kv","opIndex":0,"op":"get"}]}`)
 }
 
+// TestTxnRollback: the rollback answers; a kv_precondition's failedIndex
+// counts the request's ack first (the flat space of results[]).
 func TestTxnRollback(t *testing.T) {
 	cases := []struct {
 		name string
@@ -367,11 +385,11 @@ func TestTxnRollback(t *testing.T) {
 		{"kv precondition", TxnAnswer{TransactionID: "txn-9", Reason: TxnKVPrecondition, Error: "kv[1] lost its precondition",
 			KVFailure: &TxnKVFailure{FailedIndex: 1, KVReason: "version", Version: 4, Value: json.RawMessage(`{"n": 1.50}`)}},
 			`{"transactionId":"txn-9","success":false,"reason":"kv_precondition","error":"kv[1] lost its precondition",` +
-				`"ok":false,"failedIndex":1,"kvReason":"version","version":4,"value":{"n": 1.50},"results":[]}`},
+				`"ok":false,"failedIndex":2,"kvReason":"version","version":4,"value":{"n": 1.50},"results":[]}`},
 		{"kv precondition on an absent key", TxnAnswer{TransactionID: "txn-9", Reason: TxnKVPrecondition, Error: "absent",
 			KVFailure: &TxnKVFailure{FailedIndex: 0, KVReason: "absent"}},
 			`{"transactionId":"txn-9","success":false,"reason":"kv_precondition","error":"absent",` +
-				`"ok":false,"failedIndex":0,"kvReason":"absent","version":0,"value":null,"results":[]}`},
+				`"ok":false,"failedIndex":1,"kvReason":"absent","version":0,"value":null,"results":[]}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -486,7 +504,7 @@ func FuzzTxnDecode(f *testing.F) {
 		err := parseJSON(body)
 		var req TxnRequest
 		if err == nil {
-			req, err = decodeTxn(body)
+			req, err = decodeTxn(body, 0)
 		}
 		if err != nil {
 			var e *Error

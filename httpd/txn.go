@@ -35,6 +35,26 @@ type TxnRequest struct {
 	RequiredLeases []string
 	// KV is the kv[] ops (KV ops minus getPrefix).
 	KV []KVOp
+	// Timers is the timers[] ops, checked as POST /api/v1/timers checks
+	// them (message ids minted, payloads decoded).
+	Timers []TimerOp
+	// Positions is the positions[] ops: a consumer group's place on a
+	// partition, committed with the rest.
+	Positions []TxnPosition
+}
+
+// TxnPosition sets a consumer group's position on a partition: Offset is
+// the last offset the group is done with (its next read is Offset+1);
+// nil forgets its position there, so the group reads the partition again
+// as its subscription says. Metadata is kept beside it (at most
+// MaxPositionMetadata bytes). Mode is the subscription (new or all) of a
+// group that has none yet ("" new).
+type TxnPosition struct {
+	OpIndex                 int
+	Queue, Group, Partition string
+	Offset                  *int64
+	Metadata                string
+	Mode                    string
 }
 
 // TxnPush is one pushed item: an operation of type push holds one (the
@@ -57,6 +77,7 @@ const (
 	TxnRejectedAck    = "rejected_ack"
 	TxnDuplicate      = "duplicate"
 	TxnKVPrecondition = "kv_precondition"
+	TxnQueueNotFound  = "queue_not_found"
 	TxnBadRequest     = "bad_request"
 	TxnInternal       = "internal"
 )
@@ -102,6 +123,8 @@ type TxnResult struct {
 	Queue         string
 	Duplicate     bool
 	DLQ           bool
+	// Timer is a timer op's result (type "timer").
+	Timer *TimerResult
 	// KV is the kv op's result in the KV API's shape: it must marshal to
 	// a JSON object, whose members follow index, type and opIndex in the
 	// answer (its own index, type and opIndex are dropped).

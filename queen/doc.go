@@ -13,14 +13,21 @@
 //     it seals and opens the payloads of encrypted queues and bounds
 //     maxSize.
 //   - internal/consume: consuming as a family of the state machine: pop,
-//     ack, leases, consumer groups, retries, the DLQ, transactions' acks,
-//     seek and replay (see its doc for the invariants).
+//     ack, leases, consumer groups, retries, the DLQ, transactions' acks
+//     and positions, seek and replay (see its doc for the invariants).
+//   - internal/locks: locks and semaphores (POST /api/v1/locks) as KV rows
+//     of the namespace queen-locks, turned in the state machine; the token
+//     is the row's version and the guard a required KV check.
+//   - internal/timers: timers as a family of the state machine: schedule,
+//     cancel, peek, list, count, and the fires the leader proposes every
+//     QUEEN_RAFT_TIMER_TICK_MS, each a push and the timer's deletion in one
+//     entry (see its doc for the invariants).
 //   - internal/seal: AES-256-GCM sealing under QUEEN_ENCRYPTION_KEY.
 //   - internal/retention: the leader's retention pass (retentionSeconds
 //     with the S3 sink's hold, completedRetentionSeconds).
 //   - internal/sinkadapter: the S3 sink's view of the log and the KV.
-//   - cmd/queen: wiring (raft host, shard 1 with the KV and consume
-//     appliers, the embedded S3 sink, the HTTP server, the Prometheus
+//   - cmd/queen: wiring (raft host, shard 1 with the KV, consume, locks
+//     and timers appliers, the leader's timer firer, the embedded S3 sink, the HTTP server, the Prometheus
 //     registry), logging (tint on a terminal, JSON otherwise), and signals.
 //
 // # Invariants

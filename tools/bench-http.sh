@@ -36,41 +36,7 @@ if [ -n "${BASELINE:-}" ]; then
 fi
 bin=$work/queen
 
-freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-
-# start N: starts N nodes of a fresh cluster, data in directories of its
-# own; sets urls.
-run=0
-start() {
-	local n=$1 members="" raft=() http=()
-	run=$((run + 1))
-	for i in $(seq 1 "$n"); do
-		raft[i]=127.0.0.1:$(freeport)
-		http[i]=$(freeport)
-		members+="${members:+,}$i=${raft[i]}"
-	done
-	urls=""
-	for i in $(seq 1 "$n"); do
-		PORT=${http[i]} QUEEN_BIND_ADDR=127.0.0.1 QUEEN_DATA_DIR="$work/c$n-$run-$i" QUEEN_RAFT_NODE_ID=$i \
-			QUEEN_RAFT_MEMBERS=$members QUEEN_LOG_FORMAT=json QUEEN_LOG_LEVEL=warn \
-			"$bin" 2>>"$work/c$n-$run-$i.log" &
-		pids+=($!)
-		urls+="${urls:+,}http://127.0.0.1:${http[i]}"
-	done
-	for i in $(seq 1 "$n"); do
-		for _ in $(seq 1 600); do # /health answers 200 once the node has a leader and caught up
-			curl -sf "http://127.0.0.1:${http[i]}/health" >/dev/null && break
-			sleep 0.1
-		done
-		curl -sf "http://127.0.0.1:${http[i]}/health" >/dev/null || { echo "node $i never got ready:"; cat "$work/c$n-$run-$i.log"; exit 1; }
-	done
-}
-
-stop() {
-	for p in "${pids[@]}"; do kill -TERM "$p"; done
-	for p in "${pids[@]}"; do wait "$p" || true; done
-	pids=()
-}
+. tools/cluster.sh
 
 if [ "${ONLY:-}" != parked ]; then
 echo "| nodes | mode | records/request | connections | records/s | requests/s | p50 ms | p99 ms | errors |"

@@ -55,6 +55,11 @@ type Config struct {
 	// assumes across a change of leader: a partition stays held this long
 	// past its lease's end (QUEEN_RAFT_MAX_CLOCK_SKEW_MS).
 	MaxClockSkew time.Duration
+	// TimerTick is how often the leader looks for due timers
+	// (QUEEN_RAFT_TIMER_TICK_MS); TimerHorizon the longest delay a timer
+	// may have (QUEEN_TIMERS_MAX_HORIZON_S).
+	TimerTick    time.Duration
+	TimerHorizon time.Duration
 	// ClockOffset moves this node's proposer clock forward, for tests that
 	// need stamps at a chosen time (QUEEN_RAFT_CLOCK_OFFSET_MS, test-only).
 	ClockOffset time.Duration
@@ -115,6 +120,8 @@ func Load(getenv func(string) string) (*Config, error) {
 	c.ReadyLag = ms(l.int("QUEEN_RAFT_READY_LAG_MS", 2000, 0, 3_600_000, "the apply lag past which /health answers settling, in milliseconds"))
 	c.MaxClockSkew = ms(l.int("QUEEN_RAFT_MAX_CLOCK_SKEW_MS", 500, 0, 60_000, "the clock skew between nodes that leases allow for, in milliseconds"))
 	c.ClockOffset = ms(l.int("QUEEN_RAFT_CLOCK_OFFSET_MS", 0, 0, 86_400_000, "a test-only shift of this node's proposer clock, forward, in milliseconds"))
+	c.TimerTick = ms(l.int("QUEEN_RAFT_TIMER_TICK_MS", 50, 1, 60_000, "how often the leader fires due timers, in milliseconds"))
+	c.TimerHorizon = time.Duration(l.int("QUEEN_TIMERS_MAX_HORIZON_S", 90*86400, 1, 10*365*86400, "the longest delay of a timer, in seconds")) * time.Second
 	c.RetentionInterval = ms(l.int("RETENTION_INTERVAL", 300_000, 100, 86_400_000, "how often the leader deletes what queue retention says, in milliseconds"))
 
 	c.LogLevel = slog.Level(levels[l.enum("QUEEN_LOG_LEVEL", "info", "log level", map[string]string{

@@ -39,8 +39,8 @@ func TestREADMEWalkthrough(t *testing.T) {
 			lines = append(lines, l)
 		}
 	}
-	if len(lines) != 5 {
-		t.Fatalf("walk-through printed %d answers, want 5:\n%s", len(lines), out)
+	if len(lines) != 7 {
+		t.Fatalf("walk-through printed %d answers, want 7:\n%s", len(lines), out)
 	}
 	var push []map[string]any
 	if err := json.Unmarshal([]byte(lines[0]), &push); err != nil || len(push) != 3 || push[2]["offset"] != 1.0 {
@@ -74,5 +74,14 @@ func TestREADMEWalkthrough(t *testing.T) {
 	}
 	if !strings.Contains(lines[4], `"data":{"order":1,"status":"new","total":42.00}`) {
 		t.Errorf("pop changed a payload: %s", lines[4])
+	}
+	var lock, timer struct{ Results []map[string]any }
+	if err := json.Unmarshal([]byte(lines[5]), &lock); err != nil || len(lock.Results) != 1 || lock.Results[0]["acquired"] != true ||
+		lock.Results[0]["guard"] == nil {
+		t.Errorf("lock acquire answered %s", lines[5])
+	}
+	if err := json.Unmarshal([]byte(lines[6]), &timer); err != nil || len(timer.Results) != 1 || timer.Results[0]["status"] != "scheduled" ||
+		timer.Results[0]["deliverAt"] == nil {
+		t.Errorf("timer schedule answered %s", lines[6])
 	}
 }

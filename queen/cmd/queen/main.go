@@ -29,6 +29,7 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/broker"
 	"github.com/queen-mq/queen-go/queen/internal/retention"
 	"github.com/queen-mq/queen-go/queen/internal/seal"
+	"github.com/queen-mq/queen-go/queen/internal/timers"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/s3sink"
 )
@@ -121,6 +122,9 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	defer stopBackground()
 	ret := &retention.Job{Shard: shard, KV: kv, NodeID: cfg.NodeID, Interval: cfg.RetentionInterval, Log: log.With("component", "retention")}
 	go ret.Run(ctx)
+	firer := &timers.Firer{Shard: shard, Node: cfg.NodeID, Tick: cfg.TimerTick, Log: log.With("component", "timers"),
+		Fired: timerMetrics(reg)}
+	go firer.Run(ctx)
 	var sealer *seal.Sealer
 	if cfg.EncryptionKey != nil {
 		if sealer, err = seal.New(cfg.EncryptionKey); err != nil {
@@ -136,7 +140,8 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 		b.StatusExtra = func(ctx context.Context) map[string]any { return map[string]any{"s3": sink.status(ctx)} }
 	}
 	api := httpd.New(b, httpd.Options{MaxBodyBytes: cfg.MaxBodyBytes,
-		TenancyHeader: cfg.TenancyHeader, Logger: log.With("component", "http"), Registry: reg, Version: version})
+		TenancyHeader: cfg.TenancyHeader, Logger: log.With("component", "http"), Registry: reg, Version: version,
+		TimerHorizon: cfg.TimerHorizon})
 	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.BindAddr, strconv.Itoa(cfg.Port)))
 	if err != nil {
 		return fmt.Errorf("listen on PORT=%d QUEEN_BIND_ADDR=%s: %w", cfg.Port, cfg.BindAddr, err)
@@ -168,4 +173,20 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	host.Close()
 	log.Info("queen stopped")
 	return nil
+}
+
+// timerMetrics counts what this node's fires did:
+// queen_timers_fires_total{result="fired"|"failed"|"filed"} (filed: put in
+// the queue's dead-letter group __timer__ after too many failures).
+func timerMetrics(reg *prometheus.Registry) func(timers.FireAnswer) {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "queen_timers_fires_total",
+		Help: "Timers this node's fire entries handled, by result: fired, failed (retried later), filed (to the DLQ group __timer__)."},
+		[]string{"result"})
+	reg.MustRegister(c)
+	fired, failed, filed := c.WithLabelValues("fired"), c.WithLabelValues("failed"), c.WithLabelValues("filed")
+	return func(a timers.FireAnswer) {
+		fired.Add(float64(a.Fired))
+		failed.Add(float64(a.Failed))
+		filed.Add(float64(a.Filed))
+	}
 }

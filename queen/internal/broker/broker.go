@@ -14,7 +14,9 @@ import (
 	"github.com/queen-mq/queen-go/httpd"
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/queen/internal/consume"
+	"github.com/queen-mq/queen-go/queen/internal/locks"
 	"github.com/queen-mq/queen-go/queen/internal/seal"
+	"github.com/queen-mq/queen-go/queen/internal/timers"
 	"github.com/queen-mq/queen-go/raftlog"
 
 	"github.com/queen-mq/queen-go/contract"
@@ -31,6 +33,8 @@ type Broker struct {
 	shard    *raftlog.Shard
 	kv       *kvstore.Store
 	cons     *consume.Consumer
+	locks    *locks.Locks
+	timers   *timers.Timers
 	seal     *seal.Sealer
 	version  string
 	readyLag time.Duration
@@ -53,7 +57,7 @@ type Options struct {
 // New serves shard, which runs kvstore's and consume's appliers, on host.
 func New(host *raftlog.Host, shard *raftlog.Shard, o Options) *Broker {
 	return &Broker{host: host, shard: shard, kv: kvstore.New(shard), cons: &consume.Consumer{Shard: shard, Skew: o.Skew},
-		seal: o.Sealer, version: o.Version, readyLag: o.ReadyLag}
+		locks: &locks.Locks{Shard: shard}, timers: &timers.Timers{Shard: shard}, seal: o.Sealer, version: o.Version, readyLag: o.ReadyLag}
 }
 
 // mapErr turns raftlog's and kvstore's errors into httpd's.
@@ -188,9 +192,12 @@ func kvstoreISO(us int64) string {
 }
 
 // Appliers are the state machine's families beside the queue log: the KV
-// store and consuming (pop, ack, leases). Every node runs the same set.
+// store, consuming (pop, ack, leases), locks and timers. Every node runs
+// the same set.
 func Appliers() map[raftlog.OpKind]raftlog.Applier {
 	m := kvstore.Appliers()
 	maps.Copy(m, consume.Appliers())
+	maps.Copy(m, locks.Appliers())
+	maps.Copy(m, timers.Appliers())
 	return m
 }

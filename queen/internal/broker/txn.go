@@ -9,6 +9,7 @@ import (
 	"github.com/queen-mq/queen-go/httpd"
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/queen/internal/consume"
+	"github.com/queen-mq/queen-go/queen/internal/timers"
 	"github.com/queen-mq/queen-go/raftlog"
 )
 
@@ -16,8 +17,9 @@ var _ httpd.Transactor = (*Broker)(nil)
 
 // Transaction applies a transaction as one entry: its acks and required
 // leases (consume), its pushes (strict: a duplicate transactionId rolls
-// everything back) and its KV ops, in that order, so the first to fail
-// names the rollback in the contract's priority (acks, pushes, kv).
+// everything back), its positions (consume), its KV ops and its timers,
+// in that order, so the first to fail names the rollback in the
+// contract's priority (acks, pushes, positions, kv, timers).
 func (b *Broker) Transaction(ctx context.Context, tenant string, req httpd.TxnRequest) (httpd.TxnAnswer, error) {
 	ans := httpd.TxnAnswer{TransactionID: uuid.Must(uuid.NewV7()).String()}
 	rollback := func(reason, why string) (httpd.TxnAnswer, error) {
@@ -51,12 +53,36 @@ func (b *Broker) Transaction(ctx context.Context, tenant string, req httpd.TxnRe
 		}
 		cmd.Ops, kinds = append(cmd.Ops, op.Op()), append(kinds, "push")
 	}
+	if len(req.Positions) > 0 {
+		op := consume.PositionOp{Tenant: tenant, Items: make([]consume.Position, len(req.Positions))}
+		for i, p := range req.Positions {
+			op.Items[i] = consume.Position{Queue: p.Queue, Group: p.Group, Partition: p.Partition, Offset: consume.Forget,
+				Metadata: p.Metadata, Mode: consume.ModeNew}
+			if p.Offset != nil {
+				op.Items[i].Offset = *p.Offset
+			}
+			if p.Mode == "all" {
+				op.Items[i].Mode = consume.ModeAll
+			}
+		}
+		cmd.Ops, kinds = append(cmd.Ops, op.Op()), append(kinds, "position")
+	}
 	if len(req.KV) > 0 {
 		op, err := kvstore.Encode(tenant, kvOps(req.KV))
 		if err != nil {
 			return httpd.TxnAnswer{}, mapErr(err)
 		}
 		cmd.Ops, kinds = append(cmd.Ops, op), append(kinds, "kv")
+	}
+	if len(req.Timers) > 0 {
+		c, err := b.timerCall(tenant, req.Timers)
+		if err != nil {
+			return httpd.TxnAnswer{}, err
+		}
+		if err := timers.Check(c.Ops); err != nil {
+			return rollback(httpd.TxnBadRequest, err.Error())
+		}
+		cmd.Ops, kinds = append(cmd.Ops, c.Op()), append(kinds, "timer")
 	}
 	res, err := b.shard.Propose(ctx, cmd)
 	if err != nil {
@@ -93,6 +119,15 @@ func (b *Broker) rolledBack(ans httpd.TxnAnswer, req httpd.TxnRequest, kind stri
 		ans.Reason = httpd.TxnDuplicate
 		ans.Error = fmt.Sprintf("operations[%d]: transactionId %q was pushed to %s/%s already, at offset %d",
 			p.OpIndex, p.Item.TransactionID, p.Item.Queue, p.Item.Partition, orig.Offset)
+	case "position":
+		i, reason, why, err := consume.DecodePositionRollback(answer)
+		if err != nil {
+			return httpd.TxnAnswer{}, err
+		}
+		ans.Reason, ans.Error = httpd.TxnBadRequest, fmt.Sprintf("positions[%d]: %s", req.Positions[i].OpIndex, why)
+		if reason == consume.PositionNoPartition {
+			ans.Reason = httpd.TxnQueueNotFound
+		}
 	case "kv":
 		a, err := kvstore.DecodeAnswer(answer)
 		if err != nil {
@@ -144,6 +179,23 @@ func (b *Broker) committed(ans httpd.TxnAnswer, req httpd.TxnRequest, kinds []st
 		for j, r := range a.Results {
 			ans.Results = append(ans.Results, httpd.TxnResult{Index: ops + j, Type: "kv", OpIndex: j, KV: r})
 		}
+	}
+	ops += len(req.KV)
+	for i, kind := range kinds {
+		if kind != "timer" {
+			continue
+		}
+		got, err := timers.DecodeAnswers(res.Ops[i])
+		if err != nil || len(got) != len(req.Timers) {
+			return httpd.TxnAnswer{}, fmt.Errorf("transaction: timer answers %d for %d: %v", len(got), len(req.Timers), err)
+		}
+		for j, r := range timerResults(got) {
+			ans.Results = append(ans.Results, httpd.TxnResult{Index: ops + j, Type: "timer", OpIndex: j, Timer: &r})
+		}
+	}
+	ops += len(req.Timers)
+	for j := range req.Positions {
+		ans.Results = append(ans.Results, httpd.TxnResult{Index: ops + j, Type: "position", OpIndex: j})
 	}
 	return ans, nil
 }

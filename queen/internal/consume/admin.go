@@ -92,6 +92,8 @@ func (s *state) deleteGroup(op *DeleteOp) ([]byte, error) {
 		s.tx.Delete(groupKey(op.Tenant, q, op.Group))
 		p := gpPrefix(op.Tenant, q, op.Group)
 		s.tx.DeleteRange(p, wire.PrefixEnd(p))
+		m := name(name(name([]byte{prefixMetadata}, op.Tenant), q), op.Group)
+		s.tx.DeleteRange(m, wire.PrefixEnd(m))
 		s.released(op.Tenant, q)
 	}
 	return binary.AppendUvarint(nil, uint64(n)), nil

@@ -48,6 +48,8 @@ func (applier) Apply(tx *raftlog.Txn, at raftlog.ApplyInfo, data []byte) ([]byte
 		return s.replay(op)
 	case *PurgeOp:
 		return s.purge(op)
+	case *PositionOp:
+		return s.positions(op)
 	}
 	return nil, errors.New("consume: unknown op")
 }

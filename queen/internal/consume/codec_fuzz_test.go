@@ -18,8 +18,9 @@ func FuzzDecodeOp(f *testing.F) {
 	del := DeleteOp{Tenant: "t", Queue: "q", Group: "g"}
 	rep := ReplayOp{Tenant: "t", ID: "i"}
 	purge := PurgeOp{Tenant: "t", Queue: "q"}
+	pos := PositionOp{Tenant: "t", Items: []Position{{Queue: "q", Group: "g", Partition: "p", Offset: Forget, Metadata: "m", Mode: ModeAll}}}
 	for _, b := range [][]byte{pop.Op().Data, ack.Op().Data, ext.Op().Data, txn.Op().Data, seek.Op().Data, del.Op().Data,
-		rep.Op().Data, purge.Op().Data, {1}, {}} {
+		rep.Op().Data, purge.Op().Data, pos.Op().Data, {1}, {}} {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -44,6 +45,8 @@ func FuzzDecodeOp(f *testing.F) {
 		case *ReplayOp:
 			again = op.Op().Data
 		case *PurgeOp:
+			again = op.Op().Data
+		case *PositionOp:
 			again = op.Op().Data
 		}
 		if !bytes.Equal(again, b) {

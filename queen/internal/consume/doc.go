@@ -3,8 +3,11 @@
 // extension, consumer groups with exclusive partition leases, retries, the
 // dead-letter queue, the consuming part of transactions (TxnOp: required
 // leases and acks that must all succeed, beside raftlog's strict push and
-// kvstore's call in one command), and group administration (seek, delete,
-// DLQ replay and purge). Its ops (kind OpConsume) are applied by every
+// kvstore's call in one command; PositionOp: a transaction's positions[],
+// a group's place on a partition set with the rest), and group
+// administration (seek, delete, DLQ replay and purge). The timers family
+// files the timers that cannot fire in the dead-letter group __timer__
+// (FileTimer). Its ops (kind OpConsume) are applied by every
 // node; Consumer proposes them and long-polls.
 //
 // # What it owns

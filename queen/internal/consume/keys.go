@@ -16,6 +16,7 @@ import (
 //	'U' uid(8)                            → tenant, queue, partition of a partition id
 //	'X' tenant queue group partition off(8) → a dead letter (DeadLetter)
 //	'x' tenant id                         → the 'X' key of dead letter id
+//	'O' tenant queue group partition      → a position's metadata (positions.go)
 const (
 	prefixGP       = 'G'
 	prefixGroup    = 'g'
@@ -23,7 +24,12 @@ const (
 	prefixUID      = 'U'
 	prefixLetter   = 'X'
 	prefixLetterID = 'x'
+	prefixMetadata = 'O'
 )
+
+func metadataKey(tenant, queue, group, partition string) []byte {
+	return name(name(name(name([]byte{prefixMetadata}, tenant), queue), group), partition)
+}
 
 func name(b []byte, s string) []byte { return wire.AppendString(b, s) }
 

@@ -107,3 +107,19 @@ func Letter(v *raftlog.View, tenant, id string) (DeadLetter, bool, error) {
 	l, err := decodeLetter(b)
 	return l, err == nil, err
 }
+
+// TimerGroup is the dead-letter group of the timers that failed to fire
+// too many times (API.md §7).
+const TimerGroup = "__timer__"
+
+// FileTimer files a timer that could not fire as a dead letter of its
+// queue in TimerGroup, from the apply of the timers family: l says what
+// the timer held (Queue, Partition, MessageID, TransactionID, Payload,
+// Created, Attempts, Error). It never reached the queue, so it has no
+// offset (-1); seq tells apart the letters one entry files.
+func FileTimer(tx *raftlog.Txn, at raftlog.ApplyInfo, tenant string, l DeadLetter, seq int) {
+	key := letterKey(tenant, l.Queue, TimerGroup, l.Partition, int64(at.Index<<16)|int64(seq&0xffff))
+	l.ID, l.Group, l.Offset, l.Filed = letterID(key, at.Stamp), TimerGroup, -1, at.Stamp
+	tx.Set(key, l.encode())
+	tx.Set(letterIDKey(tenant, l.ID), key)
+}

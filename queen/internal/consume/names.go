@@ -31,6 +31,14 @@ func checkNames(op any) error {
 		err = check(op.Tenant, op.Queue, op.Group, "", "")
 	case *PurgeOp:
 		err = check(op.Tenant, op.Queue, op.Group, "", "")
+	case *PositionOp:
+		for i, p := range op.Items {
+			if err == nil {
+				if err = check(op.Tenant, p.Queue, p.Group, p.Partition, ""); err != nil {
+					err = fmt.Errorf("position %d: %w", i, err)
+				}
+			}
+		}
 	case *ReplayOp:
 		if err = check(op.Tenant, "", "", "", ""); err == nil {
 			err = contract.ID.Check("id", op.ID)

@@ -284,6 +284,8 @@ func decodeOp(b []byte) (any, error) {
 		out = &ReplayOp{Tenant: str(&d), ID: str(&d)}
 	case kindPurge:
 		out = &PurgeOp{Tenant: str(&d), Queue: str(&d), Group: str(&d)}
+	case kindPosition:
+		out = decodePositionOp(&d)
 	default:
 		d.Fail(fmt.Sprintf("op kind %d", kind))
 	}

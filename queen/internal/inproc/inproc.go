@@ -22,6 +22,7 @@ import (
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/queen/internal/broker"
 	"github.com/queen-mq/queen-go/queen/internal/retention"
+	"github.com/queen-mq/queen-go/queen/internal/timers"
 	"github.com/queen-mq/queen-go/raftlog"
 )
 
@@ -37,6 +38,7 @@ type Node struct {
 	// Handler is the HTTP API, as cmd/queen serves it.
 	Handler http.Handler
 	tmp     string
+	stop    context.CancelFunc // the timers' firer
 }
 
 // Options are a Node's settings.
@@ -94,11 +96,17 @@ func Start(o Options) (*Node, error) {
 	n.Retention = &retention.Job{Shard: shard, KV: n.KV, NodeID: 1, Interval: time.Hour, Log: o.Logger}
 	n.Broker = broker.New(host, shard, broker.Options{Version: "inproc", ReadyLag: 2 * time.Second, Skew: 500 * time.Millisecond})
 	n.Handler = httpd.New(n.Broker, httpd.Options{TenancyHeader: o.TenancyHeader, Logger: o.Logger})
+	fctx, stop := context.WithCancel(context.Background())
+	n.stop = stop
+	go (&timers.Firer{Shard: shard, Node: 1, Tick: 10 * time.Millisecond, Log: o.Logger}).Run(fctx)
 	return n, nil
 }
 
 // Close stops the node, and removes its data when Start made the directory.
 func (n *Node) Close() {
+	if n.stop != nil {
+		n.stop()
+	}
 	n.Host.Close()
 	if n.tmp != "" {
 		os.RemoveAll(n.tmp)

@@ -16,6 +16,13 @@
 //   - longpoll: -c pairs, each a pop parked on a partition of its own and
 //     then a push of one record to it; latency is from the push's answer to
 //     the parked pop's answer (longpoll.go).
+//   - locks: -c connections each loop an acquire and a release of a lock
+//     name of their own, or with -shared all of one name; pairs/s and the
+//     latency of a pair (locks.go).
+//   - timers: -timers timers scheduled in calls of -batch (at most 256),
+//     due -delay from the start and spread over -spread, then read back
+//     from the queue as they fire: timers fired/s over the firing window
+//     and the fire delay past deliverAt (timers.go).
 //
 // For example:
 //
@@ -23,6 +30,8 @@
 //	queen-bench -url http://10.0.0.1:6632,http://10.0.0.2:6632 -mode fetch -c 16
 //	queen-bench -mode consume -c 16 -batch 100 -prefill 100000 -queue c1
 //	queen-bench -mode longpoll -c 8 -duration 10s -queue lp1
+//	queen-bench -mode locks -c 16 -duration 10s -shared
+//	queen-bench -mode timers -timers 10000 -delay 2s -spread 2s -queue t1
 package main
 
 import (
@@ -53,29 +62,46 @@ type options struct {
 	group      string
 	prefill    int
 	parked     int
+	shared     bool
+	timers     int
+	delay      time.Duration
+	spread     time.Duration
+	wait       time.Duration
 }
 
 // maxPopBatch is the broker's cap on a pop's batch and on the items of an
 // ack/batch (API.md §2).
 const maxPopBatch = 10000
 
+// maxTimerOps is the broker's cap on the operations of a timers call
+// (API.md §7).
+const maxTimerOps = 256
+
 func main() {
 	var o options
 	urls := flag.String("url", "http://127.0.0.1:6632", "broker URLs, comma-separated; connections spread over them")
-	flag.IntVar(&o.conns, "c", 64, "concurrent connections (consume: consumers; longpoll: pairs of a pop and a push)")
-	flag.IntVar(&o.batch, "batch", 1, "records per push (fetch: maxBytes in records of -size; consume: records per pop)")
+	flag.IntVar(&o.conns, "c", 64, "concurrent connections (consume: consumers; longpoll: pairs of a pop and a push; timers: scheduling)")
+	flag.IntVar(&o.batch, "batch", 1, "records per push (fetch: maxBytes in records of -size; consume: records per pop; timers: timers per call, default 256)")
 	flag.IntVar(&o.size, "size", 200, "payload bytes per record, about")
-	flag.DurationVar(&o.duration, "duration", 10*time.Second, "how long to run")
+	flag.DurationVar(&o.duration, "duration", 10*time.Second, "how long to run (not timers: it runs until every timer fired)")
 	flag.Int64Var(&o.count, "count", 0, "push, fetch: stop after this many records instead (0: run for -duration)")
-	flag.StringVar(&o.mode, "mode", "push", "push, fetch, consume or longpoll")
-	flag.StringVar(&o.queue, "queue", "bench", "queue to use")
+	flag.StringVar(&o.mode, "mode", "push", "push, fetch, consume, longpoll, locks or timers")
+	flag.StringVar(&o.queue, "queue", "bench", "queue to use (locks: the lock names start with it)")
 	flag.IntVar(&o.partitions, "partitions", 100, "partitions the load spreads over (not longpoll: one partition per pair)")
 	flag.StringVar(&o.group, "group", "bench", "consume, longpoll: the consumer group")
 	flag.IntVar(&o.prefill, "prefill", 100000, "consume: records pushed before the clock starts")
 	flag.IntVar(&o.parked, "parked", 0, "push: pops parked the whole run on partitions no push touches")
+	flag.BoolVar(&o.shared, "shared", false, "locks: every connection on one lock name (contention) instead of a name each")
+	flag.IntVar(&o.timers, "timers", 10000, "timers: how many to schedule")
+	flag.DurationVar(&o.delay, "delay", 2*time.Second, "timers: the first timer is due this long after the start")
+	flag.DurationVar(&o.spread, "spread", 0, "timers: the timers are due evenly over this window after -delay (0: all at once)")
+	flag.DurationVar(&o.wait, "wait", time.Minute, "timers: how long past the last deliverAt to wait for the fires")
 	flag.Parse()
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if o.mode == "timers" && !set["batch"] {
+		o.batch = maxTimerOps
+	}
 	if flag.NArg() > 0 {
 		fail(2, fmt.Errorf("unexpected arguments %q: every setting is a flag", flag.Args()))
 	}
@@ -92,6 +118,10 @@ func main() {
 		r, err = runConsume(o)
 	case "longpoll":
 		r, err = runLongpoll(o)
+	case "locks":
+		r, err = runLocks(o)
+	case "timers":
+		r, err = runTimers(o)
 	default:
 		var p *parked
 		if o.mode == "push" {
@@ -133,17 +163,25 @@ func parseURLs(list string) ([]string, error) {
 // another mode is refused rather than silently ignored.
 var modeFlags = map[string][]string{
 	"count":      {"push", "fetch"},
-	"batch":      {"push", "fetch", "consume"},
+	"batch":      {"push", "fetch", "consume", "timers"},
+	"duration":   {"push", "fetch", "consume", "longpoll", "locks"},
 	"partitions": {"push", "fetch", "consume"},
 	"group":      {"consume", "longpoll"},
 	"prefill":    {"consume"},
 	"parked":     {"push"},
+	"shared":     {"locks"},
+	"timers":     {"timers"},
+	"delay":      {"timers"},
+	"spread":     {"timers"},
+	"wait":       {"timers"},
 }
+
+var allModes = []string{"push", "fetch", "consume", "longpoll", "locks", "timers"}
 
 // check validates o; set holds the flags given on the command line.
 func (o *options) check(set map[string]bool) error {
-	if !slices.Contains([]string{"push", "fetch", "consume", "longpoll"}, o.mode) {
-		return fmt.Errorf("-mode %q: want push, fetch, consume or longpoll", o.mode)
+	if !slices.Contains(allModes, o.mode) {
+		return fmt.Errorf("-mode %q: want push, fetch, consume, longpoll, locks or timers", o.mode)
 	}
 	for name, modes := range modeFlags {
 		if set[name] && !slices.Contains(modes, o.mode) {
@@ -165,17 +203,24 @@ func (o *options) check(set map[string]bool) error {
 		return fmt.Errorf("-prefill %d must be 1 or more", o.prefill)
 	case (o.mode == "consume" || o.mode == "longpoll") && o.group == "":
 		return errors.New("-group must not be empty")
+	case o.mode == "timers" && o.batch > maxTimerOps:
+		return fmt.Errorf("-batch %d: a timers call holds at most %d operations", o.batch, maxTimerOps)
+	case o.timers < 1 || o.delay < 0 || o.spread < 0 || o.wait <= 0:
+		return errors.New("-timers must be 1 or more, -delay and -spread not negative, -wait positive")
 	}
 	return nil
 }
 
 // report is what a run measured. requests counts HTTP requests; empty the
 // pops answered 204 (longpoll: parked pops that timed out though a record
-// was pushed); notes are extra lines printed after the figures.
+// was pushed; locks: acquires refused); figures, when set, are printed
+// in place of the rate and latency lines; notes are extra lines printed
+// after the figures.
 type report struct {
 	records, requests, errors, empty int64
 	elapsed                          time.Duration
 	lat                              []time.Duration
+	figures                          []string
 	notes                            []string
 }
 
@@ -189,19 +234,34 @@ func (r *report) String(o options) string {
 	case "longpoll":
 		fmt.Fprintf(&b, "mode longpoll, %d pairs, 1 record/push, %d bytes, %d nodes, group %s, %.1fs\n",
 			o.conns, o.size, len(o.urls), o.group, s)
+	case "locks":
+		names := "a lock name each"
+		if o.shared {
+			names = "one shared lock name"
+		}
+		fmt.Fprintf(&b, "mode locks, %d connections, %s, %d nodes, %.1fs\n", o.conns, names, len(o.urls), s)
+		fmt.Fprintf(&b, "pairs/s %.0f  requests/s %.0f  errors %d\n", float64(r.records)/s, float64(r.requests)/s, r.errors)
+		fmt.Fprintf(&b, "pairs %d  refused acquires %d\n", r.records, r.empty)
+	case "timers":
+		fmt.Fprintf(&b, "mode timers, %d timers, %d per call, %d connections, delay %s spread %s, %d bytes, %d nodes\n",
+			o.timers, o.batch, o.conns, o.delay, o.spread, o.size, len(o.urls))
 	default:
 		fmt.Fprintf(&b, "mode %s, %d connections, %d records/request, %d bytes, %d nodes, %.1fs\n",
 			o.mode, o.conns, o.batch, o.size, len(o.urls), s)
 	}
-	fmt.Fprintf(&b, "records/s %.0f  requests/s %.0f  errors %d\n", float64(r.records)/s, float64(r.requests)/s, r.errors)
+	if o.mode != "locks" && r.figures == nil {
+		fmt.Fprintf(&b, "records/s %.0f  requests/s %.0f  errors %d\n", float64(r.records)/s, float64(r.requests)/s, r.errors)
+	}
 	switch o.mode {
 	case "consume":
 		fmt.Fprintf(&b, "records %d  empty pops %d\n", r.records, r.empty)
 	case "longpoll":
 		fmt.Fprintf(&b, "records %d  timed-out pops %d\n", r.records, r.empty)
 	}
-	b.WriteString("latency ms " + percentiles(r.lat) + "\n")
-	for _, n := range r.notes {
+	if r.figures == nil {
+		b.WriteString("latency ms " + percentiles(r.lat) + "\n")
+	}
+	for _, n := range append(r.figures, r.notes...) {
 		b.WriteString(n + "\n")
 	}
 	return b.String()

@@ -1,0 +1,143 @@
+package consume
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/wire"
+)
+
+const kindPosition byte = 9
+
+// Position sets a consumer group's position on one partition: the group
+// is done with every offset up to Offset and reads Offset+1 next. Offset
+// Forget drops the group's state there, so it reads the partition again
+// as its subscription says. Metadata is kept beside the position ("":
+// none). Mode is the subscription of a group that has none yet.
+type Position struct {
+	Queue, Group, Partition string
+	Offset                  int64
+	Metadata                string
+	Mode                    byte
+}
+
+// Forget is the Offset of a Position that drops the group's position.
+const Forget int64 = -2
+
+// PositionOp sets positions, all or nothing: the first that cannot be set
+// (no such partition, an offset past its last) rolls the entry back
+// (DecodePositionRollback). Like a seek it releases the group's lease on
+// the partition and forgets what it knew of offsets past the old cursor.
+type PositionOp struct {
+	Tenant string
+	Items  []Position
+}
+
+// Op encodes o as an op of a command.
+func (o *PositionOp) Op() raftlog.Op {
+	b := wire.AppendString([]byte{opVersion, kindPosition}, o.Tenant)
+	b = binary.AppendUvarint(b, uint64(len(o.Items)))
+	for _, p := range o.Items {
+		for _, x := range []string{p.Queue, p.Group, p.Partition} {
+			b = wire.AppendString(b, x)
+		}
+		b = binary.AppendVarint(b, p.Offset)
+		b = wire.AppendString(b, p.Metadata)
+		b = append(b, p.Mode)
+	}
+	return raftlog.Op{Kind: OpConsume, Data: b}
+}
+
+func decodePositionOp(d *wire.Decoder) *PositionOp {
+	o := &PositionOp{Tenant: str(d)}
+	n := d.Count(1 + 1 + 1 + 1 + 1 + 1)
+	for i := 0; i < n && d.Err == nil; i++ {
+		p := Position{Queue: str(d), Group: str(d), Partition: str(d), Offset: d.Varint(), Metadata: str(d), Mode: d.Byte()}
+		if d.Err == nil && (p.Offset < Forget || p.Mode > ModeAll || len(p.Metadata) > 4096) {
+			d.Fail("position bounds")
+		}
+		o.Items = append(o.Items, p)
+	}
+	return o
+}
+
+// The rollback reasons of a PositionOp.
+const (
+	PositionNoPartition byte = 1 // no such queue or partition
+	PositionPastEnd     byte = 2 // the offset is past the partition's last
+)
+
+func (s *state) positions(op *PositionOp) ([]byte, error) {
+	for i, p := range op.Items {
+		pi, err := s.v.Partition(op.Tenant, p.Queue, p.Partition)
+		if errors.Is(err, raftlog.ErrUnknownPartition) {
+			return nil, raftlog.Abort(appendPositionRollback(i, PositionNoPartition,
+				fmt.Sprintf("queue %q has no partition %q", p.Queue, p.Partition)))
+		}
+		if err != nil {
+			return nil, err
+		}
+		if p.Offset > pi.LastOffset {
+			return nil, raftlog.Abort(appendPositionRollback(i, PositionPastEnd,
+				fmt.Sprintf("offset %d is past the last offset %d of %s/%s", p.Offset, pi.LastOffset, p.Queue, p.Partition)))
+		}
+		if _, ok, err := s.tx.Get(groupKey(op.Tenant, p.Queue, p.Group)); err != nil {
+			return nil, err
+		} else if !ok {
+			s.tx.Set(groupKey(op.Tenant, p.Queue, p.Group), groupMeta{Created: s.at.Stamp, Mode: p.Mode}.encode())
+		}
+		g, old, had, err := s.loadGP(op.Tenant, p.Queue, p.Group, pi.Name)
+		if err != nil {
+			return nil, err
+		}
+		if g.LeaseID != "" {
+			if err := s.dropFromLease(g.LeaseID, pi.Name); err != nil {
+				return nil, err
+			}
+		}
+		mk := metadataKey(op.Tenant, p.Queue, p.Group, pi.Name)
+		if p.Offset == Forget {
+			if had {
+				s.tx.Delete(gpKey(op.Tenant, p.Queue, p.Group, pi.Name))
+			}
+			s.tx.Delete(mk)
+		} else {
+			g = gpState{Cursor: p.Offset + 1}
+			s.saveGP(op.Tenant, p.Queue, p.Group, pi.Name, &g, old)
+			if p.Metadata != "" {
+				s.tx.Set(mk, []byte(p.Metadata))
+			} else {
+				s.tx.Delete(mk)
+			}
+		}
+		if err := s.indexUID(op.Tenant, p.Queue, pi.Name, pi.UID); err != nil {
+			return nil, err
+		}
+		s.released(op.Tenant, p.Queue)
+	}
+	return []byte{}, nil
+}
+
+// PositionMetadata reads the metadata of a group's position on a
+// partition ("" when it has none).
+func PositionMetadata(v *raftlog.View, tenant, queue, group, partition string) (string, error) {
+	b, _, err := v.Get(metadataKey(tenant, queue, group, partition))
+	return string(b), err
+}
+
+func appendPositionRollback(i int, reason byte, why string) []byte {
+	return wire.AppendString(append(binary.AppendUvarint(nil, uint64(i)), reason), why)
+}
+
+// DecodePositionRollback reads the answer of a PositionOp that rolled its
+// entry back: the position's index, the reason and why.
+func DecodePositionRollback(b []byte) (i int, reason byte, why string, err error) {
+	d := wire.NewDecoder(b, ErrCorrupt)
+	i, reason, why = int(d.Uvarint()), d.Byte(), str(&d)
+	if d.Err == nil && len(d.B) != 0 {
+		d.Fail("trailing bytes")
+	}
+	return i, reason, why, d.Err
+}

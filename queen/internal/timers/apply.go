@@ -1,0 +1,276 @@
+package timers
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/queen-mq/queen-go/contract"
+	"github.com/queen-mq/queen-go/queen/internal/consume"
+	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/wire"
+)
+
+// Appliers returns the timers family's applier by op kind, to pass to
+// raftlog.Host.StartShard beside the queue log's (fires push through it)
+// and consume's (whose dead-letter queue takes the timers that fail).
+func Appliers() map[raftlog.OpKind]raftlog.Applier {
+	return map[raftlog.OpKind]raftlog.Applier{OpTimers: applier{}}
+}
+
+type applier struct{}
+
+// Apply applies a call or a fire, judged on the entry's stamp.
+func (applier) Apply(tx *raftlog.Txn, at raftlog.ApplyInfo, data []byte) ([]byte, error) {
+	op, err := decodeOp(data)
+	if err != nil {
+		return nil, err
+	}
+	s := &state{tx: tx, at: at}
+	switch op := op.(type) {
+	case *Call:
+		return s.call(op)
+	case FireOp:
+		return s.fire(op)
+	}
+	return nil, errors.New("timers: unknown op")
+}
+
+type state struct {
+	tx *raftlog.Txn
+	at raftlog.ApplyInfo
+}
+
+// The statuses of an Answer.
+const (
+	StatusScheduled   byte = 1
+	StatusRescheduled byte = 2
+	StatusCancelled   byte = 3
+	StatusAbsent      byte = 4
+)
+
+// StatusNames are the statuses on the wire.
+var StatusNames = map[byte]string{StatusScheduled: "scheduled", StatusRescheduled: "rescheduled",
+	StatusCancelled: "cancelled", StatusAbsent: "absent"}
+
+// Answer is what one operation of a call did. DeliverAt is 0 and
+// MessageID zero for a cancel; Txn is the timer's (a cancel that found
+// none echoes its own).
+type Answer struct {
+	Status    byte
+	Txn       string
+	MessageID [16]byte
+	DeliverAt int64
+}
+
+func (s *state) load(tenant, queue, key string) (Timer, bool, error) {
+	b, ok, err := s.tx.Get(timerKey(tenant, queue, key))
+	if err != nil || !ok {
+		return Timer{}, false, err
+	}
+	t, err := decodeTimer(queue, key, b)
+	return t, err == nil, err
+}
+
+func (s *state) save(tenant string, t *Timer) {
+	s.tx.Set(timerKey(tenant, t.Queue, t.Key), t.encode())
+	s.tx.Set(dueKey(t.Due, tenant, t.Queue, t.Key), nil)
+}
+
+func (s *state) remove(tenant string, t *Timer) {
+	s.tx.Delete(timerKey(tenant, t.Queue, t.Key))
+	s.tx.Delete(dueKey(t.Due, tenant, t.Queue, t.Key))
+}
+
+// call applies a call's operations in order: a schedule replaces the
+// timer of its key (a new timer under an old name: attempts from 0), a
+// cancel removes it.
+func (s *state) call(c *Call) ([]byte, error) {
+	out := make([]Answer, len(c.Ops))
+	for i, o := range c.Ops {
+		old, had, err := s.load(c.Tenant, o.Queue, o.Key)
+		if err != nil {
+			return nil, err
+		}
+		if had {
+			s.remove(c.Tenant, &old)
+		}
+		if o.Kind == KindCancel {
+			out[i] = Answer{Status: StatusAbsent, Txn: o.Txn}
+			if had {
+				out[i] = Answer{Status: StatusCancelled, Txn: old.Txn}
+			}
+			continue
+		}
+		at := s.at.Stamp + max(o.DelayMicros, 0)
+		t := Timer{Queue: o.Queue, Key: o.Key, Partition: o.Partition, Txn: o.Txn, MessageID: o.MessageID,
+			Payload: o.Payload, Sealed: o.Sealed, Created: s.at.Stamp, DeliverAt: at, Due: at}
+		s.save(c.Tenant, &t)
+		out[i] = Answer{Status: StatusScheduled, Txn: t.Txn, MessageID: t.MessageID, DeliverAt: at}
+		if had {
+			out[i].Status = StatusRescheduled
+		}
+	}
+	return appendAnswers(nil, out), nil
+}
+
+// FireAnswer is what a fire did: timers fired (pushed, or found pushed
+// already by their txn), failed (to be tried again), filed (in the
+// dead-letter group after MaxAttempts), and More when it stopped at its
+// limit with more due.
+type FireAnswer struct {
+	Fired, Failed, Filed int
+	More                 bool
+}
+
+// fire fires the timers due at the entry's stamp, in due order, up to the
+// limit. A fire is a push of one record through the queue log's applier
+// (deduplicated by the timer's txn) and the timer's deletion, in this
+// entry: whichever of a fire and a cancel applies first wins.
+func (s *state) fire(f FireOp) ([]byte, error) {
+	var a FireAnswer
+	upper := binary.BigEndian.AppendUint64([]byte{prefixDue}, uint64(s.at.Stamp)+1)
+	var due [][]byte
+	err := s.tx.Scan([]byte{prefixDue}, upper, func(k, _ []byte) bool {
+		if len(due) == f.Limit {
+			a.More = true
+			return false
+		}
+		due = append(due, append([]byte(nil), k...))
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range due {
+		when, tenant, queue, key, ok := parseDue(k)
+		if !ok {
+			return nil, fmt.Errorf("%w: timers: due index key %x", raftlog.ErrStorage, k)
+		}
+		t, found, err := s.load(tenant, queue, key)
+		if err != nil {
+			return nil, err
+		}
+		if !found || t.Due != when {
+			s.tx.Delete(k) // INVARIANT: never written so; repaired rather than fired
+			continue
+		}
+		why, err := s.push(tenant, &t)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case why == "":
+			s.remove(tenant, &t)
+			a.Fired++
+		case t.Attempts+1 >= MaxAttempts:
+			s.remove(tenant, &t)
+			consume.FileTimer(s.tx, s.at, tenant, consume.DeadLetter{Queue: t.Queue, Partition: t.Partition,
+				MessageID: t.MessageID, TransactionID: t.Txn, Payload: t.Payload, Created: t.Created,
+				Attempts: t.Attempts + 1, Error: why}, a.Filed)
+			a.Filed++
+		default:
+			s.tx.Delete(k)
+			t.Attempts++
+			t.LastError = why
+			t.Due = s.at.Stamp + Backoff(t.Attempts)
+			s.save(tenant, &t)
+			a.Failed++
+		}
+	}
+	return appendFire(nil, a), nil
+}
+
+// Backoff is the wait before the next try after the n-th failed fire:
+// 1 s, doubling, at most 60 s.
+func Backoff(n int) int64 {
+	if n > 6 {
+		return 60e6
+	}
+	return min(int64(1e6)<<(n-1), 60e6)
+}
+
+// push appends the timer's record through the queue log's applier, and
+// answers why it did not ("" when it did, or when the txn was pushed
+// already). A payload sealed for an encrypted queue is delivered only to
+// a queue that is still encrypted, and a plain one only to a plain one.
+func (s *state) push(tenant string, t *Timer) (string, error) {
+	q, ok, err := s.tx.View(s.at).Queue(tenant, t.Queue)
+	if err != nil {
+		return "", err
+	}
+	if enc := ok && contract.ParseQueueOptions(q.Options).EncryptionEnabled; enc != t.Sealed {
+		if enc {
+			return "queue " + t.Queue + " is encrypted now, and the timer's payload was not sealed when it was scheduled", nil
+		}
+		return "queue " + t.Queue + " is not encrypted now, and the timer's payload was sealed for it", nil
+	}
+	op := raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: t.Queue, Partition: t.Partition,
+		TransactionID: t.Txn, MessageID: t.MessageID, Dedup: true, Payload: t.Payload}}}
+	answer, applied, err := s.tx.Apply(s.at, op.Op())
+	if err != nil {
+		return "", err
+	}
+	if !applied {
+		why, _ := raftlog.Rejected(answer)
+		return "the push was refused: " + why, nil
+	}
+	got, err := raftlog.DecodePushAnswers(answer)
+	if err != nil || len(got) != 1 {
+		return "", fmt.Errorf("timers: push answered %d items: %w", len(got), err)
+	}
+	if got[0].Full {
+		return "queue " + t.Queue + " is full (maxSize)", nil
+	}
+	return "", nil
+}
+
+func appendAnswers(b []byte, as []Answer) []byte {
+	b = binary.AppendUvarint(b, uint64(len(as)))
+	for _, a := range as {
+		b = append(b, a.Status)
+		b = wire.AppendString(b, a.Txn)
+		b = append(b, a.MessageID[:]...)
+		b = binary.AppendVarint(b, a.DeliverAt)
+	}
+	return b
+}
+
+// DecodeAnswers reads the answer of a Call.
+func DecodeAnswers(b []byte) ([]Answer, error) {
+	d := wire.NewDecoder(b, ErrCorrupt)
+	n := d.Count(1 + 1 + 16 + 1)
+	out := make([]Answer, 0, n)
+	for i := 0; i < n && d.Err == nil; i++ {
+		a := Answer{Status: d.Byte(), Txn: string(d.Bytes())}
+		if len(d.B) < 16 {
+			d.Fail("message id")
+			break
+		}
+		copy(a.MessageID[:], d.B[:16])
+		d.B = d.B[16:]
+		a.DeliverAt = d.Varint()
+		out = append(out, a)
+	}
+	if d.Err == nil && len(d.B) != 0 {
+		d.Fail("trailing bytes")
+	}
+	return out, d.Err
+}
+
+func appendFire(b []byte, a FireAnswer) []byte {
+	b = binary.AppendUvarint(b, uint64(a.Fired))
+	b = binary.AppendUvarint(b, uint64(a.Failed))
+	b = binary.AppendUvarint(b, uint64(a.Filed))
+	return append(b, boolByte(a.More))
+}
+
+// DecodeFire reads the answer of a FireOp.
+func DecodeFire(b []byte) (FireAnswer, error) {
+	d := wire.NewDecoder(b, ErrCorrupt)
+	a := FireAnswer{Fired: int(d.Uvarint()), Failed: int(d.Uvarint()), Filed: int(d.Uvarint()), More: d.Byte() == 1}
+	if d.Err == nil && len(d.B) != 0 {
+		d.Fail("trailing bytes")
+	}
+	return a, d.Err
+}

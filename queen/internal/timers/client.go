@@ -1,0 +1,107 @@
+package timers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/queen-mq/queen-go/raftlog"
+)
+
+// Timers runs timer calls and reads on one shard, from any node.
+type Timers struct {
+	Shard *raftlog.Shard
+}
+
+// Do applies one call as one entry and answers each operation in order.
+// Check's refusals wrap raftlog.ErrRejected and come before anything is
+// proposed; other errors are raftlog's (ErrTimeout: outcome unknown; a
+// retry upserts the same timer again).
+func (t *Timers) Do(ctx context.Context, c Call) ([]Answer, error) {
+	if err := Check(c.Ops); err != nil {
+		return nil, fmt.Errorf("%w: %w", raftlog.ErrRejected, err)
+	}
+	if len(c.Ops) == 0 {
+		return []Answer{}, nil
+	}
+	b, _, err := t.Shard.ProposeOp(ctx, c.Op())
+	if err != nil {
+		return nil, err
+	}
+	got, err := DecodeAnswers(b)
+	if err == nil && len(got) != len(c.Ops) {
+		err = fmt.Errorf("%w: %d answers for %d operations", ErrCorrupt, len(got), len(c.Ops))
+	}
+	return got, err
+}
+
+// Read runs fn on a linearizable view (peek, list, count).
+func (t *Timers) Read(ctx context.Context, fn func(v *raftlog.View) (any, error)) (any, error) {
+	return t.Shard.Read(ctx, fn)
+}
+
+// Firer proposes the fires of one shard while its node leads it: every
+// Tick (QUEEN_RAFT_TIMER_TICK_MS) it looks at its applied state for a due
+// timer and, when one is due on its clock, proposes a FireOp. The entry
+// decides what is due, on its stamp, so a fire proposed twice (a leader
+// change) fires nothing twice.
+type Firer struct {
+	Shard *raftlog.Shard
+	Node  uint64
+	Tick  time.Duration
+	Log   *slog.Logger
+	// Fired, when set, counts what each fire did (metrics).
+	Fired func(FireAnswer)
+}
+
+// Run fires until ctx ends.
+func (f *Firer) Run(ctx context.Context) {
+	tick := time.NewTicker(f.Tick)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		for f.Shard.Leader() == f.Node && ctx.Err() == nil {
+			more, err := f.once(ctx)
+			if err != nil {
+				if !errors.Is(err, context.Canceled) {
+					f.Log.Warn("timers: fire", "err", err)
+				}
+				break
+			}
+			if !more {
+				break
+			}
+		}
+	}
+}
+
+// once proposes one fire when a timer is due; more says another is due.
+func (f *Firer) once(ctx context.Context) (bool, error) {
+	v, err := f.Shard.LocalRead(func(v *raftlog.View) (any, error) {
+		due, ok, err := NextDue(v)
+		return ok && due <= time.Now().UnixMicro(), err
+	})
+	if err != nil || !v.(bool) {
+		return false, err
+	}
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	b, _, err := f.Shard.ProposeOp(pctx, FireOp{Limit: FireLimit}.Op())
+	if err != nil {
+		return false, err
+	}
+	a, err := DecodeFire(b)
+	if err != nil {
+		return false, err
+	}
+	if f.Fired != nil {
+		f.Fired(a)
+	}
+	return a.More, nil
+}

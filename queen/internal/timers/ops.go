@@ -1,0 +1,201 @@
+package timers
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/queen-mq/queen-go/contract"
+	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/wire"
+)
+
+// OpTimers is the raftlog op kind of the timers family.
+const OpTimers raftlog.OpKind = 769
+
+// The contract's bounds (API.md §7).
+const (
+	MaxOps          = 256     // operations of one call
+	MaxPayloadBytes = 1 << 20 // a timer's payload, decoded
+	MaxKeyBytes     = 512     // a timerKey
+	// MaxAttempts is how many fires may fail before the timer is filed
+	// in its queue's dead-letter group __timer__.
+	MaxAttempts = 5
+	// FireLimit is the most timers one fire entry fires.
+	FireLimit = 256
+)
+
+// The operations of a Call (Op.Kind).
+const (
+	KindSchedule   byte = 1 // schedule and reschedule: one upsert
+	KindCancel     byte = 2
+	KindReschedule byte = 3
+)
+
+// ErrCorrupt is wrapped by the errors of an op that does not decode.
+var ErrCorrupt = errors.New("timers: corrupt encoding")
+
+// Op is one timer operation. A schedule (or reschedule) needs every
+// field but is judged only on DelayMicros from the entry's stamp; a cancel
+// needs Queue and Key (Txn is echoed when nothing is cancelled).
+type Op struct {
+	Kind             byte
+	Queue, Partition string
+	Key              string
+	Txn              string
+	// MessageID is the id the fired message will carry, minted by the
+	// proposer.
+	MessageID   [16]byte
+	DelayMicros int64
+	// Payload is the message's payload, sealed when Sealed (the queue was
+	// encrypted when it was scheduled).
+	Payload []byte
+	Sealed  bool
+}
+
+// Call is one POST /api/v1/timers (or a transaction's timers[]): a
+// tenant's operations, one per (queue, timerKey), applied in order.
+type Call struct {
+	Tenant string
+	Ops    []Op
+}
+
+// FireOp fires up to Limit timers due at the entry's stamp, in due order.
+// The leader proposes it when its applied state holds a due timer.
+type FireOp struct {
+	Limit int
+}
+
+const (
+	codecVersion byte = 1
+	tagCall      byte = 1
+	tagFire      byte = 2
+)
+
+// Op returns the call as a raftlog op.
+func (c *Call) Op() raftlog.Op {
+	b := wire.AppendString([]byte{codecVersion, tagCall}, c.Tenant)
+	b = binary.AppendUvarint(b, uint64(len(c.Ops)))
+	for _, o := range c.Ops {
+		b = append(b, o.Kind)
+		b = wire.AppendString(b, o.Queue)
+		b = wire.AppendString(b, o.Partition)
+		b = wire.AppendString(b, o.Key)
+		b = wire.AppendString(b, o.Txn)
+		b = append(b, o.MessageID[:]...)
+		b = binary.AppendVarint(b, o.DelayMicros)
+		b = wire.AppendString(b, string(o.Payload))
+		b = append(b, boolByte(o.Sealed))
+	}
+	return raftlog.Op{Kind: OpTimers, Data: b}
+}
+
+// Op returns the fire as a raftlog op.
+func (f FireOp) Op() raftlog.Op {
+	return raftlog.Op{Kind: OpTimers, Data: binary.AppendUvarint([]byte{codecVersion, tagFire}, uint64(f.Limit))}
+}
+
+func boolByte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// decodeOp reads a Call or a FireOp, and checks a call as Check does.
+func decodeOp(b []byte) (any, error) {
+	d := wire.NewDecoder(b, ErrCorrupt)
+	if v := d.Byte(); d.Err == nil && v != codecVersion {
+		d.Fail(fmt.Sprintf("version %d", v))
+	}
+	var out any
+	switch tag := d.Byte(); {
+	case d.Err != nil:
+	case tag == tagFire:
+		n := d.Uvarint()
+		if d.Err == nil && (n < 1 || n > FireLimit) {
+			d.Fail("fire limit")
+		}
+		out = FireOp{Limit: int(n)}
+	case tag == tagCall:
+		c := &Call{Tenant: string(d.Bytes())}
+		n := d.Count(1 + 4 + 16 + 1 + 1 + 1)
+		for i := 0; i < n && d.Err == nil; i++ {
+			o := Op{Kind: d.Byte(), Queue: string(d.Bytes()), Partition: string(d.Bytes()), Key: string(d.Bytes()), Txn: string(d.Bytes())}
+			if len(d.B) < 16 {
+				d.Fail("message id")
+				break
+			}
+			copy(o.MessageID[:], d.B[:16])
+			d.B = d.B[16:]
+			o.DelayMicros = d.Varint()
+			o.Payload = append([]byte(nil), d.Bytes()...)
+			switch s := d.Byte(); s {
+			case 0, 1:
+				o.Sealed = s == 1
+			default:
+				d.Fail("sealed")
+			}
+			c.Ops = append(c.Ops, o)
+		}
+		out = c
+	default:
+		d.Fail(fmt.Sprintf("tag %d", tag))
+	}
+	if d.Err == nil && len(d.B) != 0 {
+		d.Fail("trailing bytes")
+	}
+	if d.Err != nil {
+		return nil, d.Err
+	}
+	if c, ok := out.(*Call); ok {
+		if err := contract.Tenant.Check("tenant", c.Tenant); err != nil {
+			return nil, err
+		}
+		if err := Check(c.Ops); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Check refuses what the contract refuses of a call, naming the
+// operation: more than MaxOps, two on one (queue, timerKey), an unknown
+// kind, a queue, timerKey, txn or partition its contract.Name refuses, a
+// payload over its bound. The API checks all of it before; apply again.
+func Check(ops []Op) error {
+	if len(ops) > MaxOps {
+		return fmt.Errorf("operations: %d operations, at most %d in one call", len(ops), MaxOps)
+	}
+	seen := make(map[[2]string]int, len(ops))
+	for i, o := range ops {
+		at := fmt.Sprintf("operations[%d]", i)
+		if o.Kind != KindSchedule && o.Kind != KindCancel && o.Kind != KindReschedule {
+			return fmt.Errorf("%s.op: unknown operation (schedule, reschedule or cancel)", at)
+		}
+		if err := contract.Queue.Check(at+".queue", o.Queue); err != nil {
+			return err
+		}
+		if err := contract.TimerKey.Check(at+".timerKey", o.Key); err != nil {
+			return err
+		}
+		if err := contract.TransactionID.Check(at+".txn", o.Txn); err != nil {
+			return err
+		}
+		k := [2]string{o.Queue, o.Key}
+		if j, dup := seen[k]; dup {
+			return fmt.Errorf("%s.timerKey: timer %q of queue %q is in operations[%d] already; one operation per timer in a call", at, o.Key, o.Queue, j)
+		}
+		seen[k] = i
+		if o.Kind == KindCancel {
+			continue
+		}
+		if err := contract.Partition.Check(at+".partition", o.Partition); err != nil {
+			return err
+		}
+		if len(o.Payload) > MaxPayloadBytes+64 { // a sealed payload is longer by its nonce and tag
+			return fmt.Errorf("%s.payload: %d bytes, at most %d", at, len(o.Payload), MaxPayloadBytes)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,42 @@
+# cluster.sh: the cluster helpers the bench scripts share. Source it after
+# setting work (a scratch directory), bin (the queen binary) and pids (an
+# array the caller's cleanup stops by pid).
+#
+#   start N   starts N nodes of a fresh cluster on free 127.0.0.1 ports, data
+#             in directories of their own under $work, and waits until each
+#             answers /health; sets urls (comma-separated).
+#   stop      SIGTERMs the nodes and waits for them.
+
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+run=0
+start() {
+	local n=$1 members="" raft=() http=()
+	run=$((run + 1))
+	for i in $(seq 1 "$n"); do
+		raft[i]=127.0.0.1:$(freeport)
+		http[i]=$(freeport)
+		members+="${members:+,}$i=${raft[i]}"
+	done
+	urls=""
+	for i in $(seq 1 "$n"); do
+		PORT=${http[i]} QUEEN_BIND_ADDR=127.0.0.1 QUEEN_DATA_DIR="$work/c$n-$run-$i" QUEEN_RAFT_NODE_ID=$i \
+			QUEEN_RAFT_MEMBERS=$members QUEEN_LOG_FORMAT=json QUEEN_LOG_LEVEL=warn \
+			"$bin" 2>>"$work/c$n-$run-$i.log" &
+		pids+=($!)
+		urls+="${urls:+,}http://127.0.0.1:${http[i]}"
+	done
+	for i in $(seq 1 "$n"); do
+		for _ in $(seq 1 600); do # /health answers 200 once the node has a leader and caught up
+			curl -sf "http://127.0.0.1:${http[i]}/health" >/dev/null && break
+			sleep 0.1
+		done
+		curl -sf "http://127.0.0.1:${http[i]}/health" >/dev/null || { echo "node $i never got ready:"; cat "$work/c$n-$run-$i.log"; exit 1; }
+	done
+}
+
+stop() {
+	for p in "${pids[@]}"; do kill -TERM "$p"; done
+	for p in "${pids[@]}"; do wait "$p" || true; done
+	pids=()
+}
