@@ -32,7 +32,7 @@ var (
 	LockLimit      = &Range{Field: "limit", Min: 1, Max: 1024, Unit: "slots", Doc: "permits of a semaphore (default 1: a lock)", Where: "locks"}
 	LockToken      = &Range{Field: "token", Min: 1, Max: math.MaxInt64, Doc: "the permit's token, from its acquire or last renew", Where: "locks"}
 	LockSlot       = &Range{Field: "slot", Min: 0, Max: 1023, Doc: "the permit's slot (default 0)", Where: "locks"}
-	TimerDelayMs   = &Range{Field: "delayMs", Min: math.MinInt64, Max: math.MaxInt64, Unit: "ms", Doc: "a timer's delay; at most QUEEN_TIMERS_MAX_HORIZON_S (90 days) else 403, a past one fires at once", Where: "timers"}
+	TimerDelayMs   = &Range{Field: "delayMs", Min: -10 * 366 * 24 * 3600 * 1000, Max: 10 * 366 * 24 * 3600 * 1000, Unit: "ms", Doc: "a timer's delay (a past one fires at once); over QUEEN_TIMERS_MAX_HORIZON_S (90 days) it is 403", Where: "timers"}
 	PositionOffset = &Range{Field: "offset", Min: -1, Max: MaxSafeInteger, Doc: "a transaction position: the last offset a group is done with (-1: none yet)", Where: "transaction (positions)"}
 	TimerLimit     = &Range{Field: "limit", Min: 1, Max: 1000, Clamp: true, Doc: "timers of one list page (default 100)", Where: "timers"}
 )

@@ -93,12 +93,12 @@ func decodeLockOp(raw json.RawMessage, at string) (LockOp, error) {
 		}
 		return op, badRequest("%s.op %q is not a lock operation: acquire, renew, release or get", at, op.Op)
 	}
-	if op.Name, ok, err = o.str("name", at+".name"); err != nil {
+	if op.Name, err = o.name("name", at+".name", contract.LockName); err != nil {
 		return op, err
-	} else if !ok {
+	} else if op.Name == "" {
 		return op, badRequest("%s.name is required", at)
 	}
-	if op.Owner, _, err = o.str("owner", at+".owner"); err != nil {
+	if op.Owner, err = o.name("owner", at+".owner", contract.LockOwner); err != nil {
 		return op, err
 	}
 	lim, _, err := o.integer("limit", at+".limit", contract.LockLimit, 1)

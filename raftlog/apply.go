@@ -28,6 +28,10 @@ type ApplyInfo struct {
 	Stamp int64
 	// Op is the op's position in its command.
 	Op int
+	// Nested numbers the ops applied through Txn.Apply within the entry
+	// (1, 2, …; 0 for the entry's own ops), so that what an applier
+	// derives from ApplyInfo (a new partition's id) differs between them.
+	Nested int
 }
 
 // abortError carries the answer of an op that rolls its entry back.

@@ -273,6 +273,9 @@ func (st *pushState) uid() (uint64, error) {
 func derivedUUID(what string, at ApplyInfo, item int) [16]byte {
 	h := sha256.New()
 	fmt.Fprintf(h, "queen/%s/%d/%d/%d/%d", what, at.Shard, at.Index, at.Op, item)
+	if at.Nested > 0 {
+		fmt.Fprintf(h, "/%d", at.Nested)
+	}
 	var id [16]byte
 	copy(id[:], h.Sum(nil))
 	id[6] = id[6]&0x0f | 0x80

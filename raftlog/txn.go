@@ -30,6 +30,7 @@ type Txn struct {
 	notify []string   // keys whose watchers wake once the entry is stored
 	// appliers are the shard's, for Apply: looked up by kind, never iterated.
 	appliers map[OpKind]Applier
+	nested   int // the ops Apply applied so far in this entry
 }
 
 type write struct {
@@ -50,6 +51,7 @@ func (t *Txn) reset(base *pebble.Batch, cache *metaCache) {
 	clear(t.index)
 	t.ranges = t.ranges[:0]
 	t.notify = t.notify[:0]
+	t.nested = 0
 }
 
 func (t *Txn) deletedByRange(key []byte, after int) bool {
@@ -200,12 +202,14 @@ func (t *Txn) Scan(lower, upper []byte, fn func(key, val []byte) bool) error {
 // or aborted it: then every write op made is undone, the rest of the entry
 // stands, and answer is what the applier answered (its Abort answer, or the
 // refusal's text that Rejected reads). err is a storage error only, which
-// the caller returns.
+// the caller returns. op sees at with a Nested number of its own.
 func (t *Txn) Apply(at ApplyInfo, op Op) (answer []byte, applied bool, err error) {
 	ap, ok := t.appliers[op.Kind]
 	if !ok {
 		return rejected(fmt.Errorf("raftlog: no applier for op kind %d", op.Kind)), false, nil
 	}
+	t.nested++
+	at.Nested = t.nested
 	wmark, rmark, nmark := len(t.writes), len(t.ranges), len(t.notify)
 	answer, err = ap.Apply(t, at, op.Data)
 	var abort *abortError

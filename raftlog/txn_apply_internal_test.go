@@ -2,6 +2,7 @@ package raftlog
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -88,5 +89,37 @@ func mustGet(t *testing.T, tx *Txn, key, want string, found bool) {
 	v, ok, err := tx.Get([]byte(key))
 	if err != nil || ok != found || string(v) != want {
 		t.Fatalf("get %s = %q %v %v, want %q %v", key, v, ok, err, want, found)
+	}
+}
+
+// nestedNum answers the Nested number it was applied with.
+type nestedNum struct{}
+
+func (nestedNum) Apply(tx *Txn, at ApplyInfo, data []byte) ([]byte, error) {
+	return []byte(strconv.Itoa(at.Nested)), nil
+}
+
+// TestTxnApplyNumbers: each op applied through Txn.Apply in an entry gets
+// a Nested number of its own, from 1, so ids derived from ApplyInfo
+// differ; a new entry starts again.
+func TestTxnApplyNumbers(t *testing.T) {
+	db := memDB(t)
+	b := db.NewIndexedBatch()
+	defer b.Close()
+	tx := &Txn{appliers: map[OpKind]Applier{5: nestedNum{}}}
+	for range 2 {
+		tx.reset(b, nil)
+		for want := 1; want <= 3; want++ {
+			answer, applied, err := tx.Apply(ApplyInfo{Op: 0}, Op{Kind: 5})
+			if err != nil || !applied || string(answer) != strconv.Itoa(want) {
+				t.Fatalf("nested op %d answered %q %v %v", want, answer, applied, err)
+			}
+		}
+	}
+	at := ApplyInfo{Shard: 1, Index: 9}
+	n1, n2 := at, at
+	n1.Nested, n2.Nested = 1, 2
+	if derivedUUID("partition", at, 0) == derivedUUID("partition", n1, 0) || derivedUUID("partition", n1, 0) == derivedUUID("partition", n2, 0) {
+		t.Fatal("nested ops derive the same ids")
 	}
 }

@@ -282,6 +282,15 @@ func TestTimersSurviveLeaderKills(t *testing.T) {
 		n.waitReady()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// No dedup window on the timers' queues: a fire is a deduplicated push,
+	// so with one a timer the family fired twice would leave one record and
+	// the checker could not see it.
+	for _, q := range tmQueues {
+		body := map[string]any{"queue": q, "options": map[string]any{"dedupWindowSeconds": 0}}
+		if code, err := nodes[0].call(ctx, "POST", "/api/v1/configure", body, nil); err != nil || code != 200 {
+			t.Fatalf("configure %s: %d %v", q, code, err)
+		}
+	}
 	for _, p := range tmParts { // a record in each partition, so that each can be read
 		if _, err := nodes[0].push(ctx, pushItem{Queue: p.queue, Partition: p.partition, TransactionID: "seed-" + p.partition, Payload: json.RawMessage(`{"seed":true}`)}); err != nil {
 			t.Fatal(err)

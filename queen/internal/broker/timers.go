@@ -22,7 +22,7 @@ func (b *Broker) timerCall(tenant string, ops []httpd.TimerOp) (timers.Call, err
 	facts := b.queueFacts(tenant)
 	for i, o := range ops {
 		t := timers.Op{Kind: timerKinds[o.Op], Queue: o.Queue, Partition: o.Partition, Key: o.TimerKey, Txn: o.Txn,
-			MessageID: o.MessageID, DelayMicros: o.DelayMs * 1000, Payload: o.Payload}
+			MessageID: o.MessageID, DelayMicros: max(o.DelayMs, 0) * 1000, Payload: o.Payload}
 		if o.Op != "cancel" {
 			f, err := facts(o.Queue)
 			if err != nil {

@@ -85,7 +85,7 @@ func (s *state) positions(op *PositionOp) ([]byte, error) {
 		}
 		if _, ok, err := s.tx.Get(groupKey(op.Tenant, p.Queue, p.Group)); err != nil {
 			return nil, err
-		} else if !ok {
+		} else if !ok && p.Offset != Forget {
 			s.tx.Set(groupKey(op.Tenant, p.Queue, p.Group), groupMeta{Created: s.at.Stamp, Mode: p.Mode}.encode())
 		}
 		g, old, had, err := s.loadGP(op.Tenant, p.Queue, p.Group, pi.Name)

@@ -169,12 +169,34 @@ func TestTxnPositions(t *testing.T) {
 	w = do(t, "POST", "/api/v1/transaction", `{"positions":[{"queue":"route-pos","consumerGroup":"g","offset":1,"metadata":"m"}]}`)
 	want(t, w, 200, "")
 	wantBody(t, w, `"success":true`, `{"index":0,"type":"position","opIndex":0,"success":true}`)
-	w = do(t, "GET", "/api/v1/pop/queue/route-pos?consumerGroup=g&batch=10&wait=false", "")
-	want(t, w, 200, "")
-	wantBody(t, w, `"offset":2`)
-	if strings.Contains(w.Body.String(), `"offset":1,`) {
-		t.Fatalf("pop after position 1 delivered offset 1: %s", w.Body)
+	offsets := func() []int64 {
+		t.Helper()
+		w := do(t, "GET", "/api/v1/pop/queue/route-pos?consumerGroup=g&batch=10&wait=false&autoAck=true", "")
+		if w.Code == 204 {
+			return nil
+		}
+		want(t, w, 200, "")
+		var p struct{ Messages []struct{ Offset int64 } }
+		if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil {
+			t.Fatal(err)
+		}
+		var out []int64
+		for _, m := range p.Messages {
+			out = append(out, m.Offset)
+		}
+		return out
 	}
+	if got := offsets(); len(got) != 1 || got[0] != 2 {
+		t.Fatalf("the pop after position 1 delivered offsets %v, want [2]", got)
+	}
+	// A null position forgets it: the group (subscribed, mode all) reads
+	// the partition from its first record again.
+	w = do(t, "POST", "/api/v1/transaction", `{"positions":[{"queue":"route-pos","consumerGroup":"g2","offset":0,"subscriptionMode":"all"}]}`)
+	wantBody(t, w, `"success":true`)
+	w = do(t, "POST", "/api/v1/transaction", `{"positions":[{"queue":"route-pos","consumerGroup":"g2","offset":null}]}`)
+	wantBody(t, w, `"success":true`)
+	w = do(t, "GET", "/api/v1/pop/queue/route-pos?consumerGroup=g2&batch=10&wait=false&autoAck=true", "")
+	wantBody(t, w, `"offset":0`, `"offset":1`, `"offset":2`)
 	w = do(t, "POST", "/api/v1/transaction", `{"operations":[{"type":"push","queue":"route-pos","payload":9}],
 		"positions":[{"queue":"route-pos","consumerGroup":"g","partition":"nope","offset":0}]}`)
 	wantBody(t, w, `"success":false`, `"reason":"queue_not_found"`, `positions[0]`)

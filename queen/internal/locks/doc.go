@@ -40,8 +40,10 @@
 //   - "contended" is never answered: the slot search and the take are
 //     one entry, so no acquire loses a race it could see.
 //   - A call that would write nothing (gets, an acquire of a held lock,
-//     a lost renew) is answered from a linearizable read and proposes
-//     nothing: waiters polling a held lock cost the log no entries.
+//     a lost renew, a release of a row that was never there) is answered
+//     from a linearizable read and proposes nothing: waiters polling a held
+//     lock cost the log no entries. (A release of an expired row the
+//     sweep has not deleted yet deletes it, so it is an entry.)
 //   - A holder's since, renewedAt and expiresAt render as the KV renders
 //     its rows' times (2026-09-22T10:15:30.1234+00:00): a permit is a row.
 //

@@ -102,7 +102,7 @@ func (s *state) call(c *Call) ([]byte, error) {
 			}
 			continue
 		}
-		at := s.at.Stamp + max(o.DelayMicros, 0)
+		at := s.at.Stamp + min(max(o.DelayMicros, 0), MaxDelayMicros)
 		t := Timer{Queue: o.Queue, Key: o.Key, Partition: o.Partition, Txn: o.Txn, MessageID: o.MessageID,
 			Payload: o.Payload, Sealed: o.Sealed, Created: s.at.Stamp, DeliverAt: at, Due: at}
 		s.save(c.Tenant, &t)
@@ -116,8 +116,9 @@ func (s *state) call(c *Call) ([]byte, error) {
 
 // FireAnswer is what a fire did: timers fired (pushed, or found pushed
 // already by their txn), failed (to be tried again), filed (in the
-// dead-letter group after MaxAttempts), and More when it stopped at its
-// limit with more due.
+// dead-letter group after MaxPermanent permanent failures), and More when
+// it stopped at its limit (FireLimit timers or FireBytes of payload) with
+// more due.
 type FireAnswer struct {
 	Fired, Failed, Filed int
 	More                 bool
@@ -142,7 +143,8 @@ func (s *state) fire(f FireOp) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, k := range due {
+	size := 0
+	for i, k := range due {
 		when, tenant, queue, key, ok := parseDue(k)
 		if !ok {
 			return nil, fmt.Errorf("%w: timers: due index key %x", raftlog.ErrStorage, k)
@@ -155,7 +157,11 @@ func (s *state) fire(f FireOp) ([]byte, error) {
 			s.tx.Delete(k) // INVARIANT: never written so; repaired rather than fired
 			continue
 		}
-		why, err := s.push(tenant, &t)
+		if size += len(t.Payload); size > FireBytes && i > 0 {
+			a.More = true
+			break
+		}
+		why, permanent, err := s.push(tenant, &t)
 		if err != nil {
 			return nil, err
 		}
@@ -163,7 +169,7 @@ func (s *state) fire(f FireOp) ([]byte, error) {
 		case why == "":
 			s.remove(tenant, &t)
 			a.Fired++
-		case t.Attempts+1 >= MaxAttempts:
+		case permanent && t.Permanent+1 >= MaxPermanent:
 			s.remove(tenant, &t)
 			consume.FileTimer(s.tx, s.at, tenant, consume.DeadLetter{Queue: t.Queue, Partition: t.Partition,
 				MessageID: t.MessageID, TransactionID: t.Txn, Payload: t.Payload, Created: t.Created,
@@ -172,6 +178,9 @@ func (s *state) fire(f FireOp) ([]byte, error) {
 		default:
 			s.tx.Delete(k)
 			t.Attempts++
+			if permanent {
+				t.Permanent++
+			}
 			t.LastError = why
 			t.Due = s.at.Stamp + Backoff(t.Attempts)
 			s.save(tenant, &t)
@@ -192,37 +201,38 @@ func Backoff(n int) int64 {
 
 // push appends the timer's record through the queue log's applier, and
 // answers why it did not ("" when it did, or when the txn was pushed
-// already). A payload sealed for an encrypted queue is delivered only to
-// a queue that is still encrypted, and a plain one only to a plain one.
-func (s *state) push(tenant string, t *Timer) (string, error) {
+// already) and whether that is for good (anything but a full queue). A
+// payload sealed for an encrypted queue is delivered only to a queue that
+// is still encrypted, and a plain one only to a plain one.
+func (s *state) push(tenant string, t *Timer) (why string, permanent bool, err error) {
 	q, ok, err := s.tx.View(s.at).Queue(tenant, t.Queue)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if enc := ok && contract.ParseQueueOptions(q.Options).EncryptionEnabled; enc != t.Sealed {
 		if enc {
-			return "queue " + t.Queue + " is encrypted now, and the timer's payload was not sealed when it was scheduled", nil
+			return "queue " + t.Queue + " is encrypted now, and the timer's payload was not sealed when it was scheduled", true, nil
 		}
-		return "queue " + t.Queue + " is not encrypted now, and the timer's payload was sealed for it", nil
+		return "queue " + t.Queue + " is not encrypted now, and the timer's payload was sealed for it", true, nil
 	}
 	op := raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: t.Queue, Partition: t.Partition,
 		TransactionID: t.Txn, MessageID: t.MessageID, Dedup: true, Payload: t.Payload}}}
 	answer, applied, err := s.tx.Apply(s.at, op.Op())
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if !applied {
 		why, _ := raftlog.Rejected(answer)
-		return "the push was refused: " + why, nil
+		return "the push was refused: " + why, true, nil
 	}
 	got, err := raftlog.DecodePushAnswers(answer)
 	if err != nil || len(got) != 1 {
-		return "", fmt.Errorf("timers: push answered %d items: %w", len(got), err)
+		return "", false, fmt.Errorf("timers: push answered %d items: %w", len(got), err)
 	}
 	if got[0].Full {
-		return "queue " + t.Queue + " is full (maxSize)", nil
+		return "queue " + t.Queue + " is full (maxSize)", false, nil
 	}
-	return "", nil
+	return "", false, nil
 }
 
 func appendAnswers(b []byte, as []Answer) []byte {

@@ -83,9 +83,12 @@ func (f *Firer) Run(ctx context.Context) {
 
 // once proposes one fire when a timer is due; more says another is due.
 func (f *Firer) once(ctx context.Context) (bool, error) {
+	// An entry proposed now is stamped at least this: the clock, or one
+	// past the last stamp when stamps run ahead of this node's clock.
+	now := max(time.Now().UnixMicro(), f.Shard.SafeTime()+1)
 	v, err := f.Shard.LocalRead(func(v *raftlog.View) (any, error) {
 		due, ok, err := NextDue(v)
-		return ok && due <= time.Now().UnixMicro(), err
+		return ok && due <= now, err
 	})
 	if err != nil || !v.(bool) {
 		return false, err

@@ -17,8 +17,10 @@
 //
 //   - Judged on the broker clock: deliverAt is the schedule's entry stamp
 //     plus the delay (a past delay: the stamp), and a fire entry fires
-//     only timers due at its own stamp, so no timer fires before its
-//     delay, whatever the clock of the node that proposed the fire.
+//     only timers due at its own stamp, so on the broker clock no timer
+//     fires before its delay, whatever the clock of the node that
+//     proposed the fire; in real time, not earlier than the nodes'
+//     clocks differ (QUEEN_RAFT_MAX_CLOCK_SKEW_MS).
 //   - At most once: a fire is a push of one record through the queue
 //     log's applier (raftlog.Txn.Apply; deduplicated by the timer's txn)
 //     and the timer's deletion, in one entry. A fire proposed twice (a
@@ -28,10 +30,13 @@
 //     not fired and never will.
 //   - A schedule is an upsert: a new timer under an old name (attempts
 //     from 0, the new txn, payload and delay); the old one never fires.
-//   - A failed fire (the queue is full, its encryption changed since the
-//     schedule) is tried again after 1 s, doubling up to 60 s; the
-//     MaxAttempts-th failure files it in the queue's dead-letter group
+//   - A failed fire is tried again after 1 s, doubling up to 60 s. A full
+//     queue (maxSize) is waited for as long as it takes; the MaxPermanent-th
+//     failure for good (the push refused, the queue's encryption changed
+//     since the schedule) files the timer in the queue's dead-letter group
 //     __timer__ (consume.FileTimer) with the last error.
+//   - A fire entry fires at most FireLimit timers and FireBytes of
+//     payload (one at least), so its writes stay bounded.
 //   - Apply is deterministic: it reads the op, the entry's stamp and the
 //     state; message ids and missing txns are minted by the proposer, and
 //     payloads are sealed there.

@@ -18,11 +18,18 @@ const (
 	MaxOps          = 256     // operations of one call
 	MaxPayloadBytes = 1 << 20 // a timer's payload, decoded
 	MaxKeyBytes     = 512     // a timerKey
-	// MaxAttempts is how many fires may fail before the timer is filed
-	// in its queue's dead-letter group __timer__.
-	MaxAttempts = 5
-	// FireLimit is the most timers one fire entry fires.
+	// MaxPermanent is how many fires may fail for good (the push was
+	// refused, the queue's encryption changed) before the timer is filed in
+	// its queue's dead-letter group __timer__. A full queue is not a
+	// permanent failure: the timer waits for room, backing off.
+	MaxPermanent = 5
+	// FireLimit is the most timers one fire entry fires, and FireBytes
+	// the payload bytes it pushes (it always fires one, whatever its size).
 	FireLimit = 256
+	FireBytes = 8 << 20
+	// MaxDelayMicros bounds a delay (ten years; the horizon,
+	// QUEEN_TIMERS_MAX_HORIZON_S, is at most that).
+	MaxDelayMicros = 10 * 366 * 24 * 3600 * 1e6
 )
 
 // The operations of a Call (Op.Kind).
@@ -192,6 +199,9 @@ func Check(ops []Op) error {
 		}
 		if err := contract.Partition.Check(at+".partition", o.Partition); err != nil {
 			return err
+		}
+		if o.DelayMicros > MaxDelayMicros {
+			return fmt.Errorf("%s.delayMs: %d ms is over ten years", at, o.DelayMicros/1000)
 		}
 		if len(o.Payload) > MaxPayloadBytes+64 { // a sealed payload is longer by its nonce and tag
 			return fmt.Errorf("%s.payload: %d bytes, at most %d", at, len(o.Payload), MaxPayloadBytes)

@@ -19,9 +19,10 @@ type Timer struct {
 	// Created is the stamp of its schedule, DeliverAt the stamp it fires
 	// at or after, Due when it is tried next (DeliverAt, or a retry).
 	Created, DeliverAt, Due int64
-	// Attempts counts the fires that failed, LastError the last one's why.
-	Attempts  int
-	LastError string
+	// Attempts counts the fires that failed, Permanent those of them that
+	// failed for good, LastError the last one's why.
+	Attempts, Permanent int
+	LastError           string
 }
 
 const rowVersion byte = 1
@@ -37,6 +38,7 @@ func (t *Timer) encode() []byte {
 	b = binary.AppendVarint(b, t.DeliverAt)
 	b = binary.AppendVarint(b, t.Due)
 	b = binary.AppendUvarint(b, uint64(t.Attempts))
+	b = binary.AppendUvarint(b, uint64(t.Permanent))
 	return wire.AppendString(b, t.LastError)
 }
 
@@ -62,7 +64,7 @@ func decodeTimer(queue, key string, b []byte) (Timer, error) {
 		d.Fail("sealed")
 	}
 	t.Created, t.DeliverAt, t.Due = d.Varint(), d.Varint(), d.Varint()
-	t.Attempts, t.LastError = int(d.Uvarint()), string(d.Bytes())
+	t.Attempts, t.Permanent, t.LastError = int(d.Uvarint()), int(d.Uvarint()), string(d.Bytes())
 	if d.Err == nil && len(d.B) != 0 {
 		d.Fail("trailing bytes")
 	}

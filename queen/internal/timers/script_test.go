@@ -27,7 +27,7 @@ const tenant = "00000000-0000-0000-0000-000000000001"
 //	                "schedule|reschedule|cancel queue=… key=… [delay=<ms>] [txn=…] [payload=…] [partition=…]"
 //	fire at=<s> [limit=<n>]
 //	                one fire entry: what it did
-//	pending         every pending timer, in due order
+//	pending [queue=…] the pending timers of queue q (or the one named)
 //	records queue=… [partition=…]
 //	                the queue's records (offset, txn, payload, ts)
 //	configure queue=… options=<json>
@@ -69,16 +69,18 @@ func TestScripts(t *testing.T) {
 			}
 			fmt.Fprintf(&out, "fired %d, failed %d, filed %d, more %v\n", a.Fired, a.Failed, a.Filed, a.More)
 		case "pending":
+			queue := "q"
+			d.MaybeScanArgs(t, "queue", &queue)
 			v, err := shard.LocalRead(func(v *raftlog.View) (any, error) {
-				rows, _, err := timers.List(v, tenant, "q", "", 1000)
+				rows, _, err := timers.List(v, tenant, queue, "", 1000)
 				return rows, err
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, r := range v.([]timers.Timer) {
-				fmt.Fprintf(&out, "%s/%s txn=%s deliverAt=%s due=%s attempts=%d %s\n", r.Queue, r.Key, r.Txn,
-					secs(r.DeliverAt), secs(r.Due), r.Attempts, r.LastError)
+				fmt.Fprintf(&out, "%s/%s txn=%s deliverAt=%s due=%s attempts=%d permanent=%d %s\n", r.Queue, r.Key, r.Txn,
+					secs(r.DeliverAt), secs(r.Due), r.Attempts, r.Permanent, r.LastError)
 			}
 		case "records":
 			var queue string
