@@ -25,7 +25,8 @@ type Consumer interface {
 	// independent: one refused item does not refuse the others.
 	Ack(ctx context.Context, tenant string, items []AckItem) ([]AckResult, error)
 	// ExtendLease moves a live lease's end to seconds from now (the broker
-	// clock). An unknown, expired or released lease is Success false.
+	// clock); seconds 0 means by the lease's own length. An unknown,
+	// expired or released lease is Success false.
 	ExtendLease(ctx context.Context, tenant, leaseID string, seconds int) (ExtendAnswer, error)
 }
 

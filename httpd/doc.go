@@ -121,8 +121,12 @@
 //     task on the queue routes are ignored; a malformed query string is
 //     400. batch (1..10000), partitions (1..64) and leaseSeconds
 //     (1..604800) out of range are 400; timeout is clamped to 0..60000 ms.
-//     subscriptionFrom is ISO-8601 as fetch/offsets reads it (no "now",
-//     no epoch numbers); a time at or before the epoch reads as 1 µs.
+//     subscriptionMode is new (new-only too) or all (from_beginning too,
+//     as the official client spells it), case ignored; absent, it is
+//     Options.DefaultSubscriptionMode (DEFAULT_SUBSCRIPTION_MODE).
+//     subscriptionFrom is ISO-8601 as fetch/offsets reads it (no epoch
+//     numbers), or "now", which means mode new (the client sends it); a
+//     time at or before the epoch reads as 1 µs.
 //     commitOnDelivery and autoAck both given must agree. conflation=true
 //     is always 400 (not supported; the contract's two refusals get their
 //     own messages). The discovery form needs a non-empty namespace or
@@ -139,9 +143,10 @@
 //     items. The answer's index and transactionId are the request's (the
 //     broker answers in order), error null when the broker gave none; the
 //     single route answers an array of one.
-//   - lease extend: seconds is an integer in 1..604800; the answer
-//     shows the broker's leaseId, else the path's, and expiresAt null
-//     when the broker gives none.
+//   - lease extend: seconds is an integer in 1..604800; no body, {} or
+//     seconds null extend by the lease's own length (the official client
+//     sends {}); the answer shows the broker's leaseId, else the path's,
+//     and expiresAt null when the broker gives none.
 //   - transaction: operations[i].type is push or ack (exact case). A push
 //     operation is items[] (non-empty, items as push takes them; their
 //     traceId is ignored like any unknown member) or the inline form, whose
@@ -240,7 +245,8 @@
 //     consumerGroup,queue,partitions} even when no partition moved.
 //   - DLQ: GET takes queue and consumerGroup (absent or empty: all) and
 //     limit (1..1000, default 100); a letter renders messageId as a UUID,
-//     data as stored (null when empty) and error null when empty. replay's
+//     data as stored (null when empty) and error null when empty, and
+//     again as errorMessage (the name the official client reads). replay's
 //     body is optional (empty, white space or null: none) and otherwise an
 //     object whose queue and partition are strings ("" reads as absent);
 //     a partition without a queue is 400. Its answer shows the broker's id,

@@ -33,6 +33,10 @@ type Options struct {
 	// (QUEEN_TIMERS_MAX_HORIZON_S): past it, 403. 0 means
 	// DefaultTimerHorizon.
 	TimerHorizon time.Duration
+	// DefaultSubscriptionMode is the subscription of a pop that names
+	// none (DEFAULT_SUBSCRIPTION_MODE): SubscriptionNew ("" too) or
+	// SubscriptionAll.
+	DefaultSubscriptionMode string
 }
 
 // server is the state the routes share.
@@ -54,6 +58,7 @@ type server struct {
 	tm      Timerer
 	maxBody int64
 	horizon time.Duration
+	subMode string
 	version string
 	log     *slog.Logger
 }
@@ -73,7 +78,7 @@ func New(b Broker, o Options) http.Handler {
 	if o.Registry == nil {
 		o.Registry = prometheus.NewRegistry()
 	}
-	s := &server{b: b, maxBody: o.MaxBodyBytes, horizon: o.TimerHorizon, version: o.Version, log: o.Logger}
+	s := &server{b: b, maxBody: o.MaxBodyBytes, horizon: o.TimerHorizon, subMode: o.DefaultSubscriptionMode, version: o.Version, log: o.Logger}
 	if c, ok := b.(Consumer); ok {
 		s.c = c
 	}

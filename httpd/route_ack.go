@@ -1,6 +1,7 @@
 package httpd
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -224,7 +225,7 @@ func (s *server) extendLease() http.Handler {
 		if err != nil {
 			return err
 		}
-		body, err := s.body(r)
+		body, err := readBody(r, s.maxBody)
 		if err != nil {
 			return err
 		}
@@ -249,19 +250,20 @@ func (s *server) extendLease() http.Handler {
 	})
 }
 
-// decodeExtend reads an extension's body, which must be valid JSON:
-// seconds, an integer of at least 1.
+// decodeExtend reads an extension's body: {"seconds":N}, N an integer in
+// 1..604800, or no body, {} or seconds null for the lease's own length (0;
+// the official client sends {}). A body that is there must be valid JSON.
 func decodeExtend(body []byte) (int, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return 0, nil
+	}
+	if err := parseJSON(body); err != nil {
+		return 0, err
+	}
 	o, err := asObject(body, "the body")
 	if err != nil {
 		return 0, err
 	}
-	n, ok, err := o.integer("seconds", "seconds", contract.ExtendSeconds, 0)
-	switch {
-	case err != nil:
-		return 0, err
-	case !ok:
-		return 0, badRequest("seconds is required")
-	}
-	return int(n), nil
+	n, _, err := o.integer("seconds", "seconds", contract.ExtendSeconds, 0)
+	return int(n), err
 }

@@ -244,16 +244,27 @@ func TestExtend(t *testing.T) {
 	}
 }
 
+// TestExtendOwnLength: no body, white space, {} and seconds null extend by
+// the lease's own length (seconds 0 to the broker): the official client
+// sends {}.
+func TestExtendOwnLength(t *testing.T) {
+	for _, body := range []string{``, " \n", `{}`, `{"seconds":null}`} {
+		fb := &fakeBroker{}
+		e := newEnv(t, fb, Options{})
+		wantStatus(t, e.do(t, "POST", "/api/v1/lease/l/extend", body), http.StatusOK)
+		if got := fb.only(t); got.arg != (extendArg{"l", 0}) {
+			t.Fatalf("body %q: broker got %+v, want seconds 0", body, got.arg)
+		}
+	}
+}
+
 func TestExtendRefusals(t *testing.T) {
 	cases := []struct {
 		name, body string
 		code, msg  string
 	}{
-		{"empty body", ``, CodeBadBody, "the body is empty"},
 		{"malformed", `{"seconds":`, CodeBadBody, "not JSON"},
 		{"not an object", `30`, CodeBadRequest, "the body must be an object"},
-		{"no seconds", `{}`, CodeBadRequest, "seconds is required"},
-		{"null seconds", `{"seconds":null}`, CodeBadRequest, "seconds is required"},
 		{"zero", `{"seconds":0}`, CodeBadRequest, "seconds 0 is outside 1..604800 s"},
 		{"negative", `{"seconds":-3}`, CodeBadRequest, "seconds -3 is outside 1..604800 s"},
 		{"a string", `{"seconds":"30"}`, CodeBadRequest, `seconds "30" must be an integer in 1..604800 s`},

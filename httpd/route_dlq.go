@@ -69,7 +69,8 @@ func (s *server) dlq() http.Handler {
 }
 
 // appendDeadLetter renders one dead letter; its payload is written as the
-// broker returns it (null when empty), and error is null when "".
+// broker returns it (null when empty), and error (and errorMessage, the
+// same, the name the official client reads) is null when "".
 func appendDeadLetter(b []byte, d *DeadLetter) []byte {
 	b = append(b, '{')
 	b = appendField(b, "id", d.ID)
@@ -93,11 +94,16 @@ func appendDeadLetter(b []byte, d *DeadLetter) []byte {
 	b = appendKey(b, "attempts")
 	b = appendInt(b, int64(d.Attempts))
 	b = append(b, ',')
-	b = appendKey(b, "error")
-	if d.Error == "" {
-		b = append(b, "null"...)
-	} else {
-		b = appendString(b, d.Error)
+	for i, k := range []string{"error", "errorMessage"} { // errorMessage: what the official client reads
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendKey(b, k)
+		if d.Error == "" {
+			b = append(b, "null"...)
+		} else {
+			b = appendString(b, d.Error)
+		}
 	}
 	return append(b, '}')
 }

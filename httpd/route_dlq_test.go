@@ -65,10 +65,10 @@ func TestDLQAnswer(t *testing.T) {
 		`{"id":"d1","queue":"q","consumerGroup":"g","partition":"eu west/1","offset":41,"transactionId":"t\"1",` +
 		`"messageId":"0199718d-1e2b-7cc4-9a3b-6a4b1f0c2d3e","data":{ "a" :  42.00 },` +
 		`"createdAt":"2025-09-22T10:15:30.000001Z","failedAt":"2025-09-22T10:16:30.500000Z","attempts":3,` +
-		`"error":"boom\n<b>"},` +
+		`"error":"boom\n<b>","errorMessage":"boom\n<b>"},` +
 		`{"id":"d2","queue":"q","consumerGroup":"__QUEUE_MODE__","partition":"Default","offset":0,"transactionId":"",` +
 		`"messageId":"00000000-0000-0000-0000-000000000000","data":null,"createdAt":"1970-01-01T00:00:00.000000Z",` +
-		`"failedAt":"1970-01-01T00:00:00.000000Z","attempts":0,"error":null}]}` + "\n"
+		`"failedAt":"1970-01-01T00:00:00.000000Z","attempts":0,"error":null,"errorMessage":null}]}` + "\n"
 	if w.Body.String() != want {
 		t.Fatalf("body =\n%s\nwant\n%s", w.Body, want)
 	}

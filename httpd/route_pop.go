@@ -3,6 +3,7 @@ package httpd
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/queen-mq/queen-go/contract"
@@ -19,7 +20,7 @@ const (
 // messages, or 204 with no body when there was nothing to lease.
 func (s *server) pop(partitioned bool) http.Handler {
 	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		req, err := decodePop(r.URL.RawQuery)
+		req, err := decodePop(r.URL.RawQuery, s.subMode)
 		if err != nil {
 			return err
 		}
@@ -40,7 +41,7 @@ func (s *server) pop(partitioned bool) http.Handler {
 // wait is read as false whatever the query says.
 func (s *server) popDiscover() http.Handler {
 	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		req, err := decodePop(r.URL.RawQuery)
+		req, err := decodePop(r.URL.RawQuery, s.subMode)
 		if err != nil {
 			return err
 		}
@@ -116,11 +117,12 @@ func (q query) boolean(k string) (b, ok bool, err error) {
 	}
 }
 
-// decodePop checks and defaults a pop's query string (API.md §2). Unknown
-// parameters, autopilot among them, are ignored, and so are namespace and
-// task (popDiscover reads them). Every refusal is 400
-// bad_request naming the parameter and its value.
-func decodePop(raw string) (PopRequest, error) {
+// decodePop checks and defaults a pop's query string (API.md §2);
+// defMode is the subscription mode of a pop that names none
+// (DEFAULT_SUBSCRIPTION_MODE). Unknown parameters, autopilot among them,
+// are ignored, and so are namespace and task (popDiscover reads them).
+// Every refusal is 400 bad_request naming the parameter and its value.
+func decodePop(raw, defMode string) (PopRequest, error) {
 	req := PopRequest{ConsumerGroup: QueueModeGroup, SubscriptionMode: SubscriptionNew}
 	vs, err := url.ParseQuery(raw)
 	if err != nil {
@@ -156,7 +158,7 @@ func decodePop(raw string) (PopRequest, error) {
 		return req, err
 	}
 	req.LeaseSeconds = int(lease)
-	if err := decodeSubscription(q, &req); err != nil {
+	if err := decodeSubscription(q, &req, defMode); err != nil {
 		return req, err
 	}
 	if req.AutoAck, err = autoAckOf(q); err != nil {
@@ -165,26 +167,48 @@ func decodePop(raw string) (PopRequest, error) {
 	return req, checkConflation(q, req)
 }
 
-// decodeSubscription reads subscriptionMode (new, all, or new-only for
-// new) and subscriptionFrom (ISO-8601, as parseISO reads it).
-func decodeSubscription(q query, req *PopRequest) error {
-	switch m := q.get("subscriptionMode"); m {
-	case "", SubscriptionNew, "new-only":
-	case SubscriptionAll:
-		req.SubscriptionMode = SubscriptionAll
-	default:
-		return badRequest("subscriptionMode %q must be new, all or new-only", m)
+// decodeSubscription reads subscriptionMode (new, or its spelling
+// new-only; all, or its spelling from_beginning, as the official client
+// sends it; absent: defMode) and subscriptionFrom (ISO-8601, as parseISO
+// reads it; "now" means mode new with no time, as the client sends it).
+func decodeSubscription(q query, req *PopRequest, defMode string) error {
+	m := q.get("subscriptionMode")
+	if m == "" {
+		m = defMode
 	}
-	if from := q.get("subscriptionFrom"); from != "" {
+	switch mode, ok := SubscriptionModeOf(m); {
+	case !ok:
+		return badRequest("subscriptionMode %q must be new, all, new-only or from_beginning", m)
+	default:
+		req.SubscriptionMode = mode
+	}
+	switch from := q.get("subscriptionFrom"); from {
+	case "":
+	case "now":
+		req.SubscriptionMode = SubscriptionNew
+	default:
 		us, err := parseISO(from)
 		if err != nil {
-			return badRequest("subscriptionFrom %q must be an ISO-8601 time", from)
+			return badRequest("subscriptionFrom %q must be an ISO-8601 time or now", from)
 		}
 		// 0 means unset: a time at or before the epoch starts the group
 		// at the first record, as 1 µs does.
 		req.SubscriptionFrom = max(us, 1)
 	}
 	return nil
+}
+
+// SubscriptionModeOf reads a subscription mode as the API and
+// DEFAULT_SUBSCRIPTION_MODE spell it: "" and new and new-only are
+// SubscriptionNew, all and from_beginning SubscriptionAll (case ignored).
+func SubscriptionModeOf(s string) (string, bool) {
+	switch strings.ToLower(s) {
+	case "", SubscriptionNew, "new-only":
+		return SubscriptionNew, true
+	case SubscriptionAll, "from_beginning":
+		return SubscriptionAll, true
+	}
+	return "", false
 }
 
 // autoAckOf reads commitOnDelivery and its deprecated alias autoAck; when

@@ -44,6 +44,9 @@ func TestPopQuery(t *testing.T) {
 		{"timeout 0", "/api/v1/pop/queue/q?timeout=0", with(func(r *PopRequest) { r.Timeout = 0 })},
 		{"new-only is new", "/api/v1/pop/queue/q?subscriptionMode=new-only", popDefaults()},
 		{"new", "/api/v1/pop/queue/q?subscriptionMode=new", popDefaults()},
+		{"from_beginning is all", "/api/v1/pop/queue/q?subscriptionMode=from_beginning",
+			with(func(r *PopRequest) { r.SubscriptionMode = SubscriptionAll })},
+		{"subscriptionFrom now is new", "/api/v1/pop/queue/q?subscriptionMode=all&subscriptionFrom=now", popDefaults()},
 		{"subscriptionFrom with a zone", "/api/v1/pop/queue/q?subscriptionFrom=2025-09-22T12:15:30%2B02:00",
 			with(func(r *PopRequest) { r.SubscriptionFrom = 1_758_536_130_000_000 })},
 		{"subscriptionFrom at the epoch is 1 µs", "/api/v1/pop/queue/q?subscriptionFrom=1970-01-01T00:00:00Z",
@@ -79,6 +82,22 @@ func TestPopQuery(t *testing.T) {
 	}
 }
 
+// TestPopDefaultSubscription: DEFAULT_SUBSCRIPTION_MODE (Options) is the
+// mode of a pop that names none; one that names its mode keeps it.
+func TestPopDefaultSubscription(t *testing.T) {
+	for _, c := range []struct{ target, want string }{
+		{"/api/v1/pop/queue/q", SubscriptionAll},
+		{"/api/v1/pop/queue/q?subscriptionMode=new", SubscriptionNew},
+		{"/api/v1/pop/queue/q?subscriptionFrom=now", SubscriptionNew},
+	} {
+		e := newEnv(t, nil, Options{DefaultSubscriptionMode: SubscriptionAll})
+		wantStatus(t, e.do(t, "GET", c.target, ""), http.StatusNoContent)
+		if got := e.fb.only(t).arg.(PopRequest); got.SubscriptionMode != c.want {
+			t.Fatalf("%s: mode %q, want %q", c.target, got.SubscriptionMode, c.want)
+		}
+	}
+}
+
 func TestPopRefusals(t *testing.T) {
 	cases := []struct{ name, target, msg string }{
 		{"batch 0", "?batch=0", `batch "0" is outside 1..10000`},
@@ -101,8 +120,8 @@ func TestPopRefusals(t *testing.T) {
 		{"timeout beyond int64", "?timeout=99999999999999999999", `timeout "99999999999999999999" is outside 0..60000 ms`},
 		{"consumerGroup with a slash", "?consumerGroup=a%2Fb", `consumerGroup "a/b" holds '/' at byte 1`},
 		{"consumerGroup invalid UTF-8", "?consumerGroup=a%FF", `consumerGroup "a\xff" is not valid UTF-8 at byte 1`},
-		{"subscriptionMode", "?subscriptionMode=latest", `subscriptionMode "latest" must be new, all or new-only`},
-		{"subscriptionFrom now", "?subscriptionFrom=now", `subscriptionFrom "now" must be an ISO-8601 time`},
+		{"subscriptionMode", "?subscriptionMode=latest", `subscriptionMode "latest" must be new, all, new-only or from_beginning`},
+		{"subscriptionFrom not a time", "?subscriptionFrom=yesterday", `subscriptionFrom "yesterday" must be an ISO-8601 time or now`},
 		{"subscriptionFrom epoch ms", "?subscriptionFrom=1758536130000", `subscriptionFrom "1758536130000" must be an ISO-8601 time`},
 		{"commitOnDelivery", "?commitOnDelivery=maybe", `commitOnDelivery "maybe" must be true or false`},
 		{"autoAck", "?autoAck=1", `autoAck "1" must be true or false`},

@@ -425,6 +425,31 @@ async def case_txn_push_timer(client: Queen) -> None:
     check(stamp(fired[0].get("ts")) >= stamp(timer.get("deliverAt")), "not before its deliverAt", (fired, timer))
 
 
+# ---------------------------------------------------------------------------
+# Consuming: the client's spellings
+# ---------------------------------------------------------------------------
+
+
+async def case_consume_spellings(client: Queen) -> None:
+    """subscription_mode("from_beginning") reads what was pushed before the
+    group existed; renew (the client sends {} to the extend route) extends
+    a live lease by its own length and reports a released one."""
+    q = name("consume")
+    await client.queue(q).push([{"data": {"n": 1}}, {"data": {"n": 2}}])
+    group = f"g-{RUN}"
+    consumer = client.queue(q).group(group).subscription_mode("from_beginning").batch(10).wait(False)
+    msgs = await wait_until("the group's first pop", consumer.pop)
+    check([m.get("data") for m in msgs] == [{"n": 1}, {"n": 2}],
+          "from_beginning reads the messages pushed before the group", [m.get("data") for m in msgs])
+    renewed = await client.renew(msgs[0])
+    check(renewed.get("success") is True, "renew extends the live lease", renewed)
+    for m in msgs:
+        ack = await client.ack(m, True, {"group": group})
+        check(ack.get("success") is True, "the message is acked", ack)
+    gone = await client.renew(msgs[0])
+    check(gone.get("success") is False, "renew of a released lease says so", gone)
+
+
 CASES: Dict[str, Callable[[Queen], Awaitable[None]]] = {
     "lock_exclusive": case_lock_exclusive,
     "lock_renew": case_lock_renew,
@@ -434,6 +459,7 @@ CASES: Dict[str, Callable[[Queen], Awaitable[None]]] = {
     "timer_cancel": case_timer_cancel,
     "timer_peek_list": case_timer_peek_list,
     "txn_push_timer": case_txn_push_timer,
+    "consume_spellings": case_consume_spellings,
 }
 
 

@@ -60,6 +60,10 @@ type Config struct {
 	// may have (QUEEN_TIMERS_MAX_HORIZON_S).
 	TimerTick    time.Duration
 	TimerHorizon time.Duration
+	// DefaultSubscriptionMode is the subscription of a pop that names
+	// none: "new" or "all" (DEFAULT_SUBSCRIPTION_MODE; from_beginning
+	// and new-only are accepted as the API spells them).
+	DefaultSubscriptionMode string
 	// ClockOffset moves this node's proposer clock forward, for tests that
 	// need stamps at a chosen time (QUEEN_RAFT_CLOCK_OFFSET_MS, test-only).
 	ClockOffset time.Duration
@@ -122,6 +126,9 @@ func Load(getenv func(string) string) (*Config, error) {
 	c.ClockOffset = ms(l.int("QUEEN_RAFT_CLOCK_OFFSET_MS", 0, 0, 86_400_000, "a test-only shift of this node's proposer clock, forward, in milliseconds"))
 	c.TimerTick = ms(l.int("QUEEN_RAFT_TIMER_TICK_MS", 50, 1, 60_000, "how often the leader fires due timers, in milliseconds"))
 	c.TimerHorizon = time.Duration(l.int("QUEEN_TIMERS_MAX_HORIZON_S", 90*86400, 1, 10*365*86400, "the longest delay of a timer, in seconds")) * time.Second
+	c.DefaultSubscriptionMode = l.enum("DEFAULT_SUBSCRIPTION_MODE", "new", "subscription mode", map[string]string{
+		"new": "new", "new-only": "new", "all": "all", "from_beginning": "all"},
+		"new, all, new-only, from_beginning", "where a consumer group that has never popped starts: after the last record (new) or at the first (all)")
 	c.RetentionInterval = ms(l.int("RETENTION_INTERVAL", 300_000, 100, 86_400_000, "how often the leader deletes what queue retention says, in milliseconds"))
 
 	c.LogLevel = slog.Level(levels[l.enum("QUEEN_LOG_LEVEL", "info", "log level", map[string]string{

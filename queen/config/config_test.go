@@ -19,7 +19,8 @@ func TestDefaults(t *testing.T) {
 	if c.Port != 6632 || c.BindAddr != "0.0.0.0" || c.DataDir != "queen-data" || c.NodeID != 1 ||
 		c.RaftAddress != "127.0.0.1:6633" || len(c.Members) != 1 || c.Members[1] != "127.0.0.1:6633" ||
 		c.MaxBodyBytes != 64<<20 || c.RequestTimeout != 30*time.Second || c.LogLevel != slog.LevelInfo ||
-		c.LogFormat != "auto" || c.TenancyHeader || c.Join || c.MaxClockSkew != 500*time.Millisecond {
+		c.LogFormat != "auto" || c.TenancyHeader || c.Join || c.MaxClockSkew != 500*time.Millisecond ||
+		c.DefaultSubscriptionMode != "new" || c.TimerTick != 50*time.Millisecond || c.TimerHorizon != 90*24*time.Hour {
 		t.Errorf("defaults: %+v", c)
 	}
 }
@@ -27,13 +28,13 @@ func TestDefaults(t *testing.T) {
 func TestCluster(t *testing.T) {
 	c, err := config.Load(env(map[string]string{
 		"QUEEN_RAFT_NODE_ID": "2", "QUEEN_RAFT_MEMBERS": "1=10.0.0.1:6633, 2=10.0.0.2:6633,3=10.0.0.3:6633",
-		"QUEEN_LOG_LEVEL": "WARN", "QUEEN_TENANCY_HEADER": "Yes", "PORT": "  ",
+		"QUEEN_LOG_LEVEL": "WARN", "QUEEN_TENANCY_HEADER": "Yes", "PORT": "  ", "DEFAULT_SUBSCRIPTION_MODE": "From_Beginning",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.NodeID != 2 || c.RaftAddress != "10.0.0.2:6633" || len(c.Members) != 3 || c.Members[3] != "10.0.0.3:6633" ||
-		c.LogLevel != slog.LevelWarn || !c.TenancyHeader || c.Port != 6632 {
+		c.LogLevel != slog.LevelWarn || !c.TenancyHeader || c.Port != 6632 || c.DefaultSubscriptionMode != "all" {
 		t.Errorf("cluster: %+v", c)
 	}
 	c, err = config.Load(env(map[string]string{"QUEEN_RAFT_NODE_ID": "ordinal", "HOSTNAME": "queen-2"}))
@@ -70,6 +71,8 @@ func TestRefusals(t *testing.T) {
 		{map[string]string{"QUEEN_ENCRYPTION_KEY": "s3cr3t"}, "ERROR boot: FATAL: broker: QUEEN_ENCRYPTION_KEY (6 characters) is not a key: it must be 32 bytes, as 64 hex digits or in base64"},
 		{map[string]string{"QUEEN_RAFT_TICK_MS": "1"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_TICK_MS=1 is outside 10..=60000. It is how often an idle leader moves safeTime, in milliseconds"},
 		{map[string]string{"QUEEN_LOG_LEVEL": "loud"}, "ERROR boot: FATAL: broker: QUEEN_LOG_LEVEL=loud is not a log level. It is one of debug, info, warn, error: how much the broker logs"},
+		{map[string]string{"DEFAULT_SUBSCRIPTION_MODE": "latest"}, "ERROR boot: FATAL: broker: DEFAULT_SUBSCRIPTION_MODE=latest is not a subscription mode. It is one of new, all, new-only, from_beginning: where a consumer group that has never popped starts: after the last record (new) or at the first (all)"},
+		{map[string]string{"QUEEN_RAFT_TIMER_TICK_MS": "0"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_TIMER_TICK_MS=0 is outside 1..=60000. It is how often the leader fires due timers, in milliseconds"},
 		{map[string]string{"QUEEN_LOG_FORMAT": "xml"}, "ERROR boot: FATAL: broker: QUEEN_LOG_FORMAT=xml is not a log format. It is one of auto, text, json: auto writes colored text to a terminal and JSON otherwise"},
 	}
 	for _, c := range cases {

@@ -141,7 +141,7 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	}
 	api := httpd.New(b, httpd.Options{MaxBodyBytes: cfg.MaxBodyBytes,
 		TenancyHeader: cfg.TenancyHeader, Logger: log.With("component", "http"), Registry: reg, Version: version,
-		TimerHorizon: cfg.TimerHorizon})
+		TimerHorizon: cfg.TimerHorizon, DefaultSubscriptionMode: cfg.DefaultSubscriptionMode})
 	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.BindAddr, strconv.Itoa(cfg.Port)))
 	if err != nil {
 		return fmt.Errorf("listen on PORT=%d QUEEN_BIND_ADDR=%s: %w", cfg.Port, cfg.BindAddr, err)

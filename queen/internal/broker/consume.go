@@ -132,7 +132,7 @@ func (b *Broker) Ack(ctx context.Context, tenant string, items []httpd.AckItem) 
 
 // ExtendLease moves a live lease's end to seconds from now.
 func (b *Broker) ExtendLease(ctx context.Context, tenant, leaseID string, seconds int) (httpd.ExtendAnswer, error) {
-	if seconds <= 0 {
+	if seconds < 0 {
 		return httpd.ExtendAnswer{}, &httpd.Error{Status: http.StatusBadRequest, Code: "bad_request", Message: "seconds must be at least 1"}
 	}
 	a, err := b.cons.Extend(ctx, tenant, leaseID, time.Duration(seconds)*time.Second)

@@ -23,7 +23,7 @@ var _ httpd.Transactor = (*Broker)(nil)
 func (b *Broker) Transaction(ctx context.Context, tenant string, req httpd.TxnRequest) (httpd.TxnAnswer, error) {
 	ans := httpd.TxnAnswer{TransactionID: uuid.Must(uuid.NewV7()).String()}
 	rollback := func(reason, why string) (httpd.TxnAnswer, error) {
-		ans.Reason, ans.Error = reason, why
+		ans.Reason, ans.Error = reason, rolledBackPrefix+why
 		return ans, nil
 	}
 	var cmd raftlog.Command
@@ -89,10 +89,16 @@ func (b *Broker) Transaction(ctx context.Context, tenant string, req httpd.TxnRe
 		return httpd.TxnAnswer{}, mapErr(err)
 	}
 	if res.Aborted >= 0 {
-		return b.rolledBack(ans, req, kinds[res.Aborted], res.Ops[res.Aborted])
+		a, err := b.rolledBack(ans, req, kinds[res.Aborted], res.Ops[res.Aborted])
+		a.Error = rolledBackPrefix + a.Error
+		return a, err
 	}
 	return b.committed(ans, req, kinds, res)
 }
+
+// rolledBackPrefix starts the error of every rolled-back transaction: the
+// official client raises it as is, and it must say nothing was applied.
+const rolledBackPrefix = "the transaction was rolled back, nothing of it applied: "
 
 // rolledBack names why the op of kind answered a rollback.
 func (b *Broker) rolledBack(ans httpd.TxnAnswer, req httpd.TxnRequest, kind string, answer []byte) (httpd.TxnAnswer, error) {

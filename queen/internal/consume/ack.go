@@ -156,7 +156,17 @@ func (s *state) extend(op *ExtendOp) ([]byte, error) {
 	if row.Tenant != op.Tenant {
 		return appendExtend(nil, a), nil
 	}
-	end := s.at.Stamp + op.Micros
+	length := op.Micros
+	if length == 0 {
+		if length = row.Micros; length == 0 {
+			q, _, err := s.v.Queue(row.Tenant, row.Queue)
+			if err != nil {
+				return nil, err
+			}
+			length = parseOptions(q.Options).Lease
+		}
+	}
+	end := s.at.Stamp + length
 	for _, p := range row.Partitions {
 		g, old, ok, err := s.loadGP(row.Tenant, row.Queue, row.Group, p)
 		if err != nil {

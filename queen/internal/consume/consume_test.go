@@ -174,6 +174,19 @@ func TestExtendRenewsOnlyALiveLease(t *testing.T) {
 	}
 }
 
+// TestExtendByOwnLength: an extension without a length moves the lease's
+// end by the length its pop gave it (7 minutes from the extension), not
+// by the queue's leaseTime (60 s for a queue a push created).
+func TestExtendByOwnLength(t *testing.T) {
+	e := start(t)
+	e.push("q", "p", 0, 1)
+	res := e.pop(consume.PopRequest{Queue: "q", Lease: 7 * time.Minute})
+	got, err := e.c.Extend(e.ctx(), tenant, res.LeaseID, 0)
+	if err != nil || got.Renewed != 1 || got.End < res.End || got.End-res.End > int64(time.Minute/time.Microsecond) {
+		t.Fatalf("extend by its own length: %+v %v (the pop's lease ended %d)", got, err, res.End)
+	}
+}
+
 func TestOnePopLeasesSeveralPartitionsWithinItsBatch(t *testing.T) {
 	e := start(t)
 	for _, p := range []string{"a", "b", "c", "d"} {

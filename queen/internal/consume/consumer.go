@@ -159,7 +159,8 @@ func (c *Consumer) Ack(ctx context.Context, tenant string, items []AckItem) ([]A
 	return out, err
 }
 
-// Extend moves a live lease's end to d after now (the broker clock).
+// Extend moves a live lease's end to d after now (the broker clock);
+// d 0 extends it by its own length.
 func (c *Consumer) Extend(ctx context.Context, tenant, leaseID string, d time.Duration) (ExtendAnswer, error) {
 	op := ExtendOp{Tenant: tenant, LeaseID: leaseID, Micros: d.Microseconds(), SkewMicros: c.Skew.Microseconds()}
 	ans, _, err := c.Shard.ProposeOp(ctx, op.Op())

@@ -119,7 +119,8 @@ type PurgeOp struct {
 	Tenant, Queue, Group string
 }
 
-// ExtendOp moves a live lease's end to Micros after the entry's stamp.
+// ExtendOp moves a live lease's end to Micros after the entry's stamp
+// (Micros 0: the lease's own length, as its pop set it).
 type ExtendOp struct {
 	Tenant, LeaseID string
 	Micros          int64
@@ -272,7 +273,11 @@ func decodeOp(b []byte) (any, error) {
 		t.Acks = decodeAckItems(&d)
 		out = t
 	case kindExtend:
-		out = &ExtendOp{Tenant: str(&d), LeaseID: str(&d), Micros: d.Varint(), SkewMicros: d.Varint()}
+		e := &ExtendOp{Tenant: str(&d), LeaseID: str(&d), Micros: d.Varint(), SkewMicros: d.Varint()}
+		if d.Err == nil && (e.Micros < 0 || e.SkewMicros < 0) {
+			d.Fail("extend bounds")
+		}
+		out = e
 	case kindSeek:
 		o := &SeekOp{Tenant: str(&d), Queue: str(&d), Group: str(&d), Partition: str(&d)}
 		o.ToEnd = flag(&d)

@@ -36,7 +36,7 @@ func (s *state) pop(op *PopOp) ([]byte, error) {
 		return nil, err
 	}
 	if len(p.claimed) > 0 {
-		row := leaseRow{Tenant: op.Tenant, Queue: op.Queue, Group: op.Group, Partitions: p.claimed}
+		row := leaseRow{Tenant: op.Tenant, Queue: op.Queue, Group: op.Group, Partitions: p.claimed, Micros: lease}
 		s.tx.Set(leaseKey(op.LeaseID), row.encode())
 		res.LeaseID, res.End = op.LeaseID, p.end
 	}

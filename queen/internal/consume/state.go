@@ -198,6 +198,10 @@ func decodeGroup(b []byte) (groupMeta, error) {
 type leaseRow struct {
 	Tenant, Queue, Group string
 	Partitions           []string
+	// Micros is the lease's length, what an extension without a length
+	// extends it by (0 in a row written before it was kept: the queue's
+	// leaseTime then).
+	Micros int64
 }
 
 func (l *leaseRow) encode() []byte {
@@ -209,7 +213,7 @@ func (l *leaseRow) encode() []byte {
 	for _, p := range l.Partitions {
 		b = wire.AppendString(b, p)
 	}
-	return b
+	return binary.AppendVarint(b, l.Micros)
 }
 
 func decodeLease(b []byte) (leaseRow, error) {
@@ -221,6 +225,9 @@ func decodeLease(b []byte) (leaseRow, error) {
 	n := d.Count(1)
 	for range n {
 		l.Partitions = append(l.Partitions, string(d.Bytes()))
+	}
+	if d.Err == nil && len(d.B) > 0 { // rows of older brokers end here
+		l.Micros = d.Varint()
 	}
 	if d.Err != nil {
 		return leaseRow{}, storageErr("lease", d.Err)
