@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -346,11 +347,10 @@ func timerPayload(o object, at string) (json.RawMessage, error) {
 		return nil, err
 	}
 	if compressed {
-		dec, err := zstd.NewReader(nil, zstd.WithDecoderMaxMemory(MaxTimerPayloadBytes+1), zstd.WithDecoderConcurrency(1))
+		dec, err := timerZstd()
 		if err != nil {
 			return nil, err
 		}
-		defer dec.Close()
 		if b, err = dec.DecodeAll(b, nil); err != nil {
 			if errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrWindowSizeExceeded) {
 				return nil, timerTooLarge(at)
@@ -367,6 +367,13 @@ func timerPayload(o object, at string) (json.RawMessage, error) {
 	}
 	return b, nil
 }
+
+// timerZstd is the decoder of every payloadZstd, made once: DecodeAll is
+// safe for concurrent use, and a decoder costs allocations to make. Its
+// memory bound stops a payload that decompresses past the limit.
+var timerZstd = sync.OnceValues(func() (*zstd.Decoder, error) {
+	return zstd.NewReader(nil, zstd.WithDecoderMaxMemory(MaxTimerPayloadBytes+1))
+})
 
 func timerTooLarge(at string) error {
 	return &Error{Status: http.StatusRequestEntityTooLarge, Code: "payload_too_large",
