@@ -15,17 +15,10 @@
 #   ONLY=parked BASELINE=<rev> bash tools/bench-http.sh     just the parked-pops table
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. tools/cluster.sh
 DURATION=${DURATION:-10s}
 CONNS=${CONNS:-64}
 PREFILL=${PREFILL:-100000}
-work=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -rf "$work"
-}
-trap cleanup EXIT
 
 go build -o "$work/queen" ./queen/cmd/queen
 go build -o "$work/queen-bench" ./tools/cmd/queen-bench
@@ -35,8 +28,6 @@ if [ -n "${BASELINE:-}" ]; then
 	git worktree remove --force "$work/baseline"
 fi
 bin=$work/queen
-
-. tools/cluster.sh
 
 if [ "${ONLY:-}" != parked ]; then
 echo "| nodes | mode | records/request | connections | records/s | requests/s | p50 ms | p99 ms | errors |"
@@ -58,8 +49,6 @@ done
 
 fi
 
-# num NAME LINE prints the number that follows "NAME " in LINE.
-num() { sed -n "s|.*$1 \(-\{0,1\}[0-9][0-9.]*\).*|\1|p" <<<"$2"; }
 
 # row N MODE CONSUMERS RECORDS/POP OUTPUT prints the table row of one
 # queen-bench -mode consume or longpoll run. The 204 column counts empty

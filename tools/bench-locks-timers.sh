@@ -11,26 +11,16 @@
 #   DURATION=10s STEADY=4000 BURST=20000 bash tools/bench-locks-timers.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. tools/cluster.sh
 DURATION=${DURATION:-10s}
 STEADY=${STEADY:-4000}
 BURST=${BURST:-20000}
-work=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -rf "$work"
-}
-trap cleanup EXIT
 
 go build -o "$work/queen" ./queen/cmd/queen
 go build -o "$work/queen-bench" ./tools/cmd/queen-bench
 
 bin=$work/queen
-. tools/cluster.sh
 
-# num NAME LINE prints the number that follows "NAME " in LINE.
-num() { sed -n "s|.*$1 \(-\{0,1\}[0-9][0-9.]*\).*|\1|p" <<<"$2"; }
 # line PREFIX OUTPUT prints the line of OUTPUT that starts with PREFIX.
 line() { grep -m1 "^$1" <<<"$2" || true; }
 

@@ -1,11 +1,24 @@
-# cluster.sh: the cluster helpers the bench scripts share. Source it after
-# setting work (a scratch directory), bin (the queen binary) and pids (an
-# array the caller's cleanup stops by pid).
+# cluster.sh: what the bench scripts share. Source it from the repository
+# root: it makes the scratch directory work and the array pids, and on exit
+# stops every process in pids by its pid and removes work. Set bin (the
+# queen binary) before calling start.
 #
 #   start N   starts N nodes of a fresh cluster on free 127.0.0.1 ports, data
 #             in directories of their own under $work, and waits until each
 #             answers /health; sets urls (comma-separated).
 #   stop      SIGTERMs the nodes and waits for them.
+#   num NAME LINE  prints the number that follows "NAME " in LINE.
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+num() { sed -n "s|.*$1 \(-\{0,1\}[0-9][0-9.]*\).*|\1|p" <<<"$2"; }
 
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
