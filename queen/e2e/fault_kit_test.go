@@ -169,6 +169,25 @@ func (v violations) kinds() []string {
 	return out
 }
 
+// wantVerdict is a doctored-history test's verdict on what a checker
+// found in it: nothing when want is "", else at least one violation of
+// kind want; and the note of kind note when note is not "". It logs the
+// first of each kind found.
+func (v violations) wantVerdict(t *testing.T, notes violations, want, note string) {
+	t.Helper()
+	switch {
+	case want == "" && v.total() != 0:
+		t.Fatalf("found violations in a history that allows it: %v", v)
+	case want != "" && len(v[want]) == 0:
+		t.Fatalf("missed the %s: found %v", want, v)
+	case note != "" && len(notes[note]) == 0:
+		t.Fatalf("no note %q: notes %v, violations %v", note, notes, v)
+	}
+	for _, k := range v.kinds() {
+		t.Logf("%s: %s", k, v[k][0])
+	}
+}
+
 // report fails t with the first five of each kind and the count of each.
 func (v violations) report(t *testing.T) {
 	t.Helper()
