@@ -73,23 +73,34 @@ func (q query) name(k string, n *contract.Name) (string, error) {
 	return s, contractError(n.Check(k, s))
 }
 
-// pathParam reads the path parameter param, unescaped, as a name of kind
-// n: when the URL has an escaped form that differs from the default one (a
-// %2F inside a segment), chi routes on that form and hands its segments
-// back still escaped. An empty value is 400, and so is what n refuses.
+// pathParam reads the path parameter param, unescaped (urlParam), as a
+// name of kind n. An empty value is 400, and so is what n refuses.
 func pathParam(r *http.Request, param string, n *contract.Name) (string, error) {
-	v := chi.URLParam(r, param)
-	if r.URL.RawPath != "" {
-		u, err := url.PathUnescape(v)
-		if err != nil {
-			return "", badRequest("the %s %q is not a valid path segment", param, v)
-		}
-		v = u
+	v, ok := urlParam(r, param)
+	if !ok {
+		return "", badRequest("the %s %q is not a valid path segment", param, v)
 	}
 	if v == "" {
 		return "", badRequest("the %s is empty", param)
 	}
 	return v, contractError(n.Check(param, v))
+}
+
+// urlParam reads the path parameter param ("*": the rest of the path)
+// unescaped: when the URL has an escaped form that differs from the
+// default one (a %2F inside a segment), chi routes on that form and hands
+// its segments back still escaped. ok is false when the value is not a
+// valid escaped path; v is then the value as it came.
+func urlParam(r *http.Request, param string) (v string, ok bool) {
+	v = chi.URLParam(r, param)
+	if r.URL.RawPath == "" {
+		return v, true
+	}
+	u, err := url.PathUnescape(v)
+	if err != nil {
+		return v, false
+	}
+	return u, true
 }
 
 // clipped quotes a value in an error message (contract.Clipped).

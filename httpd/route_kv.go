@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
-
-	"github.com/go-chi/chi/v5"
 
 	"github.com/queen-mq/queen-go/contract"
 )
@@ -111,14 +108,12 @@ func kvPath(r *http.Request) (ns, key string, err error) {
 	if r.URL.RawQuery != "" || r.URL.ForceQuery {
 		return "", "", kvError(http.StatusBadRequest, ReasonKVNoQueryString, "single-key routes take no query string")
 	}
-	ns, key = chi.URLParam(r, "ns"), chi.URLParam(r, "*")
-	if r.URL.RawPath != "" { // chi routed on the escaped path
-		if ns, err = url.PathUnescape(ns); err != nil {
-			return "", "", kvError(http.StatusBadRequest, ReasonKVBadNamespace, "the namespace is not a valid path segment")
-		}
-		if key, err = url.PathUnescape(key); err != nil {
-			return "", "", kvError(http.StatusBadRequest, ReasonKVBadKey, "the key is not a valid path")
-		}
+	ns, ok := urlParam(r, "ns")
+	if !ok {
+		return "", "", kvError(http.StatusBadRequest, ReasonKVBadNamespace, "the namespace is not a valid path segment")
+	}
+	if key, ok = urlParam(r, "*"); !ok {
+		return "", "", kvError(http.StatusBadRequest, ReasonKVBadKey, "the key is not a valid path")
 	}
 	if err := contract.KVNamespace.Check("namespace", ns); err != nil {
 		return "", "", contractError(err)

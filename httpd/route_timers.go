@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -176,13 +175,9 @@ func timerPath(r *http.Request) (queue, key string, err error) {
 	if queue, err = pathParam(r, "queue", contract.Queue); err != nil {
 		return "", "", err
 	}
-	key = chi.URLParam(r, "*")
-	if r.URL.RawPath != "" {
-		u, err := url.PathUnescape(key)
-		if err != nil {
-			return "", "", badRequest("the timerKey %q is not a valid path", key)
-		}
-		key = u
+	key, ok := urlParam(r, "*")
+	if !ok {
+		return "", "", badRequest("the timerKey %q is not a valid path", key)
 	}
 	if key == "" {
 		return "", "", badRequest("the timerKey is empty: /api/v1/timers/<queue>/<timerKey>")
