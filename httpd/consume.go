@@ -131,6 +131,9 @@ type AckResult struct {
 	LeaseReleased bool
 	// DLQ: the message went to the dead-letter queue.
 	DLQ bool
+	// Noop: a completed ack of a message committed already; it changed
+	// nothing (answered "noop":true; an ack that settled carries none).
+	Noop bool
 }
 
 // ExtendAnswer answers a lease extension.

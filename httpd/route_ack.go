@@ -23,6 +23,10 @@ type ackAnswer struct {
 	Error         *string `json:"error"`
 	LeaseReleased bool    `json:"leaseReleased"`
 	DLQ           bool    `json:"dlq"`
+	// Noop is there, true, only for a completed ack of a message the
+	// group had committed already (the 1.x field, kept by the 2.x client's
+	// callers): an ack that settled something carries no noop.
+	Noop bool `json:"noop,omitempty"`
 }
 
 // extendAnswer is the answer of a lease extension; ExpiresAt is null when
@@ -35,6 +39,19 @@ type extendAnswer struct {
 }
 
 // ack is POST /api/v1/ack: one item, answered as an array of one.
+//
+// An ack is an offset commit per consumer group and partition (API.md §2
+// is silent; the 2.x client and its callers decide): status completed of
+// message N settles every earlier message of the same lease. In one call
+// (here, or the items of /ack/batch), a failed or retry item clamps the
+// commit just below it and releases the lease at once, so it and every
+// later message are delivered again; a completed item past it answers
+// success:false saying it is not committed. retry charges no retry. A
+// nack of a message already committed answers success:false "already
+// committed"; a completed ack of one answers success:true, "noop":true
+// (an ack that settled something carries no noop). An ack whose
+// transactionId names no message of the partition answers success:false
+// saying it is unresolvable.
 func (s *server) ack() http.Handler {
 	return handle(func(w http.ResponseWriter, r *http.Request) error {
 		body, err := s.body(r)
@@ -83,7 +100,7 @@ func (s *server) runAck(w http.ResponseWriter, r *http.Request, items []AckItem)
 	out := make([]ackAnswer, len(items))
 	for i, res := range got {
 		a := ackAnswer{Index: i, TransactionID: items[i].TransactionID, Success: res.Success,
-			LeaseReleased: res.LeaseReleased, DLQ: res.DLQ}
+			LeaseReleased: res.LeaseReleased, DLQ: res.DLQ, Noop: res.Noop}
 		if res.Error != "" {
 			msg := res.Error
 			a.Error = &msg

@@ -101,6 +101,8 @@ func TestAckAnswer(t *testing.T) {
 			`[{"index":0,"transactionId":"t<1>","success":false,"error":"lease lease-1 is not held","leaseReleased":false,"dlq":false}]`},
 		{AckResult{Success: true, DLQ: true},
 			`[{"index":0,"transactionId":"t<1>","success":true,"error":null,"leaseReleased":false,"dlq":true}]`},
+		{AckResult{Success: true, Noop: true},
+			`[{"index":0,"transactionId":"t<1>","success":true,"error":null,"leaseReleased":false,"dlq":false,"noop":true}]`},
 	}
 	for _, c := range cases {
 		fb := &fakeBroker{ack: func(context.Context, string, []AckItem) ([]AckResult, error) { return []AckResult{c.res}, nil }}

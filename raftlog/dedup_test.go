@@ -199,3 +199,36 @@ func TestStrictDuplicateRollsTheEntryBack(t *testing.T) {
 	ans, _ := push(t, s, fresh)
 	checkAnswer(t, "strict new item", ans[0], false, 1, fresh.MessageID)
 }
+
+// TestTransactionOffset: the dedup index answers the offset of a
+// transaction id on a partition, by its UID, and nothing for an id pushed
+// without deduplication or never pushed there.
+func TestTransactionOffset(t *testing.T) {
+	c := raftlogtest.New(t, 1, nil)
+	c.StartAll()
+	_, s := c.Leader()
+	plain := item("q", "p", "plain", []byte("P"))
+	plain.Dedup = false
+	push(t, s, item("q", "p", "a", []byte("A")), plain, item("q", "p", "b", []byte("B")), item("q", "p2", "c", []byte("C")))
+	got, err := s.LocalRead(func(v *raftlog.View) (any, error) {
+		pi, err := v.Partition(tenant, "q", "p")
+		if err != nil {
+			return nil, err
+		}
+		var out []string
+		for _, id := range []string{"a", "b", "plain", "c", "never"} {
+			off, ok, err := v.TransactionOffset(pi.UID, id)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, fmt.Sprintf("%s:%d:%v", id, off, ok))
+		}
+		return out, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "[a:0:true b:2:true plain:0:false c:0:false never:0:false]"; fmt.Sprint(got) != want {
+		t.Fatalf("offsets %v, want %s", got, want)
+	}
+}

@@ -81,6 +81,25 @@ func loadMeta(get func([]byte) ([]byte, bool, error), uid uint64) (partitionMeta
 	return decodePartitionMeta(b)
 }
 
+// TransactionOffset is the offset the dedup index holds for transaction
+// id txid on the partition whose UID is uid (PartitionInfo.UID): the
+// latest record pushed there with that id and deduplication on. ok is
+// false when the index has none: never pushed there, pushed with
+// deduplication off (dedupWindowSeconds 0, or no transactionId), or swept
+// out of the window. It reads one key, never the records.
+func (v *View) TransactionOffset(uid uint64, txid string) (off int64, ok bool, err error) {
+	b, ok, err := v.Get(dedupKey(uid, txid))
+	if err != nil || !ok {
+		return 0, false, err
+	}
+	d := newDecoder(b)
+	off = d.Varint()
+	if d.Err != nil {
+		return 0, false, fmt.Errorf("%w: dedup entry of partition %d: %w", ErrStorage, uid, d.Err)
+	}
+	return off, true, nil
+}
+
 // ReadRecords reads a partition's records from offset from on.
 func (v *View) ReadRecords(tenant, queue, partition string, from int64, lim ReadLimits) (Batch, error) {
 	p, err := v.partition(tenant, queue, partition)

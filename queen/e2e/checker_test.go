@@ -112,9 +112,10 @@ type ckHistory struct {
 	acks      []*ckAck
 	exts      []*ckExtend
 	pushes    []*ckPush
-	completed int // ack items answered success with status completed
+	completed int // ack items answered success with status completed, not noop
 	expired   int // leases let expire on purpose
 	slow      int // acks sent near or past their lease's end on purpose
+	commits   int // pops acked by their last offset per partition alone
 }
 
 func (h *ckHistory) at(t time.Time) string { return fmt.Sprintf("%.3fs", t.Sub(h.t0).Seconds()) }
@@ -139,6 +140,8 @@ func (h *ckHistory) fmtAck(a *ckAck) string {
 		if a.known() {
 			r := a.Results[i]
 			switch {
+			case r.Success && r.Noop:
+				b.WriteString("=noop")
 			case r.Success && r.LeaseReleased:
 				b.WriteString("=ok+released")
 			case r.Success:
@@ -239,7 +242,7 @@ func (c *ckClient) ack(leaseID string, items []ckAckItem) {
 		c.h.acks = append(c.h.acks, a)
 		if a.known() {
 			for i, r := range a.Results {
-				if r.Success && items[i].Status == "completed" {
+				if r.Success && !r.Noop && items[i].Status == "completed" {
 					c.h.completed++
 				}
 			}
@@ -381,6 +384,22 @@ func (c *ckClient) consume(ctx context.Context) {
 				st = "retry"
 			}
 			items = append(items, ckAckItem{m, st})
+		}
+		switch x := c.rng.IntN(10); {
+		case x == 0:
+			// An offset commit: the last message of each partition alone,
+			// completed, settles the lease's earlier ones.
+			items = items[:0]
+			for i, m := range p.Msgs {
+				if i == len(p.Msgs)-1 || p.Msgs[i+1].Part != m.Part {
+					items = append(items, ckAckItem{m, "completed"})
+				}
+			}
+			c.h.mu.Lock()
+			c.h.commits++
+			c.h.mu.Unlock()
+		case x == 1:
+			slices.Reverse(items) // a nack clamps the commit by offset, not by item order
 		}
 		if len(items) > 1 && c.rng.IntN(4) == 0 {
 			cut := 1 + c.rng.IntN(len(items)-1)
@@ -534,5 +553,9 @@ func TestConsumeChecker(t *testing.T) {
 		t.Logf("a partition grew after the drain: drain again")
 	}
 	t.Logf("load %v, drain %v", loadEnd.Sub(loadStart).Round(time.Millisecond), time.Since(loadEnd).Round(time.Millisecond))
-	h.check(t, hwm)
+	v, summary := h.check(hwm)
+	for _, l := range summary {
+		t.Log(l)
+	}
+	v.report(t)
 }

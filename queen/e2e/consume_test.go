@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 )
@@ -42,6 +43,7 @@ type ackResult struct {
 	Error         *string `json:"error"`
 	LeaseReleased bool    `json:"leaseReleased"`
 	DLQ           bool    `json:"dlq"`
+	Noop          bool    `json:"noop"`
 }
 
 // pop GETs a pop; status 204 gives a zero answer.
@@ -126,15 +128,29 @@ func TestConsumeSingleNode(t *testing.T) {
 	}
 	b1, b2 := b, b
 	b1.Messages, b2.Messages = b.Messages[:1], b.Messages[1:]
-	if r := n.ack(ctx, t, b1, "workers", "failed"); !r[0].DLQ || !r[0].Success {
+	if r := n.ack(ctx, t, b1, "workers", "failed"); !r[0].DLQ || !r[0].Success || !r[0].LeaseReleased {
 		t.Fatalf("second failure: %+v", r)
 	}
-	if r := n.ack(ctx, t, b2, "workers", "completed"); !r[0].Success || r[0].DLQ || !r[0].LeaseReleased {
+	// A nack releases its lease at once, one that files its message in the
+	// DLQ too: job-2, after it, is not committed under that lease and comes
+	// back.
+	if r := n.ack(ctx, t, b2, "workers", "completed"); r[0].Success {
+		t.Fatalf("job-2 under the lease the nack released: %+v", r)
+	}
+	code, b = n.pop(ctx, t, "jobs", with(g, "batch", "5"))
+	if code != 200 || offsets(b) != "2#2 " {
+		t.Fatalf("after the DLQ: %d %s", code, offsets(b))
+	}
+	if r := n.ack(ctx, t, b, "workers", "completed"); !r[0].Success || r[0].DLQ || !r[0].LeaseReleased || r[0].Noop {
 		t.Fatalf("job-2: %+v", r)
 	}
-	// A settled message is never acked or delivered again.
-	if r := n.ack(ctx, t, b, "workers", "completed"); r[0].Success || r[0].Error == nil {
-		t.Fatalf("a second ack of a settled message: %+v", r)
+	// A settled message is never settled or delivered again: completed
+	// again is a noop, a nack is refused.
+	if r := n.ack(ctx, t, b, "workers", "completed"); !r[0].Success || !r[0].Noop || r[0].Error != nil {
+		t.Fatalf("a second ack of a settled message: %+v, want a noop", r)
+	}
+	if r := n.ack(ctx, t, b, "workers", "failed"); r[0].Success || r[0].Error == nil || !strings.Contains(*r[0].Error, "already committed") {
+		t.Fatalf("a nack of a settled message: %+v, want a refusal", r)
 	}
 	if code, c := n.pop(ctx, t, "jobs", g); code != 204 {
 		t.Fatalf("a settled message was delivered again: %d %s", code, offsets(c))

@@ -125,7 +125,7 @@ func (b *Broker) Ack(ctx context.Context, tenant string, items []httpd.AckItem) 
 	}
 	for j, a := range answers {
 		r := &out[at[j]]
-		r.Success, r.Error, r.LeaseReleased, r.DLQ = a.OK, a.Error, a.Released, a.DLQ
+		r.Success, r.Error, r.LeaseReleased, r.DLQ, r.Noop = a.OK, a.Error, a.Released, a.DLQ, a.Noop
 	}
 	return out, nil
 }

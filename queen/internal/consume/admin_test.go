@@ -2,6 +2,7 @@ package consume_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/queen-mq/queen-go/queen/internal/consume"
@@ -23,8 +24,13 @@ func TestSeekMovesTheCursorAndReleasesLeases(t *testing.T) {
 	}
 	// The lease is gone with the seek: the partition is free at offset 3.
 	equal(t, "after the seek", txids(e.pop(consume.PopRequest{Queue: "q", Group: "g", Batch: 10})), []string{"p-3#1", "p-4#1"})
-	if a := e.ack(held, "g", consume.StatusCompleted, true); a[0].OK {
-		t.Fatalf("an ack under a lease the seek released: %+v", a[0])
+	// The seek committed p-0: an ack of it under the lease the seek
+	// released changes nothing.
+	if a := e.ack(held, "g", consume.StatusCompleted, true); !a[0].OK || !a[0].Noop || a[0].Released {
+		t.Fatalf("an ack under a lease the seek released: %+v, want a noop", a[0])
+	}
+	if a := e.ack(held, "g", consume.StatusFailed, true); a[0].OK || !strings.Contains(a[0].Error, "already committed") {
+		t.Fatalf("a nack of a message the seek passed: %+v, want a refusal", a[0])
 	}
 	if _, err := e.c.Seek(e.ctx(), consume.SeekOp{Tenant: tenant, Queue: "q", Group: "g", ToEnd: true}); err != nil {
 		t.Fatal(err)

@@ -44,6 +44,9 @@ type AckAnswer struct {
 	Released bool
 	// DLQ: the message went to the dead-letter queue.
 	DLQ bool
+	// Noop: a completed ack of a message committed already (below the
+	// group's cursor, or acked): it changed nothing.
+	Noop bool
 }
 
 // ExtendAnswer answers an ExtendOp.
@@ -119,6 +122,9 @@ func appendAckAnswers(b []byte, as []AckAnswer) []byte {
 		if a.DLQ {
 			flags |= 4
 		}
+		if a.Noop {
+			flags |= 8
+		}
 		b = append(b, flags)
 		b = wire.AppendString(b, a.Error)
 	}
@@ -132,7 +138,11 @@ func DecodeAckAnswers(b []byte) ([]AckAnswer, error) {
 	out := make([]AckAnswer, 0, n)
 	for range n {
 		f := d.Byte()
-		out = append(out, AckAnswer{OK: f&1 != 0, Released: f&2 != 0, DLQ: f&4 != 0, Error: str(&d)})
+		if f&^15 != 0 {
+			d.Fail(fmt.Sprintf("ack answer flags %#x", f))
+			break
+		}
+		out = append(out, AckAnswer{OK: f&1 != 0, Released: f&2 != 0, DLQ: f&4 != 0, Noop: f&8 != 0, Error: str(&d)})
 	}
 	if d.Err == nil && len(d.B) != 0 {
 		d.Fail("trailing bytes")

@@ -109,3 +109,20 @@ func FuzzDecodeLease(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeAckAnswers: any bytes decode to answers that encode back to
+// the same bytes (every flag kept, Noop too), or to an error.
+func FuzzDecodeAckAnswers(f *testing.F) {
+	f.Add(appendAckAnswers(nil, []AckAnswer{{OK: true, Noop: true}, {Error: "e", Released: true, DLQ: true}}))
+	f.Add([]byte{1, 15, 0})
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		as, err := DecodeAckAnswers(b)
+		if err != nil {
+			return
+		}
+		if again := appendAckAnswers(nil, as); !bytes.Equal(again, b) {
+			t.Fatalf("%x decoded to %+v, which encodes to %x", b, as, again)
+		}
+	})
+}

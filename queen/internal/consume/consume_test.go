@@ -30,24 +30,34 @@ func TestPopDeliversInOrderAndHoldsThePartition(t *testing.T) {
 	equal(t, "after the acks", txids(e.pop(consume.PopRequest{Queue: "q", Batch: 100})), seq("p", 4, 10, 1))
 }
 
-func TestAckedMessagesAreNeverDeliveredOrAckedAgain(t *testing.T) {
+func TestAckedMessagesAreNeverDeliveredAgainAndAckingAgainIsANoop(t *testing.T) {
 	e := start(t)
 	e.push("q", "p", 0, 3)
 	res := e.pop(consume.PopRequest{Queue: "q", Batch: 3})
 	for _, a := range e.ack(res, "", consume.StatusCompleted, true) {
-		if !a.OK {
-			t.Fatalf("ack: %+v", a)
+		if !a.OK || a.Noop {
+			t.Fatalf("ack: %+v (an ack that settles carries no noop)", a)
 		}
 	}
 	for _, fenced := range []bool{true, false} {
 		for _, a := range e.ack(res, "", consume.StatusCompleted, fenced) {
-			if a.OK || !strings.Contains(a.Error, "does not hold") && !strings.Contains(a.Error, "not awaiting an ack") {
-				t.Fatalf("second ack (fenced %v) answered %+v, want a refusal", fenced, a)
+			if !a.OK || !a.Noop || a.Released {
+				t.Fatalf("second ack (fenced %v) answered %+v, want a noop", fenced, a)
+			}
+		}
+		for _, st := range []byte{consume.StatusFailed, consume.StatusRetry, consume.StatusDLQ} {
+			for _, a := range e.ack(res, "", st, fenced) {
+				if a.OK || !strings.Contains(a.Error, "already committed") {
+					t.Fatalf("a nack (status %d, fenced %v) of a committed message answered %+v, want a refusal", st, fenced, a)
+				}
 			}
 		}
 	}
 	if got := e.pop(consume.PopRequest{Queue: "q", Batch: 10}); len(got.Parts) != 0 {
 		t.Fatalf("acked messages delivered again: %v", txids(got))
+	}
+	if n := len(e.letters("q", "__QUEUE_MODE__")); n != 0 {
+		t.Fatalf("a refused dlq ack filed %d letters", n)
 	}
 }
 
@@ -62,20 +72,129 @@ func TestAnAckFencedByAnotherLeaseIsRefused(t *testing.T) {
 	}
 }
 
-func TestOutOfOrderAcksMoveTheCursorOnlyOverAContiguousHead(t *testing.T) {
+// sub is the messages of res at the given indexes of its one partition.
+func sub(res consume.PopResult, idx ...int) consume.PopResult {
+	out := res
+	p := res.Parts[0]
+	out.Parts = []consume.Popped{{Partition: p.Partition, UID: p.UID}}
+	for _, i := range idx {
+		out.Parts[0].Messages = append(out.Parts[0].Messages, p.Messages[i])
+	}
+	return out
+}
+
+func TestAnAckCommitsEveryEarlierMessageOfItsLease(t *testing.T) {
 	e := start(t)
+	e.push("q", "p", 0, 5)
+	res := e.pop(consume.PopRequest{Queue: "q", Batch: 3})
+	if a := e.ack(sub(res, 1), "", consume.StatusCompleted, true); !a[0].OK || a[0].Noop || a[0].Released {
+		t.Fatalf("ack of p-1: %+v (p-2 is still held)", a[0])
+	}
+	// p-0 was committed with p-1: acking it now changes nothing.
+	if a := e.ack(sub(res, 0), "", consume.StatusCompleted, true); !a[0].OK || !a[0].Noop {
+		t.Fatalf("ack of p-0 after p-1: %+v, want a noop", a[0])
+	}
+	if a := e.ack(sub(res, 2), "", consume.StatusCompleted, true); !a[0].OK || a[0].Noop || !a[0].Released {
+		t.Fatalf("ack of p-2: %+v (the last the lease held)", a[0])
+	}
+	equal(t, "after the commit", txids(e.pop(consume.PopRequest{Queue: "q", Batch: 10})), seq("p", 3, 5, 1))
+}
+
+func TestANackClampsTheCallsCommitAndReleasesTheLease(t *testing.T) {
+	for _, order := range [][]int{{0, 1, 2, 3}, {3, 2, 1, 0}} {
+		e := start(t)
+		e.configure("q", map[string]any{"retryLimit": 0, "retryDelay": 0})
+		e.push("q", "p", 0, 5)
+		res := e.pop(consume.PopRequest{Queue: "q", Batch: 4})
+		// One call: completed p-0, retry p-1, completed p-2 and p-3, in
+		// the given order. The retry clamps the commit below p-1.
+		status := []byte{consume.StatusCompleted, consume.StatusRetry, consume.StatusCompleted, consume.StatusCompleted}
+		var items []consume.AckItem
+		for _, i := range order {
+			m := res.Parts[0].Messages[i]
+			items = append(items, consume.AckItem{TransactionID: m.TransactionID, PartitionUID: res.Parts[0].UID,
+				Group: "__QUEUE_MODE__", LeaseID: res.LeaseID, Status: status[i]})
+		}
+		got, err := e.c.Ack(e.ctx(), tenant, items)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, i := range order {
+			a := got[j]
+			switch i {
+			case 0:
+				if !a.OK || a.Noop {
+					t.Fatalf("order %v: completed p-0 below the nack: %+v", order, a)
+				}
+			case 1:
+				if !a.OK || !a.Released || a.DLQ {
+					t.Fatalf("order %v: retry p-1: %+v (releases the lease, charges nothing)", order, a)
+				}
+			default:
+				if a.OK || !strings.Contains(a.Error, "not committed") || !strings.Contains(a.Error, "offset 1") {
+					t.Fatalf("order %v: completed p-%d past the nack: %+v, want a refusal naming offset 1", order, i, a)
+				}
+			}
+		}
+		// At once, with no lease expiry: p-1 and everything after it again.
+		again := e.pop(consume.PopRequest{Queue: "q", Batch: 10})
+		equal(t, "after the nack", txids(again), []string{"p-1#2", "p-2#2", "p-3#2", "p-4#1"})
+		// retryLimit 0 and still no DLQ: a retry charged nothing. A failed
+		// ack now is past the limit: the message is settled into nothing.
+		if n := len(e.letters("q", "__QUEUE_MODE__")); n != 0 {
+			t.Fatalf("order %v: %d dead letters after a retry", order, n)
+		}
+	}
+}
+
+func TestAFailedAckReturnsTheRestOfTheLeaseAtOnce(t *testing.T) {
+	e := start(t)
+	e.configure("q", map[string]any{"retryLimit": 3, "retryDelay": 0})
 	e.push("q", "p", 0, 3)
 	res := e.pop(consume.PopRequest{Queue: "q", Batch: 3})
-	// Ack 1 and 2 but not 0, then let 0 go back (retry, no charge).
-	tail := res
-	tail.Parts = []consume.Popped{{Partition: "p", UID: res.Parts[0].UID, Messages: res.Parts[0].Messages[1:]}}
-	e.ack(tail, "", consume.StatusCompleted, true)
-	head := res
-	head.Parts = []consume.Popped{{Partition: "p", UID: res.Parts[0].UID, Messages: res.Parts[0].Messages[:1]}}
-	if a := e.ack(head, "", consume.StatusRetry, true); !a[0].OK || !a[0].Released {
-		t.Fatalf("retry of the last pending message: %+v", a[0])
+	if a := e.ack(sub(res, 1), "", consume.StatusFailed, true); !a[0].OK || !a[0].Released {
+		t.Fatalf("failed p-1: %+v", a[0])
 	}
-	equal(t, "after retry", txids(e.pop(consume.PopRequest{Queue: "q", Batch: 10})), []string{"p-0#2"})
+	// p-0 was neither committed nor nacked: the released lease gives it back too.
+	equal(t, "after the failed ack", txids(e.pop(consume.PopRequest{Queue: "q", Batch: 10})), []string{"p-0#2", "p-1#2", "p-2#2"})
+	// The old lease settles nothing any more.
+	if a := e.ack(sub(res, 2), "", consume.StatusCompleted, true); a[0].OK {
+		t.Fatalf("an ack under the released lease: %+v", a[0])
+	}
+}
+
+func TestAnAckOfAnUnknownTransactionIsUnresolvable(t *testing.T) {
+	e := start(t)
+	e.push("q", "p", 0, 1)
+	res := e.pop(consume.PopRequest{Queue: "q"})
+	res.Parts[0].Messages[0].TransactionID = "never-pushed"
+	for _, st := range []byte{consume.StatusCompleted, consume.StatusFailed} {
+		if a := e.ack(res, "", st, true); a[0].OK || !strings.Contains(a[0].Error, "unresolvable") || !strings.Contains(a[0].Error, "never-pushed") {
+			t.Fatalf("ack (status %d) of an unknown transaction: %+v", st, a[0])
+		}
+	}
+}
+
+func TestAcksFindMessagesPushedWithoutDeduplication(t *testing.T) {
+	e := start(t)
+	op := raftlog.PushOp{Tenant: tenant}
+	for i := range 3 {
+		op.Items = append(op.Items, raftlog.PushItem{Queue: "q", Partition: "p", MessageID: [16]byte{byte(i + 1)},
+			TransactionID: "nodedup-" + string(rune('0'+i)), Payload: []byte(`{}`)})
+	}
+	if _, _, err := e.shard.Push(e.ctx(), op); err != nil {
+		t.Fatal(err)
+	}
+	res := e.pop(consume.PopRequest{Queue: "q", Batch: 3})
+	if a := e.ack(sub(res, 1), "", consume.StatusCompleted, true); !a[0].OK || a[0].Noop {
+		t.Fatalf("ack of a message with no dedup entry: %+v", a[0])
+	}
+	if a := e.ack(sub(res, 2), "", consume.StatusCompleted, false); !a[0].OK || !a[0].Released {
+		t.Fatalf("unfenced ack of the last: %+v", a[0])
+	}
+	if got := e.pop(consume.PopRequest{Queue: "q", Batch: 10}); len(got.Parts) != 0 {
+		t.Fatalf("committed messages delivered again: %v", txids(got))
+	}
 }
 
 func TestGroupsReadIndependentlyAndNewGroupsStartAtTheirSubscription(t *testing.T) {

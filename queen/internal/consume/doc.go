@@ -33,14 +33,27 @@
 //     the cursor on, passes only offsets acked out of order or dropped as
 //     too old (maxWaitTimeSeconds), and stops at a message that waits
 //     (retryDelay, delayedProcessing) instead of passing it.
-//   - No message is acked twice and none is delivered again after a
-//     successful ack: an ack settles one unsettled delivered message and
-//     is refused for anything else; a fenced ack (leaseId) must name the
-//     lease that holds the partition and a message that lease holds.
-//   - A failed ack spends one retry of retryLimit; past it the message is
-//     filed in the dead-letter queue (deadLetterQueue and
-//     dlqAfterMaxRetries) or dropped. An expired lease makes its unsettled
-//     messages deliverable again, their deliveryAttempt one higher.
+//   - An ack is an offset commit per group and partition: a completed ack
+//     of offset N settles every message at or below N that its lease
+//     holds. In one call (an ack batch, a transaction's acks), a nack
+//     (failed, retry) of N clamps the commit below N: a completed ack of N
+//     or later in the call is refused, and the lease is released when the
+//     call ends, so N and everything after it are delivered again at once.
+//   - No message is settled twice and none is delivered again after a
+//     successful ack: a completed ack of a committed message (below the
+//     cursor, or acked) is a noop (AckAnswer.Noop), a nack of one is
+//     refused; a fenced ack (leaseId) of an unsettled message must name
+//     the lease that holds the partition and a message that lease holds.
+//     A transaction's ack of a message committed before its entry is
+//     refused: its input was consumed already.
+//   - An ack names its message by transactionId: found through the queue
+//     log's dedup index (one key), else among the delivered messages at or
+//     past the cursor; neither, it is unresolvable.
+//   - A failed ack spends one retry of retryLimit (a retry ack spends
+//     none); past it the message is filed in the dead-letter queue
+//     (deadLetterQueue and dlqAfterMaxRetries) or dropped. An expired
+//     lease makes its unsettled messages deliverable again, their
+//     deliveryAttempt one higher.
 //   - Apply is deterministic: it reads only the op, the entry's stamp and
 //     the state; the lease id and the start of a queue-wide pop's walk are
 //     chosen by the proposer and travel in the op.

@@ -40,7 +40,7 @@ func (e *env) push(queue, partition string, first, n int) {
 		var id [16]byte
 		copy(id[:], fmt.Sprintf("%s-%d", partition, i))
 		op.Items = append(op.Items, raftlog.PushItem{Queue: queue, Partition: partition, MessageID: id,
-			TransactionID: fmt.Sprintf("%s-%d", partition, i), Payload: []byte(fmt.Sprintf(`{"i":%d}`, i))})
+			TransactionID: fmt.Sprintf("%s-%d", partition, i), Dedup: true, Payload: []byte(fmt.Sprintf(`{"i":%d}`, i))})
 	}
 	if _, _, err := e.shard.Push(e.ctx(), op); err != nil {
 		e.t.Fatalf("push: %v", err)

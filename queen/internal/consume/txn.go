@@ -20,17 +20,14 @@ func (s *state) txn(op *TxnOp) ([]byte, error) {
 			return nil, raftlog.Abort(appendTxnRollback(-1, fmt.Sprintf("required lease %s holds no partition (expired, released or unknown)", id)))
 		}
 	}
-	out := make([]AckAnswer, len(op.Acks))
-	ack := AckOp{Tenant: op.Tenant, SkewMicros: op.SkewMicros}
-	for i := range op.Acks {
-		a, err := s.ackOne(&ack, &op.Acks[i])
-		if err != nil {
-			return nil, err
-		}
+	out, err := s.settleAll(op.Tenant, op.Acks, true)
+	if err != nil {
+		return nil, err
+	}
+	for i, a := range out {
 		if !a.OK {
 			return nil, raftlog.Abort(appendTxnRollback(i, a.Error))
 		}
-		out[i] = a
 	}
 	return appendAckAnswers(nil, out), nil
 }

@@ -61,13 +61,14 @@ func TestATransactionAppliesWholeOrNotAtAll(t *testing.T) {
 	if e.hwm("out", "p") != 1 {
 		t.Fatal("the transaction's push is missing")
 	}
-	// The same transaction again (a client's retry): its ack is refused, so
+	// The same transaction again (a client's retry): its ack settles
+	// nothing (the message was committed before it) and is refused, so
 	// nothing of it applies, the push and the incr neither.
 	r := e.txn(res, nil, "t-1")
 	if r.Applied() || r.Aborted != 0 {
 		t.Fatalf("a retried transaction applied: %+v", r)
 	}
-	if i, why, err := consume.DecodeTxnRollback(r.Ops[0]); err != nil || i != 0 || !strings.Contains(why, "does not hold") && !strings.Contains(why, "not awaiting") {
+	if i, why, err := consume.DecodeTxnRollback(r.Ops[0]); err != nil || i != 0 || !strings.Contains(why, "before this transaction") {
 		t.Fatalf("rollback: %d %q %v", i, why, err)
 	}
 	if e.hwm("out", "p") != 1 {
@@ -109,4 +110,28 @@ func TestATransactionWhoseLeaseExpiredIsRefused(t *testing.T) {
 	if i, why, _ := consume.DecodeTxnRollback(r.Ops[0]); i != -1 || !strings.Contains(why, res.LeaseID) {
 		t.Fatalf("rollback names %d %q", i, why)
 	}
+}
+
+// A transaction's acks commit like a call's: acking the later message first
+// commits the earlier, and the earlier's own ack in the same entry is not
+// a refusal (it was not committed before the entry).
+func TestATransactionsAcksCommitInAnyOrder(t *testing.T) {
+	e := txnEnv(t)
+	e.push("in", "p", 0, 3)
+	res := e.pop(consume.PopRequest{Queue: "in", Batch: 2})
+	var acks []consume.AckItem
+	for _, i := range []int{1, 0} {
+		m := res.Parts[0].Messages[i]
+		acks = append(acks, consume.AckItem{TransactionID: m.TransactionID, PartitionUID: res.Parts[0].UID, Group: "__QUEUE_MODE__", LeaseID: res.LeaseID})
+	}
+	op := consume.TxnOp{Tenant: tenant, Acks: acks}
+	r, err := e.shard.Propose(e.ctx(), raftlog.Command{Ops: []raftlog.Op{op.Op()}})
+	if err != nil || !r.Applied() {
+		t.Fatalf("transaction acking p-1 then p-0: %+v %v", r, err)
+	}
+	got, err := consume.DecodeAckAnswers(r.Ops[0])
+	if err != nil || len(got) != 2 || !got[0].OK || !got[1].OK || !got[1].Noop {
+		t.Fatalf("answers %+v %v: p-1 commits, p-0 is then a noop", got, err)
+	}
+	equal(t, "after the transaction", txids(e.pop(consume.PopRequest{Queue: "in", Batch: 10})), []string{"p-2#1"})
 }
