@@ -28,7 +28,7 @@ func TestNoSuchRoute(t *testing.T) {
 		{"PUT", "/api/v1/consumer-groups/g"},
 		{"DELETE", "/api/v1/consumer-groups/lagging/queues"},
 		{"GET", "/api/v1/consumer-groups/g/queues/q/seek"},
-		{"POST", "/api/v1/consumer-groups/g/subscription"},
+		{"GET", "/api/v1/consumer-groups/g/subscription"},
 		{"POST", "/api/v1/dlq"},
 		{"GET", "/api/v1/dlq/d1/replay"},
 		{"DELETE", "/api/v1/messages"},

@@ -15,8 +15,14 @@ type Admin interface {
 	// ConsumerGroup describes one group; ok false when it reads no queue.
 	ConsumerGroup(ctx context.Context, tenant, group string) (g GroupInfo, ok bool, err error)
 	// DeleteConsumerGroup forgets a group on one queue (queue "": every
-	// queue) and answers on how many queues it was subscribed.
-	DeleteConsumerGroup(ctx context.Context, tenant, group, queue string) (int, error)
+	// queue) and answers on how many queues it was subscribed. With
+	// keepSubscription (deleteMetadata=false) the group's subscriptions
+	// stay, so it starts again where it subscribed.
+	DeleteConsumerGroup(ctx context.Context, tenant, group, queue string, keepSubscription bool) (int, error)
+	// SetSubscription moves the subscription time of a group on every
+	// queue it reads (where it starts on a partition it has not read) and
+	// answers on how many queues; 0 when it reads none.
+	SetSubscription(ctx context.Context, tenant, group string, from int64) (int, error)
 	// SeekConsumerGroup moves a group's cursors and releases its leases
 	// there; it answers how many partitions moved.
 	SeekConsumerGroup(ctx context.Context, tenant string, req SeekRequest) (int, error)

@@ -430,13 +430,31 @@ func (f *fakeBroker) ConsumerGroup(ctx context.Context, tenant, group string) (G
 }
 
 // groupArg is what DeleteConsumerGroup was called with.
-type groupArg struct{ group, queue string }
+type groupArg struct {
+	group, queue string
+	keep         bool
+}
 
 // DeleteConsumerGroup forgets the group on one queue by default.
-func (f *fakeBroker) DeleteConsumerGroup(ctx context.Context, tenant, group, queue string) (int, error) {
-	f.record("DeleteConsumerGroup", tenant, groupArg{group, queue})
+func (f *fakeBroker) DeleteConsumerGroup(ctx context.Context, tenant, group, queue string, keep bool) (int, error) {
+	f.record("DeleteConsumerGroup", tenant, groupArg{group, queue, keep})
 	if f.deleteGroup != nil {
 		return f.deleteGroup(ctx, tenant, group, queue)
+	}
+	return 1, nil
+}
+
+// subscriptionArg is what SetSubscription was called with.
+type subscriptionArg struct {
+	group string
+	from  int64
+}
+
+// SetSubscription finds the group on one queue, unless it is "nobody".
+func (f *fakeBroker) SetSubscription(ctx context.Context, tenant, group string, from int64) (int, error) {
+	f.record("SetSubscription", tenant, subscriptionArg{group, from})
+	if group == "nobody" {
+		return 0, nil
 	}
 	return 1, nil
 }

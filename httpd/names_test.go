@@ -121,6 +121,9 @@ func routeNames() map[string][]nameCase {
 		"DELETE /api/v1/consumer-groups/{group}/queues/{queue}": {
 			tooLongName("queue", "DELETE", "/api/v1/consumer-groups/g/queues/"+L, ""),
 		},
+		"POST /api/v1/consumer-groups/{group}/subscription": {
+			tooLongName("group", "POST", "/api/v1/consumer-groups/"+L+"/subscription", `{"subscriptionTimestamp":"2026-01-01T00:00:00Z"}`),
+		},
 		"POST /api/v1/consumer-groups/{group}/queues/{queue}/seek": {
 			tooLongName("group", "POST", "/api/v1/consumer-groups/"+L+"/queues/q/seek", `{"toEnd":true}`),
 		},

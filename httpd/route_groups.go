@@ -200,7 +200,15 @@ func (s *server) deleteGroup(onQueue bool) http.Handler {
 				return err
 			}
 		}
-		n, err := s.a.DeleteConsumerGroup(r.Context(), tenantOf(r), group, queue)
+		q, err := queryOf(r)
+		if err != nil {
+			return err
+		}
+		del, given, err := q.boolean("deleteMetadata")
+		if err != nil {
+			return err
+		}
+		n, err := s.a.DeleteConsumerGroup(r.Context(), tenantOf(r), group, queue, given && !del)
 		if err != nil {
 			return err
 		}
@@ -211,6 +219,61 @@ func (s *server) deleteGroup(onQueue bool) http.Handler {
 			return notFound("consumer group %q not found", group)
 		}
 		writeJSON(w, http.StatusOK, deleteGroupAnswer{Deleted: true, ConsumerGroup: group, Queues: n})
+		return nil
+	})
+}
+
+// subscriptionAnswer is the answer of POST
+// /api/v1/consumer-groups/:group/subscription.
+type subscriptionAnswer struct {
+	Success               bool   `json:"success"`
+	ConsumerGroup         string `json:"consumerGroup"`
+	SubscriptionTimestamp string `json:"subscriptionTimestamp"`
+	Queues                int    `json:"queues"`
+}
+
+// setSubscription is POST /api/v1/consumer-groups/:group/subscription
+// {"subscriptionTimestamp":"<ISO>"} (the 2.x client's
+// update_consumer_group_timestamp; API.md names the route only): on every
+// queue the group reads, a partition it has not read yet starts at the
+// first record stamped at or after that time; cursors it has stay. 200
+// {"success":true,"consumerGroup","subscriptionTimestamp" (as the broker
+// read it),"queues"}; 404 not_found when the group reads no queue; 400
+// when the time is missing or not ISO-8601.
+func (s *server) setSubscription() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		group, err := pathParam(r, "group", contract.ConsumerGroup)
+		if err != nil {
+			return err
+		}
+		body, err := s.body(r)
+		if err != nil {
+			return err
+		}
+		o, err := asObject(body, "the body")
+		if err != nil {
+			return err
+		}
+		ts, ok, err := o.str("subscriptionTimestamp", "subscriptionTimestamp")
+		if err != nil {
+			return err
+		}
+		if !ok || ts == "" {
+			return badRequest("subscriptionTimestamp is required")
+		}
+		us, err := parseISO(ts)
+		if err != nil {
+			return badRequest("subscriptionTimestamp %q must be an ISO-8601 time", ts)
+		}
+		us = max(us, 1) // 0 is "unset" to the broker: the epoch reads as its first µs
+		n, err := s.a.SetSubscription(r.Context(), tenantOf(r), group, us)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return notFound("consumer group %q reads no queue", group)
+		}
+		writeJSON(w, http.StatusOK, subscriptionAnswer{Success: true, ConsumerGroup: group, SubscriptionTimestamp: formatStamp(us), Queues: n})
 		return nil
 	})
 }

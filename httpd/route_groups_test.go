@@ -4,7 +4,9 @@ import (
 	"context"
 	"net/http"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 )
 
 // someGroups are three groups: g1 lags 7 over two queues, g2 lags 0, and
@@ -175,14 +177,18 @@ func TestDeleteGroup(t *testing.T) {
 		want         groupArg
 		answer       string
 	}{
-		{"whole group", "/api/v1/consumer-groups/g", groupArg{"g", ""},
+		{"whole group", "/api/v1/consumer-groups/g", groupArg{"g", "", false},
 			`{"deleted":true,"consumerGroup":"g","queues":1}`},
-		{"one queue", "/api/v1/consumer-groups/g/queues/q", groupArg{"g", "q"},
+		{"one queue", "/api/v1/consumer-groups/g/queues/q", groupArg{"g", "q", false},
 			`{"deleted":true,"consumerGroup":"g","queues":1}`},
-		{"escaped", "/api/v1/consumer-groups/a%2Bb/queues/c%20d", groupArg{"a+b", "c d"},
+		{"escaped", "/api/v1/consumer-groups/a%2Bb/queues/c%20d", groupArg{"a+b", "c d", false},
 			`{"deleted":true,"consumerGroup":"a+b","queues":1}`},
-		{"a group named lagging", "/api/v1/consumer-groups/lagging", groupArg{"lagging", ""},
+		{"a group named lagging", "/api/v1/consumer-groups/lagging", groupArg{"lagging", "", false},
 			`{"deleted":true,"consumerGroup":"lagging","queues":1}`},
+		{"keeping its subscription", "/api/v1/consumer-groups/g?deleteMetadata=false", groupArg{"g", "", true},
+			`{"deleted":true,"consumerGroup":"g","queues":1}`},
+		{"with its subscription", "/api/v1/consumer-groups/g/queues/q?deleteMetadata=true", groupArg{"g", "q", false},
+			`{"deleted":true,"consumerGroup":"g","queues":1}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -298,4 +304,30 @@ func TestGroupPathRefusals(t *testing.T) {
 			e.fb.none(t)
 		})
 	}
+}
+
+func TestSetSubscription(t *testing.T) {
+	e := newEnv(t, nil, Options{})
+	w := e.do(t, "POST", "/api/v1/consumer-groups/a%2Bb/subscription", `{"subscriptionTimestamp":"2026-12-01T10:00:00.5Z"}`)
+	wantJSON(t, w, http.StatusOK, `{"success":true,"consumerGroup":"a+b","subscriptionTimestamp":"2026-12-01T10:00:00.500000Z","queues":1}`)
+	want := subscriptionArg{"a+b", time.Date(2026, 12, 1, 10, 0, 0, 5e8, time.UTC).UnixMicro()}
+	if c := e.fb.only(t); c.method != "SetSubscription" || c.arg != want {
+		t.Fatalf("broker got %+v, want %+v", c, want)
+	}
+	for _, c := range []struct{ body, want string }{
+		{`{}`, "subscriptionTimestamp is required"},
+		{`{"subscriptionTimestamp":"yesterday"}`, `subscriptionTimestamp \"yesterday\" must be an ISO-8601 time`},
+		{`{"subscriptionTimestamp":5}`, "subscriptionTimestamp"},
+		{`[]`, "the body"},
+	} {
+		e := newEnv(t, nil, Options{})
+		w := e.do(t, "POST", "/api/v1/consumer-groups/g/subscription", c.body)
+		wantStatus(t, w, http.StatusBadRequest)
+		if !strings.Contains(w.Body.String(), c.want) {
+			t.Fatalf("%s: body %s, want it to name %s", c.body, w.Body, c.want)
+		}
+	}
+	e = newEnv(t, nil, Options{})
+	w = e.do(t, "POST", "/api/v1/consumer-groups/nobody/subscription", `{"subscriptionTimestamp":"2026-12-01T10:00:00Z"}`)
+	wantStatus(t, w, http.StatusNotFound)
 }

@@ -63,9 +63,16 @@ func (b *Broker) ConsumerGroup(ctx context.Context, tenant, group string) (httpd
 	return got[0], true, nil
 }
 
-// DeleteConsumerGroup forgets a group on one queue or every queue.
-func (b *Broker) DeleteConsumerGroup(ctx context.Context, tenant, group, queue string) (int, error) {
-	n, err := b.cons.DeleteGroup(ctx, consume.DeleteOp{Tenant: tenant, Queue: queue, Group: group})
+// DeleteConsumerGroup forgets a group on one queue or every queue, its
+// subscriptions too unless keepSubscription.
+func (b *Broker) DeleteConsumerGroup(ctx context.Context, tenant, group, queue string, keepSubscription bool) (int, error) {
+	n, err := b.cons.DeleteGroup(ctx, consume.DeleteOp{Tenant: tenant, Queue: queue, Group: group, KeepSubscription: keepSubscription})
+	return n, mapErr(err)
+}
+
+// SetSubscription moves a group's subscription time on every queue it reads.
+func (b *Broker) SetSubscription(ctx context.Context, tenant, group string, from int64) (int, error) {
+	n, err := b.cons.SetSubscription(ctx, consume.SubscriptionOp{Tenant: tenant, Group: group, From: from})
 	return n, mapErr(err)
 }
 

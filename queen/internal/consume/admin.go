@@ -89,7 +89,9 @@ func (s *state) deleteGroup(op *DeleteOp) ([]byte, error) {
 			continue
 		}
 		n++
-		s.tx.Delete(groupKey(op.Tenant, q, op.Group))
+		if !op.KeepSubscription {
+			s.tx.Delete(groupKey(op.Tenant, q, op.Group))
+		}
 		p := gpPrefix(op.Tenant, q, op.Group)
 		s.tx.DeleteRange(p, wire.PrefixEnd(p))
 		m := name(name(name([]byte{prefixMetadata}, op.Tenant), q), op.Group)

@@ -105,3 +105,50 @@ func TestPurgeDeletesOneGroupsLettersOrAll(t *testing.T) {
 		t.Fatalf("purge all: %d", n)
 	}
 }
+
+func TestDeletingAGroupButNotItsSubscriptionStartsItAgainWhereItSubscribed(t *testing.T) {
+	e := start(t)
+	e.push("q", "p", 0, 2)
+	if got := e.pop(consume.PopRequest{Queue: "q", Group: "g", Mode: consume.ModeNew}); len(got.Parts) != 0 {
+		t.Fatalf("a new group read what came before it: %v", txids(got))
+	}
+	e.push("q", "p", 2, 2)
+	read := e.pop(consume.PopRequest{Queue: "q", Group: "g", Batch: 10})
+	equal(t, "after its subscription", txids(read), seq("p", 2, 4, 1))
+	e.ack(read, "g", consume.StatusCompleted, true)
+	if n, err := e.c.DeleteGroup(e.ctx(), consume.DeleteOp{Tenant: tenant, Group: "g", KeepSubscription: true}); err != nil || n != 1 {
+		t.Fatalf("delete keeping the subscription: %d %v", n, err)
+	}
+	equal(t, "again from its subscription", txids(e.pop(consume.PopRequest{Queue: "q", Group: "g", Batch: 10})), seq("p", 2, 4, 1))
+	if n, err := e.c.DeleteGroup(e.ctx(), consume.DeleteOp{Tenant: tenant, Group: "g"}); err != nil || n != 1 {
+		t.Fatalf("delete: %d %v", n, err)
+	}
+	// Without its subscription the group is new again: mode new reads
+	// only what comes after this pop.
+	if got := e.pop(consume.PopRequest{Queue: "q", Group: "g", Mode: consume.ModeNew, Batch: 10}); len(got.Parts) != 0 {
+		t.Fatalf("a group deleted with its subscription read %v", txids(got))
+	}
+}
+
+func TestASubscriptionTimeMovesWhereAGroupStartsOnPartitionsItHasNotRead(t *testing.T) {
+	e := start(t)
+	e.push("q", "a", 0, 1)
+	if got := e.pop(consume.PopRequest{Queue: "q", Group: "g", Mode: consume.ModeNew}); len(got.Parts) != 0 {
+		t.Fatalf("a new group read %v", txids(got))
+	}
+	e.push("q", "b", 0, 1)
+	_, stamp, err := e.shard.Push(e.ctx(), raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: "q", Partition: "b",
+		TransactionID: "b-1", MessageID: [16]byte{'b', 1}, Payload: []byte(`{}`)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := e.c.SetSubscription(e.ctx(), consume.SubscriptionOp{Tenant: tenant, Group: "g", From: stamp}); err != nil || n != 1 {
+		t.Fatalf("subscription: %d %v", n, err)
+	}
+	if n, err := e.c.SetSubscription(e.ctx(), consume.SubscriptionOp{Tenant: tenant, Group: "nobody", From: stamp}); err != nil || n != 0 {
+		t.Fatalf("subscription of a group that reads nothing: %d %v", n, err)
+	}
+	// Partition a was read (its cursor stays at its end); b was not, and
+	// starts at the subscription time: b-1, not b-0.
+	equal(t, "after the new subscription time", txids(e.pop(consume.PopRequest{Queue: "q", Group: "g", Batch: 10, MaxPartitions: 2})), []string{"b-1#1"})
+}

@@ -50,6 +50,8 @@ func (applier) Apply(tx *raftlog.Txn, at raftlog.ApplyInfo, data []byte) ([]byte
 		return s.purge(op)
 	case *PositionOp:
 		return s.positions(op)
+	case *SubscriptionOp:
+		return s.subscription(op)
 	}
 	return nil, errors.New("consume: unknown op")
 }

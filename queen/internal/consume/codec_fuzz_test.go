@@ -16,11 +16,13 @@ func FuzzDecodeOp(f *testing.F) {
 	txn := TxnOp{Tenant: "t", SkewMicros: 2, RequiredLeases: []string{"l"}, Acks: ack.Items}
 	seek := SeekOp{Tenant: "t", Queue: "q", Group: "g", Partition: "p", ToEnd: true, To: 9}
 	del := DeleteOp{Tenant: "t", Queue: "q", Group: "g"}
+	keep := DeleteOp{Tenant: "t", Group: "g", KeepSubscription: true}
+	subscribe := SubscriptionOp{Tenant: "t", Group: "g", From: 1e15}
 	rep := ReplayOp{Tenant: "t", ID: "i"}
 	purge := PurgeOp{Tenant: "t", Queue: "q"}
 	pos := PositionOp{Tenant: "t", Items: []Position{{Queue: "q", Group: "g", Partition: "p", Offset: Forget, Metadata: "m", Mode: ModeAll}}}
 	for _, b := range [][]byte{pop.Op().Data, ack.Op().Data, ext.Op().Data, txn.Op().Data, seek.Op().Data, del.Op().Data,
-		rep.Op().Data, purge.Op().Data, pos.Op().Data, {1}, {}} {
+		rep.Op().Data, purge.Op().Data, pos.Op().Data, keep.Op().Data, subscribe.Op().Data, {1}, {}} {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -47,6 +49,8 @@ func FuzzDecodeOp(f *testing.F) {
 		case *PurgeOp:
 			again = op.Op().Data
 		case *PositionOp:
+			again = op.Op().Data
+		case *SubscriptionOp:
 			again = op.Op().Data
 		}
 		if !bytes.Equal(again, b) {

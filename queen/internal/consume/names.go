@@ -29,6 +29,8 @@ func checkNames(op any) error {
 		err = check(op.Tenant, op.Queue, op.Group, op.Partition, "")
 	case *DeleteOp:
 		err = check(op.Tenant, op.Queue, op.Group, "", "")
+	case *SubscriptionOp:
+		err = check(op.Tenant, "", op.Group, "", "")
 	case *PurgeOp:
 		err = check(op.Tenant, op.Queue, op.Group, "", "")
 	case *PositionOp:

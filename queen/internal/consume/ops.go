@@ -102,9 +102,12 @@ type SeekOp struct {
 }
 
 // DeleteOp forgets a consumer group on a queue (Queue "": on every queue):
-// its subscription, cursors and leases. Its dead letters stay.
+// its subscription, cursors and leases. Its dead letters stay. With
+// KeepSubscription (deleteMetadata=false) the subscription stays: the
+// group starts again where it subscribed.
 type DeleteOp struct {
 	Tenant, Queue, Group string
+	KeepSubscription     bool
 }
 
 // ReplayOp takes dead letter ID out of the DLQ; the same command pushes its
@@ -195,6 +198,9 @@ func (o *DeleteOp) Op() raftlog.Op {
 	for _, x := range []string{o.Tenant, o.Queue, o.Group} {
 		b = wire.AppendString(b, x)
 	}
+	if o.KeepSubscription { // absent in the ops of older brokers
+		b = append(b, 1)
+	}
 	return raftlog.Op{Kind: OpConsume, Data: b}
 }
 
@@ -284,13 +290,21 @@ func decodeOp(b []byte) (any, error) {
 		o.To = d.Varint()
 		out = o
 	case kindDelete:
-		out = &DeleteOp{Tenant: str(&d), Queue: str(&d), Group: str(&d)}
+		o := &DeleteOp{Tenant: str(&d), Queue: str(&d), Group: str(&d)}
+		if d.Err == nil && len(d.B) > 0 {
+			if o.KeepSubscription = d.Byte() == 1; !o.KeepSubscription {
+				d.Fail("delete flag")
+			}
+		}
+		out = o
 	case kindReplay:
 		out = &ReplayOp{Tenant: str(&d), ID: str(&d)}
 	case kindPurge:
 		out = &PurgeOp{Tenant: str(&d), Queue: str(&d), Group: str(&d)}
 	case kindPosition:
 		out = decodePositionOp(&d)
+	case kindSubscription:
+		out = &SubscriptionOp{Tenant: str(&d), Group: str(&d), From: d.Varint()}
 	default:
 		d.Fail(fmt.Sprintf("op kind %d", kind))
 	}
