@@ -37,7 +37,8 @@ func NewSampler(g prometheus.Gatherer, interval time.Duration, size int) *Sample
 	return &Sampler{g: g, every: interval, size: size}
 }
 
-// Run samples every interval until ctx ends.
+// Run samples every interval until ctx ends. A caller that wants the
+// history to start when the node does takes a Sample before.
 func (s *Sampler) Run(ctx context.Context) {
 	t := time.NewTicker(s.every)
 	defer t.Stop()
