@@ -177,6 +177,14 @@ func TestStatusCountsFromState(t *testing.T) {
 	if sq.Pagination.Total != 1 || sq.Queues[0].Name != q || sq.Queues[0].Namespace != "status-shop" || sq.Queues[0].ConsumerGroups != 2 {
 		t.Fatalf("status/queues: %+v", sq)
 	}
+	// resources/queues shows the same id, namespace and task.
+	var rq struct{ ID, Namespace, Task string }
+	getJSON(t, "/api/v1/resources/queues/"+q, &rq)
+	var sd struct{ Queue struct{ ID string } }
+	getJSON(t, "/api/v1/status/queues/"+q, &sd)
+	if rq.Namespace != "status-shop" || rq.Task != "status-bill" || rq.ID != sd.Queue.ID || rq.ID == "00000000-0000-0000-0000-000000000000" {
+		t.Fatalf("resources/queues/%s: %+v, status: %+v", q, rq, sd)
+	}
 	var parts struct {
 		Partitions []struct {
 			Name, Queue, PartitionID string
