@@ -26,8 +26,8 @@ var (
 	KVLimit        = &Range{Field: "limit", Min: 1, Max: 1000, Clamp: true, Doc: "rows of one getPrefix (default 100)", Where: "kv (getPrefix)"}
 	AckBatch       = &Range{Field: "acknowledgments", Min: 1, Max: 10000, Unit: "items", Doc: "items of one ack/batch", Where: "ack/batch"}
 	GroupMinLag    = &Range{Field: "minLag", Min: 0, Max: math.MaxInt64, Doc: "the lag a lagging group has at least (default 1)", Where: "consumer-groups/lagging"}
-	ListLimit      = &Range{Field: "limit", Min: 1, Max: 1000, Doc: "rows of a DLQ or messages page (default 100 and 200)", Where: "dlq, messages"}
-	MessagesOffset = &Range{Field: "offset", Min: 0, Max: MaxSafeInteger, Doc: "rows a messages page skips", Where: "messages"}
+	ListLimit      = &Range{Field: "limit", Min: 1, Max: 1000, Doc: "rows of one page (default 100; messages 200)", Where: "dlq, messages, status/queues, resources/partitions"}
+	MessagesOffset = &Range{Field: "offset", Min: 0, Max: MaxSafeInteger, Doc: "rows a page skips", Where: "messages, status/queues"}
 	LockTTLSeconds = &Range{Field: "ttlSeconds", Min: 1, Max: 100 * 365 * 24 * 3600, Unit: "s", Doc: "a permit's lifetime (no forever)", Where: "locks"}
 	LockLimit      = &Range{Field: "limit", Min: 1, Max: 1024, Unit: "slots", Doc: "permits of a semaphore (default 1: a lock)", Where: "locks"}
 	LockToken      = &Range{Field: "token", Min: 1, Max: math.MaxInt64, Doc: "the permit's token, from its acquire or last renew", Where: "locks"}

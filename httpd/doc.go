@@ -14,8 +14,10 @@
 //
 // Routes: POST /api/v1/push, /fetch, /fetch/offsets, /partitions/changed,
 // /configure, /kv, /stats/refresh; GET|PUT|DELETE /api/v1/kv/:ns/*key;
-// GET /api/v1/resources/queues[/:queue]; GET /health, /status,
-// /metrics/prometheus. HEAD is served wherever GET is, except on pop.
+// GET /api/v1/resources/queues[/:queue]; GET /api/v1/analytics/
+// system-metrics, /analytics/worker-metrics; GET /health, /status,
+// /metrics/prometheus, /metrics. HEAD is served wherever GET is, except
+// on pop.
 // When the Broker is also a KVConsole, GET /api/v1/resources/kv/namespaces
 // and POST /api/v1/resources/kv/list (route_kv_console.go).
 //
@@ -31,8 +33,12 @@
 // /api/v1/consumer-groups/:group/queues/:queue/seek,
 // /consumer-groups/:group/queues/:queue/partitions/:partition/seek; GET
 // and DELETE /api/v1/dlq; POST /api/v1/dlq/:id/replay; GET
-// /api/v1/messages. Over a Broker that is not one, those routes are 404
-// no_such_route like any unknown route.
+// /api/v1/messages. When it is also a Statuser (status.go), the
+// dashboard's reads: GET /api/v1/status, /status/queues,
+// /status/queues/:queue, /status/analytics, /resources/overview,
+// /resources/namespaces, /resources/tasks, /resources/partitions,
+// /resources/queues/:queue/depth. Over a Broker that is not one, those
+// routes are 404 no_such_route like any unknown route.
 //
 // # Invariants
 //
@@ -260,6 +266,28 @@
 //     (as parseISO reads them), and from after to is 400. A from at or
 //     before the epoch is open, and a to at or before it reads as 1 µs (0
 //     would be open). The answer echoes the limit and offset used.
+//   - status and resources (route_status.go, route_resources.go; each
+//     handler's comment gives its query, answer and errors): every count
+//     is arithmetic on Statuser.QueueStats, offsets, cursors and leases
+//     from applied state, never a read of records. A "messages" block is
+//     {total,pending,processing,completed} (msgCounts): one group's, or,
+//     where no group is named, each partition's worst group's (the most
+//     left to settle; a partition no group reads is all pending). No
+//     dead-letter counts: they would need a walk over the letters (GET
+//     /api/v1/dlq lists them). depth follows the official client's
+//     get_queue_depth: ?group= (consumerGroup an alias), conflation
+//     false and effectivePending = pending, since nothing conflates here.
+//   - analytics (route_analytics.go): the product keeps time series in
+//     its database; here they are what the node's metrics registry says,
+//     sampled every interval by Options.Sampler into a ring in memory
+//     (cmd/queen: every 10 s, the last hour), plus a "current" point read
+//     at the request. from and to (ISO) bound the series; other
+//     parameters are ignored. Throughput comes from queen_messages_total
+//     (what this node's push, pop, ack and transaction routes did), so it
+//     is the node's, over every tenant; system-metrics reads the process
+//     and Go collectors; worker-metrics treats the node's HTTP API as its
+//     one worker. GET /metrics is /metrics/prometheus under the name the
+//     official client's admin.metrics() asks for.
 //   - Query strings of the admin routes read as pop's do: an empty value
 //     is absent, the first of repeated values counts, unknown parameters
 //     are ignored, and a malformed query string is 400.

@@ -32,6 +32,10 @@ func TestNoSuchRoute(t *testing.T) {
 		{"POST", "/api/v1/dlq"},
 		{"GET", "/api/v1/dlq/d1/replay"},
 		{"DELETE", "/api/v1/messages"},
+		{"POST", "/api/v1/status"},
+		{"DELETE", "/api/v1/resources/queues/q/depth"},
+		{"GET", "/api/v1/resources/queues/q/depth/x"},
+		{"POST", "/metrics"},
 		{"GET", "/api/v1/stats/refresh"},
 		{"POST", "/health"},
 		{"GET", "/nothing"},
@@ -90,6 +94,15 @@ func TestUnavailable(t *testing.T) {
 		{"POST", "/api/v1/dlq/d1/replay", ``},
 		{"DELETE", "/api/v1/dlq?queue=q", ``},
 		{"GET", "/api/v1/messages?queue=q", ``},
+		{"GET", "/api/v1/status", ``},
+		{"GET", "/api/v1/status/queues", ``},
+		{"GET", "/api/v1/status/queues/q", ``},
+		{"GET", "/api/v1/status/analytics", ``},
+		{"GET", "/api/v1/resources/overview", ``},
+		{"GET", "/api/v1/resources/namespaces", ``},
+		{"GET", "/api/v1/resources/tasks", ``},
+		{"GET", "/api/v1/resources/partitions", ``},
+		{"GET", "/api/v1/resources/queues/q/depth", ``},
 	}
 	for _, k := range kinds {
 		for _, r := range routes {
@@ -135,8 +148,9 @@ func failing(err error) *fakeBroker {
 		replay: func(context.Context, string, string, string, string) (ReplayAnswer, error) {
 			return ReplayAnswer{}, err
 		},
-		purge:    func(context.Context, string, string, string) (int, error) { return 0, err },
-		messages: func(context.Context, string, MessagesQuery) ([]MessageInfo, error) { return nil, err },
+		purge:      func(context.Context, string, string, string) (int, error) { return 0, err },
+		messages:   func(context.Context, string, MessagesQuery) ([]MessageInfo, error) { return nil, err },
+		queueStats: func(context.Context, string, string) (Stats, error) { return Stats{}, err },
 	}
 }
 

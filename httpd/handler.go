@@ -37,6 +37,10 @@ type Options struct {
 	// none (DEFAULT_SUBSCRIPTION_MODE): SubscriptionNew ("" too) or
 	// SubscriptionAll.
 	DefaultSubscriptionMode string
+	// Sampler keeps the history the analytics routes answer as time
+	// series; it should read Registry. nil: no history, only the
+	// metrics read at each request.
+	Sampler *Sampler
 }
 
 // server is the state the routes share.
@@ -54,8 +58,17 @@ type server struct {
 	// kc is b as a KVConsole, nil when it is not one.
 	kc KVConsole
 	// l is b as a Locker, tm as a Timerer: nil when it is not one.
-	l       Locker
-	tm      Timerer
+	l  Locker
+	tm Timerer
+	// st is b as a Statuser, nil when it is not one (no status and
+	// resources routes then).
+	st Statuser
+	// m are the HTTP and message series; gather reads them back, with
+	// the rest of Options.Registry; samples keeps their history (nil:
+	// none).
+	m       *metrics
+	gather  prometheus.Gatherer
+	samples *Sampler
 	maxBody int64
 	horizon time.Duration
 	subMode string
@@ -78,7 +91,8 @@ func New(b Broker, o Options) http.Handler {
 	if o.Registry == nil {
 		o.Registry = prometheus.NewRegistry()
 	}
-	s := &server{b: b, maxBody: o.MaxBodyBytes, horizon: o.TimerHorizon, subMode: o.DefaultSubscriptionMode, version: o.Version, log: o.Logger}
+	s := &server{b: b, maxBody: o.MaxBodyBytes, horizon: o.TimerHorizon, subMode: o.DefaultSubscriptionMode, version: o.Version, log: o.Logger,
+		m: newMetrics(o.Registry), gather: o.Registry, samples: o.Sampler}
 	if c, ok := b.(Consumer); ok {
 		s.c = c
 	}
@@ -97,15 +111,19 @@ func New(b Broker, o Options) http.Handler {
 	if tm, ok := b.(Timerer); ok {
 		s.tm = tm
 	}
+	if st, ok := b.(Statuser); ok {
+		s.st = st
+	}
 
 	r := chi.NewRouter()
-	r.Use(observe(newMetrics(o.Registry), o.Logger), middleware.GetHead)
+	r.Use(observe(s.m, o.Logger), middleware.GetHead)
 	r.NotFound(noRoute)
 	r.MethodNotAllowed(noRoute)
 
 	r.Method(http.MethodGet, "/health", s.health())
 	r.Method(http.MethodGet, "/status", s.status())
 	r.Method(http.MethodGet, "/metrics/prometheus", metricsHandler(o.Registry))
+	r.Method(http.MethodGet, "/metrics", metricsHandler(o.Registry))
 
 	r.Route("/api/v1", func(r chi.Router) {
 		r.Use(tenancy(o.TenancyHeader))
@@ -121,6 +139,11 @@ func New(b Broker, o Options) http.Handler {
 		r.Method(http.MethodGet, "/resources/queues", s.queues())
 		r.Method(http.MethodGet, "/resources/queues/{queue}", s.queue())
 		r.Method(http.MethodPost, "/stats/refresh", statsRefresh())
+		r.Method(http.MethodGet, "/analytics/system-metrics", s.systemMetrics())
+		r.Method(http.MethodGet, "/analytics/worker-metrics", s.workerMetrics())
+		if s.st != nil {
+			s.statusRoutes(r)
+		}
 		if s.c != nil {
 			s.consumeRoutes(r)
 		}
@@ -183,6 +206,21 @@ func (s *server) adminRoutes(r chi.Router) {
 	r.Method(http.MethodDelete, "/dlq", s.purgeDLQ())
 	r.Method(http.MethodPost, "/dlq/{id}/replay", s.replayDLQ())
 	r.Method(http.MethodGet, "/messages", s.messages())
+}
+
+// statusRoutes registers the routes of Statuser (API.md §8, §9).
+// /resources/queues/{queue}/depth lives beside resources/queues/{queue},
+// which Broker serves.
+func (s *server) statusRoutes(r chi.Router) {
+	r.Method(http.MethodGet, "/status", s.apiStatus())
+	r.Method(http.MethodGet, "/status/queues", s.statusQueues())
+	r.Method(http.MethodGet, "/status/queues/{queue}", s.statusQueue())
+	r.Method(http.MethodGet, "/status/analytics", s.analytics())
+	r.Method(http.MethodGet, "/resources/overview", s.overview())
+	r.Method(http.MethodGet, "/resources/namespaces", s.namespaces())
+	r.Method(http.MethodGet, "/resources/tasks", s.tasks())
+	r.Method(http.MethodGet, "/resources/partitions", s.partitions())
+	r.Method(http.MethodGet, "/resources/queues/{queue}/depth", s.depth())
 }
 
 // handle adapts a route's function, which answers or returns the error to

@@ -43,6 +43,7 @@ type fakeBroker struct {
 	purge        func(ctx context.Context, tenant, queue, group string) (int, error)
 	messages     func(ctx context.Context, tenant string, q MessagesQuery) ([]MessageInfo, error)
 	kvList       func(ctx context.Context, tenant string, q KVListQuery) (json.Marshaler, error)
+	queueStats   func(ctx context.Context, tenant, queue string) (Stats, error)
 
 	mu    sync.Mutex
 	calls []call
@@ -62,6 +63,7 @@ var (
 	_ Consumer   = (*fakeBroker)(nil)
 	_ Transactor = (*fakeBroker)(nil)
 	_ Admin      = (*fakeBroker)(nil)
+	_ Statuser   = (*fakeBroker)(nil)
 )
 
 func (f *fakeBroker) record(method, tenant string, arg any) {
@@ -291,13 +293,17 @@ type env struct {
 	reg *prometheus.Registry
 }
 
-// newEnv serves fb with o (its Logger and Registry replaced by the env's).
+// newEnv serves fb with o (its Logger replaced by the env's, and its
+// Registry when it has none).
 func newEnv(t *testing.T, fb *fakeBroker, o Options) *env {
 	t.Helper()
 	if fb == nil {
 		fb = &fakeBroker{}
 	}
-	e := &env{fb: fb, log: &bytes.Buffer{}, reg: prometheus.NewRegistry()}
+	e := &env{fb: fb, log: &bytes.Buffer{}, reg: o.Registry}
+	if e.reg == nil {
+		e.reg = prometheus.NewRegistry()
+	}
 	o.Logger = slog.New(slog.NewTextHandler(&lockedWriter{w: e.log}, nil))
 	o.Registry = e.reg
 	e.h = New(fb, o)
@@ -527,4 +533,13 @@ func decode(t *testing.T, w *httptest.ResponseRecorder, v any) {
 	if err := json.Unmarshal(w.Body.Bytes(), v); err != nil {
 		t.Fatalf("answer is not JSON: %v: %s", err, w.Body)
 	}
+}
+
+// QueueStats reads no queue by default.
+func (f *fakeBroker) QueueStats(ctx context.Context, tenant, queue string) (Stats, error) {
+	f.record("QueueStats", tenant, queue)
+	if f.queueStats != nil {
+		return f.queueStats(ctx, tenant, queue)
+	}
+	return Stats{}, nil
 }

@@ -35,14 +35,37 @@ func tooLongName(what, method, target, body string) nameCase {
 func routeNames() map[string][]nameCase {
 	L := long
 	return map[string][]nameCase{
-		"GET /health":                         nil,
-		"GET /status":                         nil,
-		"GET /metrics/prometheus":             nil,
-		"GET /api/v1/resources/queues":        nil,
-		"POST /api/v1/stats/refresh":          nil,
-		"GET /api/v1/consumer-groups":         nil,
-		"GET /api/v1/consumer-groups/lagging": nil,
-		"GET /api/v1/resources/kv/namespaces": nil,
+		"GET /health":                          nil,
+		"GET /status":                          nil,
+		"GET /metrics/prometheus":              nil,
+		"GET /api/v1/resources/queues":         nil,
+		"POST /api/v1/stats/refresh":           nil,
+		"GET /api/v1/consumer-groups":          nil,
+		"GET /api/v1/consumer-groups/lagging":  nil,
+		"GET /api/v1/resources/kv/namespaces":  nil,
+		"GET /metrics":                         nil,
+		"GET /api/v1/analytics/system-metrics": nil,
+		"GET /api/v1/analytics/worker-metrics": nil,
+		"GET /api/v1/status":                   nil,
+		"GET /api/v1/status/analytics":         nil,
+		"GET /api/v1/resources/overview":       nil,
+		"GET /api/v1/resources/namespaces":     nil,
+		"GET /api/v1/resources/tasks":          nil,
+		"GET /api/v1/status/queues": {
+			tooLongName("namespace", "GET", "/api/v1/status/queues?namespace="+L, ""),
+			tooLongName("task", "GET", "/api/v1/status/queues?task="+L, ""),
+		},
+		"GET /api/v1/status/queues/{queue}": {
+			tooLongName("queue", "GET", "/api/v1/status/queues/"+L, ""),
+		},
+		"GET /api/v1/resources/partitions": {
+			tooLongName("queue", "GET", "/api/v1/resources/partitions?queue="+L, ""),
+		},
+		"GET /api/v1/resources/queues/{queue}/depth": {
+			tooLongName("queue", "GET", "/api/v1/resources/queues/"+L+"/depth", ""),
+			tooLongName("group", "GET", "/api/v1/resources/queues/q/depth?group="+L, ""),
+			tooLongName("consumerGroup", "GET", "/api/v1/resources/queues/q/depth?consumerGroup="+L, ""),
+		},
 		"POST /api/v1/resources/kv/list": {
 			{"namespace", "POST", "/api/v1/resources/kv/list", `{"namespace":"` + L + `"}`, 400, ReasonKVBadNamespace},
 			{"prefix", "POST", "/api/v1/resources/kv/list", `{"namespace":"a","prefix":"` + L + `"}`, 413, ReasonKVKeyTooLarge},

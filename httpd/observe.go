@@ -31,6 +31,44 @@ const routeUnmatched = "unmatched"
 type metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	// messages counts what this node's routes did to messages, by event
+	// (the msg… constants): the throughput the analytics routes answer.
+	messages *prometheus.CounterVec
+}
+
+// The events of queen_messages_total.
+const (
+	msgPushed    = "pushed"    // a record appended (push, transaction)
+	msgDuplicate = "duplicate" // a push answered duplicate: nothing appended
+	msgDelivered = "delivered" // a message a pop leased (or delivered, commitOnDelivery)
+	msgCompleted = "completed" // an ack of status completed that succeeded
+	msgFailed    = "failed"    // an ack of status failed that succeeded
+	msgRetried   = "retried"   // an ack of status retry that succeeded
+	msgDLQ       = "dlq"       // an ack of status dlq that succeeded
+)
+
+// msgEvents lists the events in the order the answers show them.
+var msgEvents = []string{msgPushed, msgDuplicate, msgDelivered, msgCompleted, msgFailed, msgRetried, msgDLQ}
+
+// count adds n to event's series (n ≤ 0 adds nothing).
+func (m *metrics) count(event string, n int) {
+	if n > 0 {
+		m.messages.WithLabelValues(event).Add(float64(n))
+	}
+}
+
+// ackEvent is the event of a successful ack of status (an unknown one
+// reads as completed, as the ack does).
+func ackEvent(status string) string {
+	switch status {
+	case AckFailed:
+		return msgFailed
+	case AckRetry:
+		return msgRetried
+	case AckDLQ:
+		return msgDLQ
+	}
+	return msgCompleted
 }
 
 // newMetrics registers the HTTP series on reg, or takes the ones a
@@ -47,9 +85,17 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 			Help:    "Time to answer an HTTP request, by method, route pattern and status.",
 			Buckets: prometheus.DefBuckets,
 		}, labels),
+		messages: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "queen_messages_total",
+			Help: "Messages this node's HTTP API pushed (or found duplicate), delivered and settled, by event.",
+		}, []string{"event"}),
 	}
 	m.requests = register(reg, m.requests)
 	m.duration = register(reg, m.duration)
+	m.messages = register(reg, m.messages)
+	for _, e := range msgEvents {
+		m.messages.WithLabelValues(e) // every series shows from the start, at 0
+	}
 	return m
 }
 

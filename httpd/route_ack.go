@@ -101,6 +101,9 @@ func (s *server) runAck(w http.ResponseWriter, r *http.Request, items []AckItem)
 	for i, res := range got {
 		a := ackAnswer{Index: i, TransactionID: items[i].TransactionID, Success: res.Success,
 			LeaseReleased: res.LeaseReleased, DLQ: res.DLQ, Noop: res.Noop}
+		if res.Success && !res.Noop {
+			s.m.count(ackEvent(items[i].Status), 1)
+		}
 		if res.Error != "" {
 			msg := res.Error
 			a.Error = &msg

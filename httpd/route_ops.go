@@ -88,7 +88,9 @@ func (s *server) status() http.Handler {
 	})
 }
 
-// metricsHandler is GET /metrics/prometheus: reg in the text format.
+// metricsHandler is GET /metrics/prometheus and GET /metrics (the
+// official client's admin.metrics(), "raw metrics text"): reg in the
+// Prometheus text format 0.0.4. Both are public, outside /api/v1.
 func metricsHandler(reg *prometheus.Registry) http.Handler {
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 }

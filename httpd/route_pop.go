@@ -72,6 +72,7 @@ func (s *server) runPop(w http.ResponseWriter, r *http.Request, req PopRequest) 
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
+	s.m.count(msgDelivered, len(ans.Messages))
 	writeRaw(w, http.StatusOK, appendPop(nil, &ans))
 	return nil
 }

@@ -67,8 +67,10 @@ func (s *server) push() http.Handler {
 				a.Status, a.Error = "error", res.Error
 			case res.Duplicate:
 				a.Status, a.Offset = "duplicate", &res.Offset
+				s.m.count(msgDuplicate, 1)
 			default:
 				a.Offset = &res.Offset
+				s.m.count(msgPushed, 1)
 			}
 			out[i] = a
 		}

@@ -48,9 +48,27 @@ func (s *server) transaction() http.Handler {
 		if err != nil {
 			return err
 		}
+		if ans.Success {
+			s.countTxn(&req, &ans)
+		}
 		writeRaw(w, http.StatusOK, out)
 		return nil
 	})
+}
+
+// countTxn counts a commit's pushes and acks in queen_messages_total
+// (appendTxn checked that its results match the request).
+func (s *server) countTxn(req *TxnRequest, a *TxnAnswer) {
+	for i, sl := range txnSlots(req) {
+		switch {
+		case sl.typ == txnPush && a.Results[i].Duplicate:
+			s.m.count(msgDuplicate, 1)
+		case sl.typ == txnPush:
+			s.m.count(msgPushed, 1)
+		case sl.typ == txnAck:
+			s.m.count(ackEvent(sl.ack.Item.Status), 1)
+		}
+	}
 }
 
 // decodeTxn checks a transaction body, which must be valid JSON, and

@@ -58,6 +58,15 @@ func TestTenancyEveryRoute(t *testing.T) {
 		{"DELETE", "/api/v1/kv/a/k", ``},
 		{"GET", "/api/v1/resources/queues", ``},
 		{"GET", "/api/v1/resources/queues/q", ``},
+		{"GET", "/api/v1/status", ``},
+		{"GET", "/api/v1/status/queues", ``},
+		{"GET", "/api/v1/status/queues/q", ``},
+		{"GET", "/api/v1/status/analytics", ``},
+		{"GET", "/api/v1/resources/overview", ``},
+		{"GET", "/api/v1/resources/namespaces", ``},
+		{"GET", "/api/v1/resources/tasks", ``},
+		{"GET", "/api/v1/resources/partitions", ``},
+		{"GET", "/api/v1/resources/queues/q/depth", ``},
 	}
 	for _, r := range routes {
 		t.Run(r.method+" "+r.path, func(t *testing.T) {

@@ -107,8 +107,13 @@ func TestGroupsDLQAndMessages(t *testing.T) {
 	if code, _ := n.pop(ctx, t, "jobs", g); code != 204 {
 		t.Fatalf("pop after a seek to the end: %d", code)
 	}
-	if r := n.ack(ctx, t, leased, "workers", "completed"); r[0].Success {
-		t.Fatalf("an ack under the lease the seek released: %+v", r)
+	// The seek committed what the lease held: its acks change nothing, a
+	// nack of it is refused.
+	if r := n.ack(ctx, t, leased, "workers", "completed"); !r[0].Success || !r[0].Noop {
+		t.Fatalf("an ack under the lease the seek released: %+v, want a noop", r)
+	}
+	if r := n.ack(ctx, t, leased, "workers", "failed"); r[0].Success {
+		t.Fatalf("a nack of what the seek passed: %+v, want a refusal", r)
 	}
 	if code, err := n.call(ctx, http.MethodDelete, "/api/v1/consumer-groups/workers", nil, nil); err != nil || code != 200 {
 		t.Fatalf("delete group: %d %v", code, err)

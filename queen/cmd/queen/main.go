@@ -40,6 +40,13 @@ var version = "0.1.0-dev"
 // shardID is the one raft shard that holds every queue and the KV today.
 const shardID = 1
 
+// The analytics routes' history (httpd.Sampler): a sample of the metrics
+// every sampleEvery, the last hour kept, in memory.
+const (
+	sampleEvery = 10 * time.Second
+	sampleKeep  = 360
+)
+
 func main() {
 	cfg, err := config.Load(os.Getenv)
 	if err != nil {
@@ -139,9 +146,12 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	if sink != nil {
 		b.StatusExtra = func(ctx context.Context) map[string]any { return map[string]any{"s3": sink.status(ctx)} }
 	}
+	samples := httpd.NewSampler(reg, sampleEvery, sampleKeep)
 	api := httpd.New(b, httpd.Options{MaxBodyBytes: cfg.MaxBodyBytes,
 		TenancyHeader: cfg.TenancyHeader, Logger: log.With("component", "http"), Registry: reg, Version: version,
-		TimerHorizon: cfg.TimerHorizon, DefaultSubscriptionMode: cfg.DefaultSubscriptionMode})
+		TimerHorizon: cfg.TimerHorizon, DefaultSubscriptionMode: cfg.DefaultSubscriptionMode, Sampler: samples})
+	samples.Sample(time.Now()) // the history starts before the first request
+	go samples.Run(ctx)
 	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.BindAddr, strconv.Itoa(cfg.Port)))
 	if err != nil {
 		return fmt.Errorf("listen on PORT=%d QUEEN_BIND_ADDR=%s: %w", cfg.Port, cfg.BindAddr, err)

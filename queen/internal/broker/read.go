@@ -175,7 +175,7 @@ func (b *Broker) Queues(ctx context.Context, tenant string) ([]httpd.QueueSummar
 	}
 	var out []httpd.QueueSummary
 	for _, q := range got.([]raftlog.QueueInfo) {
-		out = append(out, httpd.QueueSummary{Name: q.Name, Created: q.Created, PartitionCount: q.Partitions})
+		out = append(out, queueSummary(tenant, q))
 	}
 	return out, nil
 }
@@ -190,8 +190,7 @@ func (b *Broker) Queue(ctx context.Context, tenant, name string) (httpd.QueueDet
 			return nil, err
 		}
 		found = true
-		d = httpd.QueueDetail{QueueSummary: httpd.QueueSummary{Name: q.Name, Created: q.Created, PartitionCount: q.Partitions},
-			Options: q.Options}
+		d = httpd.QueueDetail{QueueSummary: queueSummary(tenant, q), Options: q.Options}
 		return nil, v.EachPartition(tenant, name, 0, func(p raftlog.PartitionInfo) (bool, error) {
 			d.Partitions = append(d.Partitions, changedPartition(p))
 			return true, nil

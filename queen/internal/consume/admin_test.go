@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/raftlog"
@@ -62,6 +63,43 @@ func TestGroupsReportCursorsLagAndLeases(t *testing.T) {
 	}
 	if groups, _ := e.c.Groups(e.ctx(), tenant, ""); len(groups) != 0 {
 		t.Fatalf("after delete: %+v", groups)
+	}
+}
+
+// TestGroupsCountLeasedAndSettled: a partition's counts come from the
+// group's state: what the live lease holds, what was acked out of order,
+// and what is left to settle; an expired lease holds nothing.
+func TestGroupsCountLeasedAndSettled(t *testing.T) {
+	e := start(t)
+	e.push("q", "a", 0, 5)
+	res := e.pop(consume.PopRequest{Queue: "q", Group: "g", Mode: consume.ModeAll, Batch: 3, Lease: time.Hour})
+	second := res
+	second.Parts = []consume.Popped{res.Parts[0]}
+	second.Parts[0].Messages = res.Parts[0].Messages[1:2]
+	// A completed ack of a-1 would commit a-0 with it; filing a-1 in the
+	// DLQ settles it alone.
+	if a := e.ack(second, "g", consume.StatusDLQ, true); !a[0].OK || !a[0].DLQ {
+		t.Fatalf("ack a-1: %+v", a)
+	}
+	part := func() consume.GroupPartition {
+		t.Helper()
+		groups, err := e.c.Groups(e.ctx(), tenant, "g")
+		if err != nil || len(groups) != 1 || len(groups[0].Partitions) != 1 {
+			t.Fatalf("groups: %+v %v", groups, err)
+		}
+		return groups[0].Partitions[0]
+	}
+	// a-0 and a-2 leased, a-1 settled out of order, a-3 and a-4 never delivered.
+	if p := part(); p.Cursor != 0 || p.LogStart != 0 || p.HighWatermark != 5 || p.Leased != 2 || p.Settled != 1 || p.Unsettled() != 4 {
+		t.Fatalf("partition: %+v unsettled %d", p, p.Unsettled())
+	}
+	first := res
+	first.Parts = []consume.Popped{res.Parts[0]}
+	first.Parts[0].Messages = res.Parts[0].Messages[:1]
+	e.ack(first, "g", consume.StatusCompleted, true)
+	// The cursor passes a-0 and a-1: a-2 is left leased.
+	if p := part(); p.Cursor != 2 || p.Leased != 1 || p.Settled != 0 || p.Unsettled() != 3 {
+		t.Fatalf("partition: %+v unsettled %d", p, p.Unsettled())
 	}
 }
 

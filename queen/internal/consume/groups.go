@@ -22,12 +22,26 @@ type GroupInfo struct {
 type GroupPartition struct {
 	Partition string
 	// Cursor is the first offset not settled; HighWatermark the offset the
-	// partition's next record gets.
-	Cursor, HighWatermark int64
+	// partition's next record gets; LogStart the first offset the log
+	// still holds.
+	Cursor, HighWatermark, LogStart int64
 	// LeaseID and LeaseEnd are the lease that holds the partition, when a
 	// live one does at the view's stamp.
 	LeaseID  string
 	LeaseEnd int64
+	// Leased counts the records at or past the cursor delivered under
+	// that live lease and not settled; Settled those settled out of order
+	// (acked while an earlier one was not). Both come from the group's
+	// state on the partition, never from the records.
+	Leased, Settled int64
+}
+
+// Unsettled is how many records the log holds that the group has still
+// to settle on the partition: those from its cursor (or the log start,
+// when retention passed it) to the high watermark, less the ones settled
+// out of order. Leased ones count: they are settled only by their ack.
+func (p GroupPartition) Unsettled() int64 {
+	return max(p.HighWatermark-max(p.Cursor, p.LogStart)-p.Settled, 0)
 }
 
 // Groups lists a tenant's consumer groups with their partitions and lag,
@@ -82,7 +96,7 @@ func subscriptions(v *raftlog.View, tenant, queue, group string) ([]GroupInfo, e
 // queue, those the group never read at the cursor it would start at.
 func groupPartitions(v *raftlog.View, tenant string, g *GroupInfo) error {
 	return v.EachPartition(tenant, g.Queue, 0, func(pi raftlog.PartitionInfo) (bool, error) {
-		gp := GroupPartition{Partition: pi.Name, HighWatermark: pi.LastOffset + 1}
+		gp := GroupPartition{Partition: pi.Name, HighWatermark: pi.LastOffset + 1, LogStart: pi.LogStart}
 		b, ok, err := v.Get(gpKey(tenant, g.Queue, g.Group, pi.Name))
 		if err != nil {
 			return false, err
@@ -93,9 +107,11 @@ func groupPartitions(v *raftlog.View, tenant string, g *GroupInfo) error {
 				return false, err
 			}
 			gp.Cursor = st.Cursor
-			if st.held(v.Stamp()) {
+			held := st.held(v.Stamp())
+			if held {
 				gp.LeaseID, gp.LeaseEnd = st.LeaseID, st.End
 			}
+			gp.Leased, gp.Settled = counts(&st, held, max(st.Cursor, pi.LogStart), gp.HighWatermark)
 		} else if gp.Cursor, err = startOf(v, tenant, g.Queue, groupMeta{Created: g.Subscribed, Mode: g.Mode}, pi); err != nil {
 			return false, err
 		}
@@ -103,6 +119,21 @@ func groupPartitions(v *raftlog.View, tenant string, g *GroupInfo) error {
 		g.Partitions = append(g.Partitions, gp)
 		return true, nil
 	})
+}
+
+// counts returns how many of st's messages in [from, to) are held by
+// the live lease (held) and not settled, and how many are settled.
+func counts(st *gpState, held bool, from, to int64) (leased, settled int64) {
+	for _, m := range st.Msgs {
+		switch {
+		case m.Offset < from || m.Offset >= to:
+		case m.Acked:
+			settled++
+		case m.Pending && held:
+			leased++
+		}
+	}
+	return leased, settled
 }
 
 // The statuses of a message for a group (StatusOf).

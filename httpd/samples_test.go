@@ -1,0 +1,151 @@
+package httpd
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// sampledEnv is an env whose registry also has a process CPU counter and
+// a goroutine gauge the test moves, and a Sampler of 3 samples every 10 s
+// over it. Samples are taken by the test, at the times it chooses.
+func sampledEnv(t *testing.T, fb *fakeBroker) (*env, *Sampler, prometheus.Counter) {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	cpu := prometheus.NewCounter(prometheus.CounterOpts{Name: "process_cpu_seconds_total", Help: "test"})
+	gor := prometheus.NewGauge(prometheus.GaugeOpts{Name: "go_goroutines", Help: "test"})
+	gor.Set(42)
+	reg.MustRegister(cpu, gor)
+	smp := NewSampler(reg, 10*time.Second, 3)
+	return newEnv(t, fb, Options{Registry: reg, Sampler: smp}), smp, cpu
+}
+
+var t0 = time.UnixMicro(stampA)
+
+func TestAnalyticsSeries(t *testing.T) {
+	e, smp, cpu := sampledEnv(t, statsBroker())
+	smp.Sample(t0)
+	e.do(t, "POST", "/api/v1/push", `{"items":[{"queue":"q","payload":1},{"queue":"q","payload":2}]}`)
+	e.do(t, "GET", "/api/v1/nothing", "")
+	cpu.Add(5)
+	smp.Sample(t0.Add(10 * time.Second))
+
+	var sys struct {
+		Interval   float64       `json:"interval"`
+		Current    systemPoint   `json:"current"`
+		TimeSeries []systemPoint `json:"timeSeries"`
+	}
+	decode(t, e.do(t, "GET", "/api/v1/analytics/system-metrics", ""), &sys)
+	if sys.Interval != 10 || len(sys.TimeSeries) != 1 {
+		t.Fatalf("system metrics: %+v", sys)
+	}
+	p := sys.TimeSeries[0]
+	if p.Timestamp != "2025-09-22T10:15:10.000000Z" || p.CPU.Seconds == nil || *p.CPU.Seconds != 5 || p.CPU.Percent == nil ||
+		*p.CPU.Percent != 50 || p.Goroutines == nil || *p.Goroutines != 42 || p.Memory.RSSBytes != nil {
+		t.Fatalf("system point: %+v", p)
+	}
+	if sys.Current.CPU.Seconds == nil || *sys.Current.CPU.Seconds != 5 {
+		t.Fatalf("current: %+v", sys.Current)
+	}
+
+	// Between the samples: the push (201) and the unknown route (404).
+	var wk struct {
+		TimeSeries []workerPoint `json:"timeSeries"`
+	}
+	decode(t, e.do(t, "GET", "/api/v1/analytics/worker-metrics", ""), &wk)
+	if len(wk.TimeSeries) != 1 || wk.TimeSeries[0].Requests != 2 || wk.TimeSeries[0].ClientErrors != 1 ||
+		wk.TimeSeries[0].ServerErrors != 0 || *wk.TimeSeries[0].RequestsPerSecond != 0.2 || wk.TimeSeries[0].AvgLatencyMs == nil {
+		t.Fatalf("worker metrics: %+v", wk)
+	}
+
+	var st struct {
+		Throughput throughputBlock `json:"throughput"`
+	}
+	decode(t, e.do(t, "GET", "/api/v1/status", ""), &st)
+	tp := st.Throughput
+	if tp.Interval != 10 || len(tp.TimeSeries) != 1 || tp.TimeSeries[0].Pushed != 2 || *tp.TimeSeries[0].PushedPerSecond != 0.2 ||
+		tp.TimeSeries[0].Delivered != 0 || tp.Totals.Pushed != 2 {
+		t.Fatalf("throughput: %+v", tp)
+	}
+
+	// from and to keep the points inside them.
+	decode(t, e.do(t, "GET", "/api/v1/status/analytics?from=2025-09-22T10:15:11Z", ""), &st)
+	if len(st.Throughput.TimeSeries) != 0 || st.Throughput.Totals.Pushed != 0 {
+		t.Fatalf("throughput after from: %+v", st.Throughput)
+	}
+	decode(t, e.do(t, "GET", "/api/v1/analytics/system-metrics?to=2025-09-22T10:15:10Z", ""), &sys)
+	if len(sys.TimeSeries) != 1 {
+		t.Fatalf("system metrics up to to: %+v", sys)
+	}
+	wantError(t, e.do(t, "GET", "/api/v1/analytics/worker-metrics?to=soon", ""), 400, CodeBadRequest, "to")
+}
+
+// TestSamplerKeepsItsSize: the ring keeps the newest samples, in time
+// order, and drops a sample not later than the newest.
+func TestSamplerKeepsItsSize(t *testing.T) {
+	_, smp, _ := sampledEnv(t, nil)
+	for i := range 5 {
+		smp.Sample(t0.Add(time.Duration(i) * time.Second))
+	}
+	smp.Sample(t0)
+	h := smp.history()
+	if len(h) != 3 || h[0].At != t0.Add(2*time.Second).UnixMicro() || h[2].At != t0.Add(4*time.Second).UnixMicro() {
+		t.Fatalf("history: %+v", h)
+	}
+}
+
+// TestSampleReadsTheCollectors: the Go and process collectors' series
+// the samples read are there under the names sample looks for.
+func TestSampleReadsTheCollectors(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	x := readSample(reg, t0)
+	for name, v := range map[string]*float64{"goroutines": x.Goroutines, "heap": x.HeapBytes, "sys": x.SysBytes,
+		"gc count": x.GCCount, "gc pause": x.GCPauseSeconds, "cpu": x.CPUSeconds, "rss": x.RSSBytes, "fds": x.OpenFDs} {
+		if v == nil {
+			t.Errorf("%s: not read", name)
+		}
+	}
+}
+
+// TestMessagesCounted: the routes count what they did to messages in
+// queen_messages_total, and GET /metrics serves the registry as
+// /metrics/prometheus does.
+func TestMessagesCounted(t *testing.T) {
+	fb := &fakeBroker{push: func(context.Context, string, []PushItem) ([]PushResult, error) {
+		return []PushResult{{Offset: 0}, {Duplicate: true}, {Error: "full"}}, nil
+	}, pop: func(context.Context, string, PopRequest) (PopAnswer, bool, error) {
+		return PopAnswer{Queue: "q", Messages: []PopMessage{{ID: "0199718d-0000-7000-8000-000000000001"},
+			{ID: "0199718d-0000-7000-8000-000000000002"}}}, true, nil
+	}}
+	e := newEnv(t, fb, Options{})
+	e.do(t, "POST", "/api/v1/push", `{"items":[{"queue":"q","payload":1},{"queue":"q","payload":2},{"queue":"q","payload":3}]}`)
+	e.do(t, "POST", "/api/v1/ack/batch", `{"acknowledgments":[{"transactionId":"t","partitionId":"1"},
+		{"transactionId":"u","partitionId":"1","status":"failed"},{"transactionId":"v","partitionId":"1","status":"dlq"}]}`)
+	wantStatus(t, e.do(t, "GET", "/api/v1/pop/queue/q", ""), 200)
+	e.do(t, "POST", "/api/v1/transaction", `{"operations":[{"type":"push","queue":"q","payload":1},
+		{"type":"ack","transactionId":"w","partitionId":"1","status":"retry"}]}`)
+	w := e.do(t, "GET", "/metrics", "")
+	wantStatus(t, w, 200)
+	if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
+		t.Fatalf("Content-Type = %q", ct)
+	}
+	body := w.Body.String()
+	for _, want := range []string{
+		`queen_messages_total{event="pushed"} 2`,
+		`queen_messages_total{event="duplicate"} 1`,
+		`queen_messages_total{event="delivered"} 2`,
+		`queen_messages_total{event="completed"} 1`,
+		`queen_messages_total{event="failed"} 1`,
+		`queen_messages_total{event="dlq"} 1`,
+		`queen_messages_total{event="retried"} 1`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %s\n%s", want, body)
+		}
+	}
+}
