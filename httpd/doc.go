@@ -31,8 +31,15 @@
 // /api/v1/consumer-groups/:group/queues/:queue/seek,
 // /consumer-groups/:group/queues/:queue/partitions/:partition/seek; GET
 // and DELETE /api/v1/dlq; POST /api/v1/dlq/:id/replay; GET
-// /api/v1/messages. Over a Broker that is not one, those routes are 404
-// no_such_route like any unknown route.
+// /api/v1/messages. When it is also a Locker (locks.go), POST
+// /api/v1/locks; when a Timerer (timers.go), the timer routes. When it is
+// also an Ephemeral (ephemeral.go), the ephemeral queues' routes
+// (route_ephemeral.go): POST /api/v1/ephemeral/push, /ephemeral/ack,
+// /ephemeral/configure, /ephemeral/reset; GET /api/v1/ephemeral/pop,
+// /ephemeral/queues, /ephemeral/queues/:queue/depth; DELETE
+// /api/v1/ephemeral/queue/:queue. They answer from the called node's
+// memory, never through raft. Over a Broker that is not one, those routes
+// are 404 no_such_route like any unknown route.
 //
 // # Invariants
 //
@@ -260,6 +267,15 @@
 //     (as parseISO reads them), and from after to is 400. A from at or
 //     before the epoch is open, and a to at or before it reads as 1 µs (0
 //     would be open). The answer echoes the limit and offset used.
+//   - ephemeral: API.md names only POST /api/v1/ephemeral/push; the
+//     family's bodies and answers are the official client's, written
+//     route by route in route_ephemeral.go. The calls in short: push
+//     answers 201 {queue,partition,pushed}, 429 overloaded when it does
+//     not fit now and 413 payload_too_large when it never can; pop is
+//     always 200 with messages [] when empty; ack outcomes (acked,
+//     redelivered, stale, unknown) are answers, never statuses; an
+//     unknown configure option is 400; depth of an absent queue is 404
+//     ephemeral_queue_not_found.
 //   - Query strings of the admin routes read as pop's do: an empty value
 //     is absent, the first of repeated values counts, unknown parameters
 //     are ignored, and a malformed query string is 400.

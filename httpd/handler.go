@@ -54,8 +54,11 @@ type server struct {
 	// kc is b as a KVConsole, nil when it is not one.
 	kc KVConsole
 	// l is b as a Locker, tm as a Timerer: nil when it is not one.
-	l       Locker
-	tm      Timerer
+	l  Locker
+	tm Timerer
+	// e is b as an Ephemeral, nil when it is not one (no ephemeral routes
+	// then).
+	e       Ephemeral
 	maxBody int64
 	horizon time.Duration
 	subMode string
@@ -96,6 +99,9 @@ func New(b Broker, o Options) http.Handler {
 	}
 	if tm, ok := b.(Timerer); ok {
 		s.tm = tm
+	}
+	if e, ok := b.(Ephemeral); ok {
+		s.e = e
 	}
 
 	r := chi.NewRouter()
@@ -139,6 +145,9 @@ func New(b Broker, o Options) http.Handler {
 		if s.kc != nil {
 			r.Method(http.MethodGet, "/resources/kv/namespaces", s.kvNamespaces())
 			r.Method(http.MethodPost, "/resources/kv/list", s.kvList())
+		}
+		if s.e != nil {
+			s.ephemeralRoutes(r)
 		}
 	})
 	return r

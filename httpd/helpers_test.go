@@ -43,6 +43,8 @@ type fakeBroker struct {
 	purge        func(ctx context.Context, tenant, queue, group string) (int, error)
 	messages     func(ctx context.Context, tenant string, q MessagesQuery) ([]MessageInfo, error)
 	kvList       func(ctx context.Context, tenant string, q KVListQuery) (json.Marshaler, error)
+	// eph answers the Ephemeral methods (route_ephemeral_test.go).
+	eph ephemeralFuncs
 
 	mu    sync.Mutex
 	calls []call
@@ -62,6 +64,7 @@ var (
 	_ Consumer   = (*fakeBroker)(nil)
 	_ Transactor = (*fakeBroker)(nil)
 	_ Admin      = (*fakeBroker)(nil)
+	_ Ephemeral  = (*fakeBroker)(nil)
 )
 
 func (f *fakeBroker) record(method, tenant string, arg any) {
