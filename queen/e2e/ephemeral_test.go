@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -297,5 +298,26 @@ func TestEphemeralPerNodeMemory(t *testing.T) {
 	}
 	if out := o.ephAck(ctx, t, "alone", "", ids(got), []string{"completed"}); out[0] != "acked" {
 		t.Fatalf("node %d without a leader: ack %v", o.id, out)
+	}
+}
+
+// TestEphemeralPythonClient runs clients/python/check_ephemeral.py: the
+// official client's client.ephemeral against one real node, unchanged
+// (push, pop, ack, fan-out, a long poll, configure, depth, queues, reset,
+// delete, the not-found code and a refusal). It needs the client lane's
+// venv, as TestPythonClient does.
+func TestEphemeralPythonClient(t *testing.T) {
+	python := clientPython(t)
+	n := cluster(t, 1)[0]
+	n.start()
+	n.waitReady()
+	out, code := runClientScript(t, python, "../../clients/python/check_ephemeral.py", "--url", n.url)
+	if code != 0 || !regexp.MustCompile(`(?m)^[1-9]\d* passed, 0 failed$`).MatchString(out) {
+		t.Fatalf("the ephemeral client check failed (exit %d) against %s:\n%s", code, n.url, out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "PASS ") {
+			t.Log(l)
+		}
 	}
 }
