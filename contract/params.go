@@ -10,9 +10,9 @@ const MaxStampMillis = 253402300799999
 // The numeric parameters of the routes, beside the queue options
 // (QueueOptions): each one's range, and whether the contract clamps it.
 var (
-	PopBatch       = &Range{Field: "batch", Min: 1, Max: 10000, Doc: "messages a pop returns at most (default 1)", Where: "pop"}
+	PopBatch       = &Range{Field: "batch", Min: 1, Max: 10000, Doc: "messages a pop returns at most (default 1)", Where: "pop, ephemeral pop"}
 	PopPartitions  = &Range{Field: "partitions", Min: 1, Max: 64, Doc: "partitions one pop leases (default 1)", Where: "pop"}
-	PopTimeout     = &Range{Field: "timeout", Min: 0, Max: 60000, Unit: "ms", Clamp: true, Doc: "a waiting pop's wait (default 30000)", Where: "pop"}
+	PopTimeout     = &Range{Field: "timeout", Min: 0, Max: 60000, Unit: "ms", Clamp: true, Doc: "a waiting pop's wait (default 30000)", Where: "pop, ephemeral pop"}
 	LeaseSeconds   = &Range{Field: "leaseSeconds", Min: 1, Max: 604800, Unit: "s", Doc: "a pop's lease (default the queue's leaseTime)", Where: "pop"}
 	ExtendSeconds  = &Range{Field: "seconds", Min: 1, Max: 604800, Unit: "s", Doc: "a lease extension (default the lease's own length)", Where: "lease extend"}
 	FetchOffset    = &Range{Field: "offset", Min: 0, Max: math.MaxInt64, Doc: "the first offset a fetch reads", Where: "fetch"}
@@ -35,9 +35,19 @@ var (
 	TimerDelayMs   = &Range{Field: "delayMs", Min: -10 * 366 * 24 * 3600 * 1000, Max: 10 * 366 * 24 * 3600 * 1000, Unit: "ms", Doc: "a timer's delay (a past one fires at once); over QUEEN_TIMERS_MAX_HORIZON_S (90 days) it is 403", Where: "timers"}
 	PositionOffset = &Range{Field: "offset", Min: -1, Max: MaxSafeInteger, Doc: "a transaction position: the last offset a group is done with (-1: none yet)", Where: "transaction (positions)"}
 	TimerLimit     = &Range{Field: "limit", Min: 1, Max: 1000, Clamp: true, Doc: "timers of one list page (default 100)", Where: "timers"}
+
+	EphemeralMaxBytes     = &Range{Field: "maxBytes", Min: 0, Max: MaxSafeInteger, Unit: "bytes", Doc: "an ephemeral queue's budget: payload bytes + 128 per message (default 0: only the node's QUEEN_EPHEMERAL_MAX_BYTES)", Where: "ephemeral configure"}
+	EphemeralMaxLength    = &Range{Field: "maxLength", Min: 0, Max: MaxSafeInteger, Unit: "messages", Doc: "messages an ephemeral queue holds at most (default 0: no bound)", Where: "ephemeral configure"}
+	EphemeralTTLSeconds   = &Range{Field: "ttlSeconds", Min: 0, Max: 366 * 24 * 3600, Unit: "s", Doc: "an ephemeral message is dropped this long after its push (default 0: never)", Where: "ephemeral configure"}
+	EphemeralLeaseSeconds = &Range{Field: "leaseSeconds", Min: 1, Max: 604800, Unit: "s", Doc: "an ephemeral pop's lease (default 30)", Where: "ephemeral configure"}
+	EphemeralRetryLimit   = &Range{Field: "retryLimit", Min: 0, Max: 10000, Unit: "retries", Doc: "deliveries of an ephemeral message past the first before it is dropped (default 3)", Where: "ephemeral configure"}
+	EphemeralWindowMs     = &Range{Field: "ms", Min: 0, Max: 60000, Unit: "ms", Doc: "windowBuffer: how long a waiting ephemeral pop lets its batch fill once a message is there (default 0: off)", Where: "ephemeral configure"}
+	EphemeralWindowCount  = &Range{Field: "count", Min: 0, Max: 10000, Unit: "messages", Doc: "windowBuffer: the batch it waits for (default 0: the pop's batch)", Where: "ephemeral configure"}
 )
 
 // Params lists them, in the order the docs show them.
 var Params = []*Range{PopBatch, PopPartitions, PopTimeout, LeaseSeconds, ExtendSeconds, FetchOffset, FetchMaxBytes,
 	FetchMaxWait, FetchMinBytes, Timestamp, ChangedLimit, KVTTLSeconds, KVExpect, KVLimit, AckBatch, GroupMinLag,
-	ListLimit, MessagesOffset, LockTTLSeconds, LockLimit, LockToken, LockSlot, TimerDelayMs, TimerLimit, PositionOffset}
+	ListLimit, MessagesOffset, LockTTLSeconds, LockLimit, LockToken, LockSlot, TimerDelayMs, TimerLimit, PositionOffset,
+	EphemeralMaxBytes, EphemeralMaxLength, EphemeralTTLSeconds, EphemeralLeaseSeconds, EphemeralRetryLimit,
+	EphemeralWindowMs, EphemeralWindowCount}

@@ -37,8 +37,16 @@
 // dashboard's reads: GET /api/v1/status, /status/queues,
 // /status/queues/:queue, /status/analytics, /resources/overview,
 // /resources/namespaces, /resources/tasks, /resources/partitions,
-// /resources/queues/:queue/depth. Over a Broker that is not one, those
-// routes are 404 no_such_route like any unknown route.
+// /resources/queues/:queue/depth.
+// When it is also a Locker (locks.go), POST
+// /api/v1/locks; when a Timerer (timers.go), the timer routes. When it is
+// also an Ephemeral (ephemeral.go), the ephemeral queues' routes
+// (route_ephemeral.go): POST /api/v1/ephemeral/push, /ephemeral/ack,
+// /ephemeral/configure, /ephemeral/reset; GET /api/v1/ephemeral/pop,
+// /ephemeral/queues, /ephemeral/queues/:queue/depth; DELETE
+// /api/v1/ephemeral/queue/:queue. They answer from the called node's
+// memory, never through raft. Over a Broker that is not one, those routes
+// are 404 no_such_route like any unknown route.
 //
 // # Invariants
 //
@@ -288,6 +296,15 @@
 //     and Go collectors; worker-metrics treats the node's HTTP API as its
 //     one worker. GET /metrics is /metrics/prometheus under the name the
 //     official client's admin.metrics() asks for.
+//   - ephemeral: API.md names only POST /api/v1/ephemeral/push; the
+//     family's bodies and answers are the official client's, written
+//     route by route in route_ephemeral.go. The calls in short: push
+//     answers 201 {queue,partition,pushed}, 429 overloaded when it does
+//     not fit now and 413 payload_too_large when it never can; pop is
+//     always 200 with messages [] when empty; ack outcomes (acked,
+//     redelivered, stale, unknown) are answers, never statuses; an
+//     unknown configure option is 400; depth of an absent queue is 404
+//     ephemeral_queue_not_found.
 //   - Query strings of the admin routes read as pop's do: an empty value
 //     is absent, the first of repeated values counts, unknown parameters
 //     are ignored, and a malformed query string is 400.

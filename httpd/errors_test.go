@@ -235,6 +235,10 @@ func TestBodyTooLarge(t *testing.T) {
 		{"POST", "/api/v1/consumer-groups/g/queues/q/seek"},
 		{"POST", "/api/v1/consumer-groups/g/queues/q/partitions/p/seek"},
 		{"POST", "/api/v1/dlq/d1/replay"},
+		{"POST", "/api/v1/ephemeral/push"},
+		{"POST", "/api/v1/ephemeral/ack"},
+		{"POST", "/api/v1/ephemeral/configure"},
+		{"POST", "/api/v1/ephemeral/reset"},
 	}
 	for _, r := range routes {
 		t.Run(r.method+" "+r.path, func(t *testing.T) {

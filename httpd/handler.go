@@ -69,6 +69,9 @@ type server struct {
 	m       *metrics
 	gather  prometheus.Gatherer
 	samples *Sampler
+	// e is b as an Ephemeral, nil when it is not one (no ephemeral routes
+	// then).
+	e       Ephemeral
 	maxBody int64
 	horizon time.Duration
 	subMode string
@@ -113,6 +116,9 @@ func New(b Broker, o Options) http.Handler {
 	}
 	if st, ok := b.(Statuser); ok {
 		s.st = st
+	}
+	if e, ok := b.(Ephemeral); ok {
+		s.e = e
 	}
 
 	r := chi.NewRouter()
@@ -162,6 +168,9 @@ func New(b Broker, o Options) http.Handler {
 		if s.kc != nil {
 			r.Method(http.MethodGet, "/resources/kv/namespaces", s.kvNamespaces())
 			r.Method(http.MethodPost, "/resources/kv/list", s.kvList())
+		}
+		if s.e != nil {
+			s.ephemeralRoutes(r)
 		}
 	})
 	return r

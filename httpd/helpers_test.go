@@ -44,6 +44,8 @@ type fakeBroker struct {
 	messages     func(ctx context.Context, tenant string, q MessagesQuery) ([]MessageInfo, error)
 	kvList       func(ctx context.Context, tenant string, q KVListQuery) (json.Marshaler, error)
 	queueStats   func(ctx context.Context, tenant, queue string) (Stats, error)
+	// eph answers the Ephemeral methods (route_ephemeral_test.go).
+	eph ephemeralFuncs
 
 	mu    sync.Mutex
 	calls []call
@@ -64,6 +66,7 @@ var (
 	_ Transactor = (*fakeBroker)(nil)
 	_ Admin      = (*fakeBroker)(nil)
 	_ Statuser   = (*fakeBroker)(nil)
+	_ Ephemeral  = (*fakeBroker)(nil)
 )
 
 func (f *fakeBroker) record(method, tenant string, arg any) {

@@ -165,6 +165,34 @@ func routeNames() map[string][]nameCase {
 			{"id", "POST", "/api/v1/dlq/" + L + "/replay", "", 400, CodeBadRequest},
 			tooLongName("queue", "POST", "/api/v1/dlq/0195f3a2-7b4c-7d1e-9c2b-3f4a5b6c7d8e/replay", `{"queue":"`+L+`"}`),
 		},
+		"GET /api/v1/ephemeral/queues": nil,
+		"POST /api/v1/ephemeral/push": {
+			tooLongName("queue", "POST", "/api/v1/ephemeral/push", `{"queue":"`+L+`","messages":[{"payload":1}]}`),
+			tooLongName("partition", "POST", "/api/v1/ephemeral/push", `{"queue":"q","partition":"`+L+`","messages":[{"payload":1}]}`),
+		},
+		"GET /api/v1/ephemeral/pop": {
+			tooLongName("queue", "GET", "/api/v1/ephemeral/pop?queue="+L, ""),
+			tooLongName("partition", "GET", "/api/v1/ephemeral/pop?queue=q&partition="+L, ""),
+			tooLongName("group", "GET", "/api/v1/ephemeral/pop?queue=q&group="+L, ""),
+			tooLongName("consumerGroup", "GET", "/api/v1/ephemeral/pop?queue=q&consumerGroup="+L, ""),
+		},
+		"POST /api/v1/ephemeral/ack": {
+			tooLongName("queue", "POST", "/api/v1/ephemeral/ack", `{"queue":"`+L+`","acks":[{"id":"a"}]}`),
+			tooLongName("group", "POST", "/api/v1/ephemeral/ack", `{"queue":"q","group":"`+L+`","acks":[{"id":"a"}]}`),
+			{"id", "POST", "/api/v1/ephemeral/ack", `{"queue":"q","acks":[{"id":"` + L + `"}]}`, 400, CodeBadRequest},
+		},
+		"POST /api/v1/ephemeral/configure": {
+			tooLongName("queue", "POST", "/api/v1/ephemeral/configure", `{"queue":"`+L+`"}`),
+		},
+		"POST /api/v1/ephemeral/reset": {
+			tooLongName("queue", "POST", "/api/v1/ephemeral/reset", `{"queue":"`+L+`"}`),
+		},
+		"DELETE /api/v1/ephemeral/queue/{queue}": {
+			tooLongName("queue", "DELETE", "/api/v1/ephemeral/queue/"+L, ""),
+		},
+		"GET /api/v1/ephemeral/queues/{queue}/depth": {
+			tooLongName("queue", "GET", "/api/v1/ephemeral/queues/"+L+"/depth", ""),
+		},
 		"GET /api/v1/messages": {
 			tooLongName("queue", "GET", "/api/v1/messages?queue="+L, ""),
 			tooLongName("partition", "GET", "/api/v1/messages?queue=q&partition="+L, ""),

@@ -67,6 +67,14 @@ func TestTenancyEveryRoute(t *testing.T) {
 		{"GET", "/api/v1/resources/tasks", ``},
 		{"GET", "/api/v1/resources/partitions", ``},
 		{"GET", "/api/v1/resources/queues/q/depth", ``},
+		{"POST", "/api/v1/ephemeral/push", `{"queue":"q","messages":[{"payload":1}]}`},
+		{"GET", "/api/v1/ephemeral/pop?queue=q", ``},
+		{"POST", "/api/v1/ephemeral/ack", `{"queue":"q","acks":[{"id":"a"}]}`},
+		{"POST", "/api/v1/ephemeral/configure", `{"queue":"q"}`},
+		{"POST", "/api/v1/ephemeral/reset", `{"queue":"q"}`},
+		{"DELETE", "/api/v1/ephemeral/queue/q", ``},
+		{"GET", "/api/v1/ephemeral/queues", ``},
+		{"GET", "/api/v1/ephemeral/queues/q/depth", ``},
 	}
 	for _, r := range routes {
 		t.Run(r.method+" "+r.path, func(t *testing.T) {

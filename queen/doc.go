@@ -8,7 +8,8 @@
 //     QUEEN_*), defaults first, then each value checked; a bad value stops
 //     the boot with one line naming it (config.BootError).
 //   - internal/broker: the adapter that serves httpd.Broker (and
-//     httpd.Consumer, Transactor and Admin) from raftlog's queue log,
+//     httpd.Consumer, Transactor, Admin, Locker, Timerer, and Ephemeral
+//     from internal/ephemeral) from raftlog's queue log,
 //     kvstore and consume, mapping their errors to the HTTP contract's;
 //     it seals and opens the payloads of encrypted queues and bounds
 //     maxSize.
@@ -22,12 +23,17 @@
 //     cancel, peek, list, count, and the fires the leader proposes every
 //     QUEEN_RAFT_TIMER_TICK_MS, each a push and the timer's deletion in one
 //     entry (see its doc for the invariants).
+//   - internal/ephemeral: this node's ephemeral queues (/api/v1/ephemeral/*),
+//     in its memory only, never in the raft log: each node serves its own,
+//     on a follower as on the leader and without a leader, bounded by
+//     QUEEN_EPHEMERAL_MAX_BYTES, lost on a restart by design.
 //   - internal/seal: AES-256-GCM sealing under QUEEN_ENCRYPTION_KEY.
 //   - internal/retention: the leader's retention pass (retentionSeconds
 //     with the S3 sink's hold, completedRetentionSeconds).
 //   - internal/sinkadapter: the S3 sink's view of the log and the KV.
 //   - cmd/queen: wiring (raft host, shard 1 with the KV, consume, locks
-//     and timers appliers, the leader's timer firer, the embedded S3 sink, the HTTP server, the Prometheus
+//     and timers appliers, the leader's timer firer, the embedded S3 sink,
+//     the ephemeral store and its sweep, the HTTP server, the Prometheus
 //     registry), logging (tint on a terminal, JSON otherwise), and signals.
 //
 // # Invariants
@@ -38,6 +44,9 @@
 // Pops and acks are raft writes judged on the broker clock, so a lease is
 // exclusive across a change of leader while clocks stay within
 // QUEEN_RAFT_MAX_CLOCK_SKEW_MS.
+// Ephemeral queues are the exception: a node answers them from its own
+// memory, never through raft, and loses their messages when it stops,
+// SIGTERM included (guarantees.md).
 // SIGTERM and SIGINT stop the listener, let requests in flight finish
 // (QUEEN_SHUTDOWN_GRACE_MS), close the raft host and exit 0: everything
 // answered was committed before it was answered, so nothing acked is lost.

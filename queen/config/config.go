@@ -32,6 +32,10 @@ type Config struct {
 	// ShutdownGrace is how long SIGTERM waits for requests in flight
 	// (QUEEN_SHUTDOWN_GRACE_MS).
 	ShutdownGrace time.Duration
+	// EphemeralMaxBytes caps what this node's ephemeral queues hold in
+	// memory, each message's payload plus 128 bytes
+	// (QUEEN_EPHEMERAL_MAX_BYTES); a push past it is 429.
+	EphemeralMaxBytes int64
 
 	// Raft.
 	DataDir            string            // QUEEN_DATA_DIR
@@ -99,6 +103,8 @@ func Load(getenv func(string) string) (*Config, error) {
 		c.EncryptionKey = key
 	}
 	c.ShutdownGrace = ms(l.int("QUEEN_SHUTDOWN_GRACE_MS", 30_000, 0, 3_600_000, "how long SIGTERM waits for requests in flight, in milliseconds"))
+	c.EphemeralMaxBytes = l.int("QUEEN_EPHEMERAL_MAX_BYTES", 256<<20, 1<<20, 1<<40,
+		"the memory this node's ephemeral queues may hold, in bytes (each message counts its payload and 128)")
 
 	c.DataDir = l.str("QUEEN_DATA_DIR", "queen-data", nil)
 	c.NodeID = l.nodeID()

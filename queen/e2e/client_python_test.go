@@ -126,7 +126,14 @@ func pinnedClient(t *testing.T) string {
 // the process is killed by its pid if it outlives its deadline.
 func runClient(t *testing.T, python string, args ...string) (string, int) {
 	t.Helper()
-	script, err := filepath.Abs(clientScript)
+	return runClientScript(t, python, clientScript, args...)
+}
+
+// runClientScript runs one script of clients/python with the lane's
+// python, as runClient does.
+func runClientScript(t *testing.T, python, path string, args ...string) (string, int) {
+	t.Helper()
+	script, err := filepath.Abs(path)
 	if err != nil {
 		t.Fatal(err)
 	}

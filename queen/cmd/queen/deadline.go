@@ -14,7 +14,8 @@ import (
 // work. A long-polling pop gets its wait on top: its timeout (API.md §2,
 // up to 60 s) is time spent waiting for messages, not work, so a pop with
 // wait=true&timeout=60000 is answered when the 60 s are up, with d left
-// for its last try.
+// for its last try. An ephemeral pop (GET /api/v1/ephemeral/pop) reads
+// wait and timeout the same way.
 func withDeadline(h http.Handler, d time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), d+longPoll(r))
@@ -26,7 +27,7 @@ func withDeadline(h http.Handler, d time.Duration) http.Handler {
 // longPoll is how long r may wait for messages: a pop's timeout when it
 // asks to wait, else 0. Bad values give 0; the route refuses them itself.
 func longPoll(r *http.Request) time.Duration {
-	if r.Method != http.MethodGet || !strings.HasPrefix(r.URL.Path, "/api/v1/pop/") {
+	if r.Method != http.MethodGet || !strings.HasPrefix(r.URL.Path, "/api/v1/pop/") && r.URL.Path != "/api/v1/ephemeral/pop" {
 		return 0
 	}
 	q := r.URL.Query()

@@ -19,6 +19,9 @@ func TestLongPollWidensOnlyAWaitingPopsDeadline(t *testing.T) {
 		{"GET", "/api/v1/pop?namespace=n&wait=true", 0},
 		{"POST", "/api/v1/pop/queue/q?wait=true", 0},
 		{"GET", "/api/v1/kv/ns/k?wait=true", 0},
+		{"GET", "/api/v1/ephemeral/pop?queue=q&wait=true&timeout=45000", 45 * time.Second},
+		{"GET", "/api/v1/ephemeral/pop?queue=q", 0},
+		{"GET", "/api/v1/ephemeral/popx?queue=q&wait=true", 0},
 	}
 	for _, c := range cases {
 		if got := longPoll(httptest.NewRequest(c.method, c.target, nil)); got != c.want {

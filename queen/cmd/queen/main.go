@@ -27,6 +27,7 @@ import (
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/queen/config"
 	"github.com/queen-mq/queen-go/queen/internal/broker"
+	"github.com/queen-mq/queen-go/queen/internal/ephemeral"
 	"github.com/queen-mq/queen-go/queen/internal/retention"
 	"github.com/queen-mq/queen-go/queen/internal/seal"
 	"github.com/queen-mq/queen-go/queen/internal/timers"
@@ -100,7 +101,8 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 		"raftAddress", cfg.RaftAddress, "http", net.JoinHostPort(cfg.BindAddr, strconv.Itoa(cfg.Port)),
 		"dataDir", cfg.DataDir, "rttMs", cfg.RTT.Milliseconds(), "electionRtt", cfg.ElectionRTT,
 		"heartbeatRtt", cfg.HeartbeatRTT, "snapshotEntries", cfg.SnapshotEntries, "tenancyHeader", cfg.TenancyHeader,
-		"requestTimeoutMs", cfg.RequestTimeout.Milliseconds(), "maxBodyBytes", cfg.MaxBodyBytes)
+		"requestTimeoutMs", cfg.RequestTimeout.Milliseconds(), "maxBodyBytes", cfg.MaxBodyBytes,
+		"ephemeralMaxBytes", cfg.EphemeralMaxBytes)
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return fmt.Errorf("data directory QUEEN_DATA_DIR=%s: %w", cfg.DataDir, err)
 	}
@@ -142,7 +144,16 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	if err != nil {
 		return err
 	}
-	b := broker.New(host, shard, broker.Options{Version: version, ReadyLag: cfg.ReadyLag, Skew: cfg.MaxClockSkew, Sealer: sealer})
+	// Ephemeral queues live in this process's memory only: no raft, lost
+	// when it stops (guarantees.md).
+	eph, err := ephemeral.New(ephemeral.Options{MaxBytes: cfg.EphemeralMaxBytes, Logger: log.With("component", "ephemeral"),
+		Registerer: reg})
+	if err != nil {
+		return err
+	}
+	go eph.Run(ctx, time.Second)
+	b := broker.New(host, shard, broker.Options{Version: version, ReadyLag: cfg.ReadyLag, Skew: cfg.MaxClockSkew, Sealer: sealer,
+		Ephemeral: eph})
 	if sink != nil {
 		b.StatusExtra = func(ctx context.Context) map[string]any { return map[string]any{"s3": sink.status(ctx)} }
 	}

@@ -1,5 +1,7 @@
 // Package broker adapts the replicated broker (raftlog's queue log and
-// kvstore) to the interface the HTTP API serves (httpd.Broker).
+// kvstore) to the interface the HTTP API serves (httpd.Broker), and this
+// node's own ephemeral queues (package ephemeral, never replicated) to
+// httpd.Ephemeral.
 package broker
 
 import (
@@ -14,6 +16,7 @@ import (
 	"github.com/queen-mq/queen-go/httpd"
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/queen/internal/consume"
+	"github.com/queen-mq/queen-go/queen/internal/ephemeral"
 	"github.com/queen-mq/queen-go/queen/internal/locks"
 	"github.com/queen-mq/queen-go/queen/internal/seal"
 	"github.com/queen-mq/queen-go/queen/internal/timers"
@@ -35,6 +38,7 @@ type Broker struct {
 	cons     *consume.Consumer
 	locks    *locks.Locks
 	timers   *timers.Timers
+	eph      *ephemeral.Store
 	seal     *seal.Sealer
 	version  string
 	readyLag time.Duration
@@ -52,12 +56,21 @@ type Options struct {
 	// Sealer seals the payloads of encrypted queues (nil: no
 	// QUEEN_ENCRYPTION_KEY; such queues cannot be configured or pushed to).
 	Sealer *seal.Sealer
+	// Ephemeral is this node's ephemeral queues (nil: a store of its own
+	// with the defaults, without metrics).
+	Ephemeral *ephemeral.Store
 }
 
 // New serves shard, which runs kvstore's and consume's appliers, on host.
 func New(host *raftlog.Host, shard *raftlog.Shard, o Options) *Broker {
+	if o.Ephemeral == nil {
+		// INVARIANT: New of the store fails only on its metrics, and this
+		// one has none.
+		o.Ephemeral, _ = ephemeral.New(ephemeral.Options{})
+	}
 	return &Broker{host: host, shard: shard, kv: kvstore.New(shard), cons: &consume.Consumer{Shard: shard, Skew: o.Skew},
-		locks: &locks.Locks{Shard: shard}, timers: &timers.Timers{Shard: shard}, seal: o.Sealer, version: o.Version, readyLag: o.ReadyLag}
+		locks: &locks.Locks{Shard: shard}, timers: &timers.Timers{Shard: shard}, eph: o.Ephemeral, seal: o.Sealer,
+		version: o.Version, readyLag: o.ReadyLag}
 }
 
 // mapErr turns raftlog's and kvstore's errors into httpd's.

@@ -1,0 +1,333 @@
+package httpd
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/queen-mq/queen-go/contract"
+)
+
+// The ephemeral routes. API.md names only POST /api/v1/ephemeral/push
+// (write-only, §0); the rest of the family, its bodies and its answers are
+// what the official client (queen-mq 2.6.0, queen/ephemeral) sends and
+// reads. Every route answers from the memory of the node called: no
+// route waits for raft, so they all work on a follower, and while the
+// cluster has no leader, exactly as on the leader. Names are checked as
+// everywhere (queue, partition and group as contract's Queue, Partition
+// and ConsumerGroup; ids as ID): 413 name_too_long or 400 naming the
+// field. The tenant is the request's (x-queen-tenant under
+// QUEEN_TENANCY_HEADER), as on every /api route.
+//
+// POST /api/v1/ephemeral/push (write-only)
+//
+//	req  {"queue", "partition"?, "messages":[{"payload"}…]}
+//	201  {"queue", "partition", "pushed"}
+//
+// partition absent, null or "" is "Default". messages is non-empty; each
+// is an object whose payload (any JSON, null too) is required and kept
+// byte for byte; other members are ignored. All or nothing. Errors: 429
+// overloaded (Retry-After: 1) when it does not fit now: the node's
+// QUEEN_EPHEMERAL_MAX_BYTES, or the queue's maxBytes or maxLength under
+// policy reject; 413 payload_too_large when it can never fit (its bytes,
+// each message's payload plus 128, over the node's cap or the queue's
+// maxBytes, or its count over maxLength).
+//
+// GET /api/v1/ephemeral/pop?queue=&partition=&group=&batch=&wait=&timeout=&autoAck=
+//
+//	200  {"queue", "group", "messages":[{"id","partition","payload","attempts"}…]}
+//
+// Always 200: messages is [] when there was nothing. queue is required;
+// partition absent reads every partition (round robin per group);
+// group absent is __QUEUE_MODE__ (consumerGroup is its alias; both given
+// must agree); batch 1..10000 (default 1); wait true long-polls up to
+// timeout ms (0..60000, clamped; default 30000); autoAck=true (or
+// commitOnDelivery=true; both given must agree) settles at delivery.
+// Query values read as pop's do (exact true|false and digits; empty is
+// absent; the first of repeated ones counts; unknown ones are ignored).
+// HEAD is 404: a pop leases. id names the delivery and goes back in the
+// ack; attempts counts the group's deliveries of the message.
+//
+// POST /api/v1/ephemeral/ack
+//
+//	req  {"queue", "group"?, "acks":[{"id", "status"?, "error"?}…]}
+//	200  {"queue", "group", "results":[{"id","outcome"}…]}
+//
+// 1..10000 acks; status completed (absent or null), failed or retry
+// (exact case; anything else is 400 naming acks[i].status); error a
+// string, kept nowhere. outcome: acked; redelivered (failed or retry:
+// delivered again with attempts+1, or dropped and counted once the
+// queue's retryLimit is spent: no DLQ); stale (an id from before this
+// node's restart, or the queue's reset or delete); unknown (anything
+// else: settled, dropped, delivered again since, another group's, or not
+// an id of ours). An outcome is an answer, never an error status.
+//
+// POST /api/v1/ephemeral/configure
+//
+//	req  {"queue", "options"?:{"maxBytes","maxLength","policy","ttlSeconds","leaseSeconds","retryLimit","windowBuffer":{"ms","count"}}}
+//	200  {"configured":true, "queue", "options":{all seven}}
+//
+// Declares the queue and merges the options given (absent and null keep
+// the queue's value, a new queue's is the default): maxBytes (default 0:
+// the node's cap only), maxLength (0: none), policy reject (default) or
+// drop_oldest, ttlSeconds (0: never), leaseSeconds (1..604800, default
+// 30), retryLimit (default 3), windowBuffer {ms (0: off), count (0: the
+// pop's batch)}; ranges in contract/LIMITS.md. An unknown option is 400
+// naming it, as the client refuses one. The options live in the node's
+// memory with the messages: a restart forgets them.
+//
+// POST /api/v1/ephemeral/reset
+//
+//	req  {"queue"}
+//	200  {"queue", "dropped"}
+//
+// Drops every message, ends every lease, rewinds every group; options and
+// groups stay. An absent queue answers dropped 0 and is not made.
+//
+// DELETE /api/v1/ephemeral/queue/:queue
+//
+//	200  {"queue", "deleted"}
+//
+// Forgets the queue: messages, groups and options; deleted false when
+// there was none. Any body is ignored.
+//
+// GET /api/v1/ephemeral/queues
+//
+//	200  {"queues":[{"queue","declared","messages","bytes","inflight","partitionCount","groupCount"}…]}
+//
+// The tenant's queues on this node, by name: declared ones and those a
+// push or a pop made.
+//
+// GET /api/v1/ephemeral/queues/:queue/depth
+//
+//	200  {"queue","declared","messages","bytes","inflight","partitionCount","groupCount","options":{…},
+//	      "partitions":[{"partition","messages","bytes","groups":[{"group","pending","inflight"}…]}…],
+//	      "groups":[{"group","pending","inflight"}…]}
+//	404  {"error":"…","code":"ephemeral_queue_not_found"}
+//
+// The only ephemeral route that says a queue is not there.
+func (s *server) ephemeralRoutes(r chi.Router) {
+	r.Method(http.MethodPost, "/ephemeral/push", s.ephemeralPush())
+	r.Method(http.MethodGet, "/ephemeral/pop", s.ephemeralPop())
+	r.Method(http.MethodHead, "/ephemeral/pop", http.HandlerFunc(noRoute))
+	r.Method(http.MethodPost, "/ephemeral/ack", s.ephemeralAck())
+	r.Method(http.MethodPost, "/ephemeral/configure", s.ephemeralConfigure())
+	r.Method(http.MethodPost, "/ephemeral/reset", s.ephemeralReset())
+	r.Method(http.MethodDelete, "/ephemeral/queue/{queue}", s.ephemeralDelete())
+	r.Method(http.MethodGet, "/ephemeral/queues", s.ephemeralQueues())
+	r.Method(http.MethodGet, "/ephemeral/queues/{queue}/depth", s.ephemeralDepth())
+}
+
+func (s *server) ephemeralPush() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		body, err := s.body(r)
+		if err != nil {
+			return err
+		}
+		req, err := decodeEphemeralPush(body)
+		if err != nil {
+			return err
+		}
+		n, err := s.e.EphemeralPush(r.Context(), tenantOf(r), req)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusCreated, struct {
+			Queue     string `json:"queue"`
+			Partition string `json:"partition"`
+			Pushed    int    `json:"pushed"`
+		}{req.Queue, req.Partition, n})
+		return nil
+	})
+}
+
+func (s *server) ephemeralPop() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		req, err := decodeEphemeralPop(r.URL.RawQuery)
+		if err != nil {
+			return err
+		}
+		got, err := s.e.EphemeralPop(r.Context(), tenantOf(r), req)
+		if err != nil {
+			return err
+		}
+		if len(got) > req.Batch {
+			return fmt.Errorf("httpd: ephemeral pop answered %d messages for a batch of %d", len(got), req.Batch)
+		}
+		b := append([]byte(`{"queue":`), appendString(nil, req.Queue)...)
+		b = append(append(b, `,"group":`...), appendString(nil, req.Group)...)
+		b = append(b, `,"messages":[`...)
+		for i := range got {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			m := &got[i]
+			b = append(b, '{')
+			b = appendField(b, "id", m.ID)
+			b = appendField(b, "partition", m.Partition)
+			b = appendKey(b, "payload")
+			b = appendRaw(b, m.Payload)
+			b = append(b, ',')
+			b = appendKey(b, "attempts")
+			b = appendInt(b, int64(m.Attempts))
+			b = append(b, '}')
+		}
+		writeRaw(w, http.StatusOK, append(b, "]}\n"...))
+		return nil
+	})
+}
+
+// ephemeralResult is one element of an ephemeral ack's results.
+type ephemeralResult struct {
+	ID      string `json:"id"`
+	Outcome string `json:"outcome"`
+}
+
+func (s *server) ephemeralAck() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		body, err := s.body(r)
+		if err != nil {
+			return err
+		}
+		req, err := decodeEphemeralAck(body)
+		if err != nil {
+			return err
+		}
+		got, err := s.e.EphemeralAck(r.Context(), tenantOf(r), req)
+		if err != nil {
+			return err
+		}
+		if len(got) != len(req.Acks) {
+			return fmt.Errorf("httpd: ephemeral ack answered %d outcomes for %d acks", len(got), len(req.Acks))
+		}
+		out := make([]ephemeralResult, len(got))
+		for i, o := range got {
+			out[i] = ephemeralResult{ID: req.Acks[i].ID, Outcome: o}
+		}
+		writeJSON(w, http.StatusOK, struct {
+			Queue   string            `json:"queue"`
+			Group   string            `json:"group"`
+			Results []ephemeralResult `json:"results"`
+		}{req.Queue, req.Group, out})
+		return nil
+	})
+}
+
+func (s *server) ephemeralConfigure() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		body, err := s.body(r)
+		if err != nil {
+			return err
+		}
+		req, err := decodeEphemeralConfigure(body)
+		if err != nil {
+			return err
+		}
+		opts, err := s.e.EphemeralConfigure(r.Context(), tenantOf(r), req)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, struct {
+			Configured bool             `json:"configured"`
+			Queue      string           `json:"queue"`
+			Options    EphemeralOptions `json:"options"`
+		}{true, req.Queue, opts})
+		return nil
+	})
+}
+
+func (s *server) ephemeralReset() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		body, err := s.body(r)
+		if err != nil {
+			return err
+		}
+		o, err := asObject(body, "the body")
+		if err != nil {
+			return err
+		}
+		queue, err := requiredQueue(o)
+		if err != nil {
+			return err
+		}
+		n, err := s.e.EphemeralReset(r.Context(), tenantOf(r), queue)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, struct {
+			Queue   string `json:"queue"`
+			Dropped int    `json:"dropped"`
+		}{queue, n})
+		return nil
+	})
+}
+
+func (s *server) ephemeralDelete() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		queue, err := pathParam(r, "queue", contract.Queue)
+		if err != nil {
+			return err
+		}
+		ok, err := s.e.EphemeralDelete(r.Context(), tenantOf(r), queue)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, struct {
+			Queue   string `json:"queue"`
+			Deleted bool   `json:"deleted"`
+		}{queue, ok})
+		return nil
+	})
+}
+
+func (s *server) ephemeralQueues() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		got, err := s.e.EphemeralQueues(r.Context(), tenantOf(r))
+		if err != nil {
+			return err
+		}
+		if got == nil {
+			got = []EphemeralQueue{}
+		}
+		writeJSON(w, http.StatusOK, struct {
+			Queues []EphemeralQueue `json:"queues"`
+		}{got})
+		return nil
+	})
+}
+
+func (s *server) ephemeralDepth() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		queue, err := pathParam(r, "queue", contract.Queue)
+		if err != nil {
+			return err
+		}
+		d, ok, err := s.e.EphemeralDepth(r.Context(), tenantOf(r), queue)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return &Error{Status: http.StatusNotFound, Code: CodeEphemeralQueueNotFound,
+				Message: fmt.Sprintf("ephemeral queue %q does not exist on this node", clipped(queue))}
+		}
+		d.Queue = queue
+		parts := make([]EphemeralPartitionDepth, len(d.Partitions))
+		for i, p := range d.Partitions {
+			if p.Groups == nil {
+				p.Groups = []EphemeralGroupDepth{}
+			}
+			parts[i] = p
+		}
+		if d.Groups == nil {
+			d.Groups = []EphemeralGroupDepth{}
+		}
+		writeJSON(w, http.StatusOK, struct {
+			EphemeralQueue
+			Options    EphemeralOptions          `json:"options"`
+			Partitions []EphemeralPartitionDepth `json:"partitions"`
+			Groups     []EphemeralGroupDepth     `json:"groups"`
+		}{d.EphemeralQueue, d.Options, parts, d.Groups})
+		return nil
+	})
+}
