@@ -21,7 +21,7 @@ func TestNoSuchRoute(t *testing.T) {
 		{"POST", "/api/v1/kv/app/k"},
 		{"PATCH", "/api/v1/kv/app/k"},
 		{"GET", "/api/v1/kv/app"},
-		{"DELETE", "/api/v1/resources/queues/q"},
+		{"PUT", "/api/v1/resources/queues/q"},
 		{"POST", "/api/v1/queues/q/clear"},
 		{"POST", "/api/v1/messages/1/t/dlq"},
 		{"POST", "/api/v1/consumer-groups"},

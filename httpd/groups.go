@@ -19,6 +19,11 @@ type Admin interface {
 	// keepSubscription (deleteMetadata=false) the group's subscriptions
 	// stay, so it starts again where it subscribed.
 	DeleteConsumerGroup(ctx context.Context, tenant, group, queue string, keepSubscription bool) (int, error)
+	// DeleteQueue deletes a queue: its partitions and records, its
+	// consumer groups' state on it, its dead letters and its dedup index
+	// (ok false: there was no such queue). What the S3 sink wrote of it
+	// stays in the lake.
+	DeleteQueue(ctx context.Context, tenant, queue string) (QueueDeleted, bool, error)
 	// SetSubscription moves the subscription time of a group on every
 	// queue it reads (where it starts on a partition it has not read) and
 	// answers on how many queues; 0 when it reads none.
@@ -39,6 +44,14 @@ type Admin interface {
 	// Messages lists records of the tenant's queues with their status for
 	// queue mode.
 	Messages(ctx context.Context, tenant string, q MessagesQuery) ([]MessageInfo, error)
+}
+
+// QueueDeleted is what DeleteQueue deleted.
+type QueueDeleted struct {
+	Partitions     int64
+	Messages       int64 // the records the partitions held
+	ConsumerGroups int
+	DeadLetters    int
 }
 
 // ErrGone is the error of ReplayDLQ for a dead letter not in the DLQ: 404

@@ -209,6 +209,7 @@ func (s *server) adminRoutes(r chi.Router) {
 	r.Method(http.MethodDelete, "/consumer-groups/{group}", s.deleteGroup(false))
 	r.Method(http.MethodDelete, "/consumer-groups/{group}/queues/{queue}", s.deleteGroup(true))
 	r.Method(http.MethodPost, "/consumer-groups/{group}/subscription", s.setSubscription())
+	r.Method(http.MethodDelete, "/resources/queues/{queue}", s.deleteQueue())
 	r.Method(http.MethodPost, "/consumer-groups/{group}/queues/{queue}/seek", s.seekGroup(false))
 	r.Method(http.MethodPost, "/consumer-groups/{group}/queues/{queue}/partitions/{partition}/seek", s.seekGroup(true))
 	r.Method(http.MethodGet, "/dlq", s.dlq())

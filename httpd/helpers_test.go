@@ -453,6 +453,15 @@ func (f *fakeBroker) DeleteConsumerGroup(ctx context.Context, tenant, group, que
 	return 1, nil
 }
 
+// DeleteQueue deletes any queue but "nope".
+func (f *fakeBroker) DeleteQueue(ctx context.Context, tenant, queue string) (QueueDeleted, bool, error) {
+	f.record("DeleteQueue", tenant, queue)
+	if queue == "nope" {
+		return QueueDeleted{}, false, nil
+	}
+	return QueueDeleted{Partitions: 2, Messages: 5, ConsumerGroups: 1, DeadLetters: 3}, true, nil
+}
+
 // subscriptionArg is what SetSubscription was called with.
 type subscriptionArg struct {
 	group string

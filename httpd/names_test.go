@@ -105,6 +105,9 @@ func routeNames() map[string][]nameCase {
 		"GET /api/v1/resources/queues/{queue}": {
 			tooLongName("queue", "GET", "/api/v1/resources/queues/"+L, ""),
 		},
+		"DELETE /api/v1/resources/queues/{queue}": {
+			tooLongName("queue", "DELETE", "/api/v1/resources/queues/"+L, ""),
+		},
 		"GET /api/v1/pop": {
 			tooLongName("namespace", "GET", "/api/v1/pop?namespace="+L, ""),
 			tooLongName("task", "GET", "/api/v1/pop?task="+L, ""),

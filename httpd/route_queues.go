@@ -107,3 +107,41 @@ func (s *server) queue() http.Handler {
 		return nil
 	})
 }
+
+// deleteQueueAnswer is the answer of DELETE /api/v1/resources/queues/:queue.
+type deleteQueueAnswer struct {
+	Deleted        bool   `json:"deleted"`
+	Queue          string `json:"queue"`
+	Partitions     int64  `json:"partitions"`
+	Messages       int64  `json:"messages"`
+	ConsumerGroups int    `json:"consumerGroups"`
+	DeadLetters    int    `json:"deadLetters"`
+}
+
+// deleteQueue is DELETE /api/v1/resources/queues/:queue (API.md §8,
+// admin; the 2.x client's queue(name).delete()): the queue, its
+// partitions with their records, every consumer group's cursors, leases
+// and subscription on it, its dead letters and its dedup index go, in one
+// entry (its cost grows with partitions, groups and dead letters, never
+// with records). What the S3 sink wrote stays in the lake. A push after it
+// creates the queue anew (default options, offsets from 0). 200
+// {"deleted":true,"queue","partitions","messages","consumerGroups",
+// "deadLetters"}; 404 queue_not_found when there is no such queue.
+func (s *server) deleteQueue() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		name, err := pathParam(r, "queue", contract.Queue)
+		if err != nil {
+			return err
+		}
+		got, ok, err := s.a.DeleteQueue(r.Context(), tenantOf(r), name)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return &Error{Status: http.StatusNotFound, Code: CodeQueueNotFound, Message: fmt.Sprintf("queue %q not found", clipped(name))}
+		}
+		writeJSON(w, http.StatusOK, deleteQueueAnswer{Deleted: true, Queue: name, Partitions: got.Partitions, Messages: got.Messages,
+			ConsumerGroups: got.ConsumerGroups, DeadLetters: got.DeadLetters})
+		return nil
+	})
+}

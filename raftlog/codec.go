@@ -19,6 +19,9 @@ const (
 	OpTrim      OpKind = 3 // the queue log: retention, delete records older than a stamp
 	// OpDedupSweep: the queue log: delete dedup entries out of their window
 	OpDedupSweep OpKind = 4
+	// OpDeleteQueue: the queue log: delete a queue, its partitions, records
+	// and dedup entries (queue_delete.go)
+	OpDeleteQueue OpKind = 5
 )
 
 // Op is one operation of a command: its kind and the applier's own encoding.

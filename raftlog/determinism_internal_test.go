@@ -14,7 +14,7 @@ import (
 
 func testAppliers() map[OpKind]Applier {
 	return map[OpKind]Applier{OpPush: queueApplier{OpPush}, OpConfigure: queueApplier{OpConfigure},
-		OpTrim: queueApplier{OpTrim}, OpDedupSweep: queueApplier{OpDedupSweep}, detKind: detApplier{}}
+		OpTrim: queueApplier{OpTrim}, OpDedupSweep: queueApplier{OpDedupSweep}, OpDeleteQueue: queueApplier{OpDeleteQueue}, detKind: detApplier{}}
 }
 
 func openSM(t testing.TB, dir string) *stateMachine {

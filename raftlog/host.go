@@ -160,7 +160,7 @@ func (h *Host) NodeID() uint64 { return h.cfg.NodeID }
 // same appliers.
 func (h *Host) StartShard(shardID uint64, appliers map[OpKind]Applier) (*Shard, error) {
 	all := map[OpKind]Applier{}
-	for _, k := range []OpKind{OpPush, OpConfigure, OpTrim, OpDedupSweep} {
+	for _, k := range []OpKind{OpPush, OpConfigure, OpTrim, OpDedupSweep, OpDeleteQueue} {
 		all[k] = queueApplier{kind: k}
 	}
 	for _, k := range slices.Sorted(maps.Keys(appliers)) {

@@ -132,3 +132,27 @@ func FuzzDedupSweepOp(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDeleteQueueOp: the same for DeleteQueueOp, and its answer.
+func FuzzDeleteQueueOp(f *testing.F) {
+	f.Add((&DeleteQueueOp{Tenant: "t", Queue: "q"}).Op().Data, "t", "q")
+	f.Add([]byte{opVersion}, "", "")
+	f.Fuzz(func(t *testing.T, raw []byte, tenant, queue string) {
+		if o, err := decodeDeleteQueueOp(raw); err != nil {
+			checkRefusal(t, err)
+		} else {
+			checkCanonical(t, "delete queue op", raw, o.Op().Data)
+		}
+		op := DeleteQueueOp{Tenant: tenant, Queue: queue}
+		enc := op.Op()
+		got, err := decodeDeleteQueueOp(enc.Data)
+		if err != nil || enc.Kind != OpDeleteQueue || got != op {
+			t.Fatalf("decode of %+v: %+v %v", op, got, err)
+		}
+		if a, err := DecodeDeleteQueueAnswer(raw); err == nil {
+			if b, err := DecodeDeleteQueueAnswer(appendDeleteQueueAnswer(nil, a)); err != nil || b != a {
+				t.Fatalf("answer %x decoded to %+v, which re-encodes to %+v %v", raw, a, b, err)
+			}
+		}
+	})
+}

@@ -45,6 +45,12 @@ func (k queueApplier) Apply(tx *Txn, at ApplyInfo, data []byte) ([]byte, error) 
 			return nil, err
 		}
 		return applyDedupSweep(tx, at, &op)
+	case OpDeleteQueue:
+		op, err := decodeDeleteQueueOp(data)
+		if err != nil {
+			return nil, err
+		}
+		return applyDeleteQueue(tx, at, &op)
 	}
 	return nil, fmt.Errorf("raftlog: op kind %d is not the queue log's", k.kind)
 }

@@ -70,6 +70,16 @@ func (b *Broker) DeleteConsumerGroup(ctx context.Context, tenant, group, queue s
 	return n, mapErr(err)
 }
 
+// DeleteQueue deletes a queue with its partitions, records, dedup index,
+// consumer groups' state and dead letters, in one entry.
+func (b *Broker) DeleteQueue(ctx context.Context, tenant, queue string) (httpd.QueueDeleted, bool, error) {
+	q, d, err := b.cons.DeleteQueue(ctx, tenant, queue)
+	if err != nil {
+		return httpd.QueueDeleted{}, false, mapErr(err)
+	}
+	return httpd.QueueDeleted{Partitions: int64(q.Partitions), Messages: q.Records, ConsumerGroups: d.Groups, DeadLetters: d.DeadLetters}, q.Found, nil
+}
+
 // SetSubscription moves a group's subscription time on every queue it reads.
 func (b *Broker) SetSubscription(ctx context.Context, tenant, group string, from int64) (int, error) {
 	n, err := b.cons.SetSubscription(ctx, consume.SubscriptionOp{Tenant: tenant, Group: group, From: from})

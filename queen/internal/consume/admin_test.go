@@ -190,3 +190,44 @@ func TestASubscriptionTimeMovesWhereAGroupStartsOnPartitionsItHasNotRead(t *test
 	// starts at the subscription time: b-1, not b-0.
 	equal(t, "after the new subscription time", txids(e.pop(consume.PopRequest{Queue: "q", Group: "g", Batch: 10, MaxPartitions: 2})), []string{"b-1#1"})
 }
+
+func TestDeletingAQueueForgetsItsGroupsLettersLeasesAndPartitionIDs(t *testing.T) {
+	e := start(t)
+	e.push("q", "p", 0, 3)
+	e.push("kept", "p", 0, 1)
+	res := e.pop(consume.PopRequest{Queue: "q", Group: "g", Mode: consume.ModeAll, Batch: 3})
+	kept := e.pop(consume.PopRequest{Queue: "kept", Group: "g", Mode: consume.ModeAll})
+	if a := e.ack(sub(res, 0), "g", consume.StatusDLQ, true); !a[0].DLQ {
+		t.Fatalf("dlq: %+v", a[0])
+	}
+	id := e.letters("q", "g")[0].ID
+	q, d, err := e.c.DeleteQueue(e.ctx(), tenant, "q")
+	if err != nil || q != (raftlog.DeleteQueueAnswer{Found: true, Partitions: 1, Records: 3}) || d != (consume.DropQueueAnswer{Groups: 1, DeadLetters: 1}) {
+		t.Fatalf("delete: %+v %+v %v", q, d, err)
+	}
+	if n := len(e.letters("q", "")); n != 0 {
+		t.Fatalf("%d dead letters left", n)
+	}
+	if _, _, err := e.c.Replay(e.ctx(), tenant, id, "", "", [16]byte{1}, nil); !errors.Is(err, consume.ErrGone) {
+		t.Fatalf("replay of a letter of the deleted queue: %v", err)
+	}
+	groups, err := e.c.Groups(e.ctx(), tenant, "g")
+	if err != nil || len(groups) != 1 || groups[0].Queue != "kept" {
+		t.Fatalf("groups after the delete: %+v %v", groups, err)
+	}
+	if a := e.ack(sub(res, 1), "g", consume.StatusCompleted, true); a[0].OK || !strings.Contains(a[0].Error, "names no partition") {
+		t.Fatalf("an ack of the deleted queue: %+v", a[0])
+	}
+	if x, err := e.c.Extend(e.ctx(), tenant, res.LeaseID, time.Minute); err != nil || x.Renewed != 0 {
+		t.Fatalf("extend of a lease on the deleted queue: %+v %v", x, err)
+	}
+	if a := e.ack(kept, "g", consume.StatusCompleted, true); !a[0].OK {
+		t.Fatalf("an ack of the other queue: %+v", a[0])
+	}
+	// Pushed again, the queue is new: the group has not read it.
+	e.push("q", "p", 0, 1)
+	equal(t, "the queue anew", txids(e.pop(consume.PopRequest{Queue: "q", Group: "g", Mode: consume.ModeAll, Batch: 10})), []string{"p-0#1"})
+	if q, d, err := e.c.DeleteQueue(e.ctx(), tenant, "never"); err != nil || q.Found || d != (consume.DropQueueAnswer{}) {
+		t.Fatalf("delete of an unknown queue: %+v %+v %v", q, d, err)
+	}
+}

@@ -52,6 +52,8 @@ func (applier) Apply(tx *raftlog.Txn, at raftlog.ApplyInfo, data []byte) ([]byte
 		return s.positions(op)
 	case *SubscriptionOp:
 		return s.subscription(op)
+	case *DropQueueOp:
+		return s.dropQueue(op)
 	}
 	return nil, errors.New("consume: unknown op")
 }

@@ -31,6 +31,8 @@ func checkNames(op any) error {
 		err = check(op.Tenant, op.Queue, op.Group, "", "")
 	case *SubscriptionOp:
 		err = check(op.Tenant, "", op.Group, "", "")
+	case *DropQueueOp:
+		err = check(op.Tenant, op.Queue, "", "", "")
 	case *PurgeOp:
 		err = check(op.Tenant, op.Queue, op.Group, "", "")
 	case *PositionOp:

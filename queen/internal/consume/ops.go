@@ -305,6 +305,8 @@ func decodeOp(b []byte) (any, error) {
 		out = decodePositionOp(&d)
 	case kindSubscription:
 		out = &SubscriptionOp{Tenant: str(&d), Group: str(&d), From: d.Varint()}
+	case kindDropQueue:
+		out = &DropQueueOp{Tenant: str(&d), Queue: str(&d)}
 	default:
 		d.Fail(fmt.Sprintf("op kind %d", kind))
 	}

@@ -1,0 +1,137 @@
+package consume
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/wire"
+)
+
+const kindDropQueue byte = 11
+
+// DropQueueOp forgets everything the consuming family holds about a
+// queue: every group's subscription, cursors, leases and position
+// metadata on it, its dead letters, and the partition ids its acks name.
+// It goes first in the command of DELETE /api/v1/resources/queues/:queue,
+// before raftlog's DeleteQueueOp deletes the queue's records, so it still
+// reads the queue's partitions.
+type DropQueueOp struct {
+	Tenant, Queue string
+}
+
+// Op encodes o as an op of a command.
+func (o *DropQueueOp) Op() raftlog.Op {
+	b := wire.AppendString(wire.AppendString([]byte{opVersion, kindDropQueue}, o.Tenant), o.Queue)
+	return raftlog.Op{Kind: OpConsume, Data: b}
+}
+
+// DropQueueAnswer is what a DropQueueOp deleted.
+type DropQueueAnswer struct {
+	Groups      int // consumer groups subscribed to the queue
+	DeadLetters int
+}
+
+// dropQueue walks the queue's group states (for the leases they name) and
+// dead letters (for their ids), then deletes each of the family's key
+// ranges of the queue.
+func (s *state) dropQueue(op *DropQueueOp) ([]byte, error) {
+	var a DropQueueAnswer
+	if err := s.v.EachPartition(op.Tenant, op.Queue, 0, func(p raftlog.PartitionInfo) (bool, error) {
+		s.tx.Delete(uidKey(p.UID))
+		return true, nil
+	}); err != nil {
+		return nil, err
+	}
+	gp := name(name([]byte{prefixGP}, op.Tenant), op.Queue)
+	var leases []string
+	var derr error
+	err := s.v.Scan(gp, wire.PrefixEnd(gp), func(_, val []byte) bool {
+		g, err := decodeGP(val)
+		if err != nil {
+			derr = err
+			return false
+		}
+		if g.LeaseID != "" {
+			leases = append(leases, g.LeaseID)
+		}
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range leases { // a lease holds partitions of one queue
+		s.tx.Delete(leaseKey(id))
+	}
+	letters := letterPrefix(op.Tenant, op.Queue)
+	err = s.v.Scan(letters, wire.PrefixEnd(letters), func(_, val []byte) bool {
+		l, err := decodeLetter(val)
+		if err != nil {
+			derr = err
+			return false
+		}
+		s.tx.Delete(letterIDKey(op.Tenant, l.ID))
+		a.DeadLetters++
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	if err != nil {
+		return nil, err
+	}
+	subs, err := subscriptions(s.v, op.Tenant, op.Queue, "")
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range subs {
+		if g.Queue == op.Queue {
+			a.Groups++
+		}
+	}
+	for _, prefix := range []byte{prefixGP, prefixGroup, prefixLetter, prefixMetadata} {
+		p := name(name([]byte{prefix}, op.Tenant), op.Queue)
+		s.tx.DeleteRange(p, wire.PrefixEnd(p))
+	}
+	s.released(op.Tenant, op.Queue)
+	b := binary.AppendUvarint(nil, uint64(a.Groups))
+	return binary.AppendUvarint(b, uint64(a.DeadLetters)), nil
+}
+
+// DecodeDropQueueAnswer reads the answer of a DropQueueOp.
+func DecodeDropQueueAnswer(b []byte) (DropQueueAnswer, error) {
+	d := wire.NewDecoder(b, ErrCorrupt)
+	a := DropQueueAnswer{Groups: int(d.Uvarint()), DeadLetters: int(d.Uvarint())}
+	if d.Err == nil && len(d.B) != 0 {
+		d.Fail("trailing bytes")
+	}
+	if d.Err != nil {
+		return DropQueueAnswer{}, fmt.Errorf("drop queue answer: %w", d.Err)
+	}
+	return a, nil
+}
+
+// DeleteQueue deletes a queue: this family's state of it and raftlog's
+// queue, partitions, records and dedup entries, in one entry.
+func (c *Consumer) DeleteQueue(ctx context.Context, tenant, queue string) (raftlog.DeleteQueueAnswer, DropQueueAnswer, error) {
+	drop := DropQueueOp{Tenant: tenant, Queue: queue}
+	del := raftlog.DeleteQueueOp{Tenant: tenant, Queue: queue}
+	res, err := c.Shard.Propose(ctx, raftlog.Command{Ops: []raftlog.Op{drop.Op(), del.Op()}})
+	if err != nil {
+		return raftlog.DeleteQueueAnswer{}, DropQueueAnswer{}, err
+	}
+	if !res.Applied() {
+		why, _ := raftlog.Rejected(res.Ops[res.Aborted])
+		return raftlog.DeleteQueueAnswer{}, DropQueueAnswer{}, fmt.Errorf("%w: %s", raftlog.ErrRejected, why)
+	}
+	d, err := DecodeDropQueueAnswer(res.Ops[0])
+	if err != nil {
+		return raftlog.DeleteQueueAnswer{}, DropQueueAnswer{}, err
+	}
+	q, err := raftlog.DecodeDeleteQueueAnswer(res.Ops[1])
+	return q, d, err
+}
