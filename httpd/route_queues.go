@@ -124,7 +124,10 @@ type deleteQueueAnswer struct {
 // and subscription on it, its dead letters and its dedup index go, in one
 // entry (its cost grows with partitions, groups and dead letters, never
 // with records). What the S3 sink wrote stays in the lake. A push after it
-// creates the queue anew (default options, offsets from 0). 200
+// creates the queue anew (default options, new partition ids, offsets
+// from 0), and a sink that mirrors the queue reads the new partitions from
+// offset 0 in later windows (s3sink's newLife; a sink that restarted from
+// its checkpoint in between cannot tell the new life from the old). 200
 // {"deleted":true,"queue","partitions","messages","consumerGroups",
 // "deadLetters"}; 404 queue_not_found when there is no such queue.
 func (s *server) deleteQueue() http.Handler {

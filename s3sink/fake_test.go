@@ -29,6 +29,8 @@ type fakeQueue struct {
 
 type fakePart struct {
 	name      string
+	id        string // the life's id; "" for the first life
+
 	recs      []LogRecord // recs[i] has offset logStart+i
 	logStart  int64
 	lastWrite int64
@@ -89,6 +91,18 @@ func (l *fakeLog) trim(tenant, queue, part string, before int64) {
 	}
 }
 
+// recreate deletes a partition and creates it again empty, in a new life
+// (a queue deleted and pushed again).
+func (l *fakeLog) recreate(tenant, queue, part string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, p := range l.queues[tenant+"/"+queue].parts {
+		if p.name == part {
+			l.queues[tenant+"/"+queue].parts[i] = &fakePart{name: part, id: p.id + "'", lastWrite: l.next()}
+		}
+	}
+}
+
 func (l *fakeLog) Partitions(_ context.Context, tenant, queue string, since int64, after string, limit int) (PartitionPage, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -108,7 +122,7 @@ func (l *fakeLog) Partitions(_ context.Context, tenant, queue string, since int6
 		}
 		p := q.parts[i]
 		if p.lastWrite >= since {
-			page.Partitions = append(page.Partitions, PartitionInfo{Name: p.name, LastOffset: p.logStart + int64(len(p.recs)) - 1,
+			page.Partitions = append(page.Partitions, PartitionInfo{Name: p.name, ID: "life-" + p.id, LastOffset: p.logStart + int64(len(p.recs)) - 1,
 				LogStart: p.logStart, LastWrite: p.lastWrite})
 		}
 	}

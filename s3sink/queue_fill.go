@@ -55,12 +55,40 @@ func (q *queueTask) readAll(ctx context.Context) error {
 				}
 			}
 			p = q.addPart(info.Name, next)
+		} else if q.newLife(p, info) {
+			continue
+		}
+		if info.ID != "" {
+			p.id = info.ID
 		}
 		if p.next <= info.LastOffset {
 			work = append(work, p)
 		}
 	}
 	return q.fetchAll(ctx, work)
+}
+
+// newLife handles a partition deleted and created again under the same
+// name (DELETE /api/v1/resources/queues/:queue, then a push): its id is
+// not the one this task read. Its new life starts at offset 0, so the sink
+// reads it from its log start, in windows after those of the old life.
+// While records of the old life are still buffered it waits (skip true),
+// so a window never holds a partition's offsets out of order. The id is
+// known only to the task that read it: a task restored from a checkpoint
+// after the partition's new life passed the checkpoint's offset cannot
+// tell (a shorter log is no sign: this node's applied state may lag the
+// checkpoint).
+func (q *queueTask) newLife(p *partBuf, info PartitionInfo) (skip bool) {
+	if p.id == "" || info.ID == "" || info.ID == p.id {
+		return false
+	}
+	if len(p.recs) > 0 {
+		return true
+	}
+	q.e.log.Warn("a partition was deleted and created again: the sink reads its new life from its log start",
+		"queue", q.queue, "partition", p.name, "readTo", p.next, "newEnd", info.LastOffset+1, "id", info.ID)
+	p.next, p.id = info.LogStart, info.ID
+	return false
 }
 
 // fetchAll reads the partitions to their ends, FETCH_CONCURRENCY at a time.

@@ -374,6 +374,12 @@ func (h *harness) command(t *testing.T, d *datadriven.TestData) string {
 		d.ScanArgs(t, "before", &before)
 		h.w.log.trim(DefaultTenant, queue, part, int64(before))
 		return fmt.Sprintf("%s/%s starts at offset %d\n", queue, part, before)
+	case "recreate":
+		queue, part := "orders", ""
+		d.MaybeScanArgs(t, "queue", &queue)
+		d.ScanArgs(t, "p", &part)
+		h.w.log.recreate(DefaultTenant, queue, part)
+		return fmt.Sprintf("%s/%s deleted and created again, empty\n", queue, part)
 	case "retain":
 		queue, part, before := "orders", "", 0
 		d.MaybeScanArgs(t, "queue", &queue)

@@ -40,6 +40,9 @@ func nextBoundary(ts int64, a lakeformat.Align) int64 {
 // and the records read past the open window's start.
 type partBuf struct {
 	name string
+	// id is the UUID of the partition's life the sink reads (PartitionInfo.ID;
+	// "" until a discovery says it).
+	id string
 	// next is the offset the next fetch starts at.
 	next int64
 	// recs are read records, in offset (and so ts) order, all stamped at or
