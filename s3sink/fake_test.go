@@ -28,8 +28,8 @@ type fakeQueue struct {
 }
 
 type fakePart struct {
-	name      string
-	id        string // the life's id; "" for the first life
+	name string
+	id   string // the life's id; "" for the first life
 
 	recs      []LogRecord // recs[i] has offset logStart+i
 	logStart  int64
