@@ -35,9 +35,14 @@ var (
 	TimerDelayMs   = &Range{Field: "delayMs", Min: -10 * 366 * 24 * 3600 * 1000, Max: 10 * 366 * 24 * 3600 * 1000, Unit: "ms", Doc: "a timer's delay (a past one fires at once); over QUEEN_TIMERS_MAX_HORIZON_S (90 days) it is 403", Where: "timers"}
 	PositionOffset = &Range{Field: "offset", Min: -1, Max: MaxSafeInteger, Doc: "a transaction position: the last offset a group is done with (-1: none yet)", Where: "transaction (positions)"}
 	TimerLimit     = &Range{Field: "limit", Min: 1, Max: 1000, Clamp: true, Doc: "timers of one list page (default 100)", Where: "timers"}
+	TraceData      = &Range{Field: "data", Min: 1, Max: 64 << 10, Unit: "bytes", Doc: "a trace event's data: one JSON value, its bytes as sent", Where: "traces"}
+	TraceNames     = &Range{Field: "traceNames", Min: 0, Max: 16, Unit: "names", Doc: "names of one trace event (a repeated name counts once)", Where: "traces"}
+	TraceLimit     = &Range{Field: "limit", Min: 1, Max: 1000, Clamp: true, Doc: "events of one trace read, or names of one names page (default 100; a message's: 1000)", Where: "traces"}
+	TraceOffset    = &Range{Field: "offset", Min: 0, Max: 10000, Doc: "events a by-name page skips (page further back with to)", Where: "traces (by-name)"}
 )
 
 // Params lists them, in the order the docs show them.
 var Params = []*Range{PopBatch, PopPartitions, PopTimeout, LeaseSeconds, ExtendSeconds, FetchOffset, FetchMaxBytes,
 	FetchMaxWait, FetchMinBytes, Timestamp, ChangedLimit, KVTTLSeconds, KVExpect, KVLimit, AckBatch, GroupMinLag,
-	ListLimit, MessagesOffset, LockTTLSeconds, LockLimit, LockToken, LockSlot, TimerDelayMs, TimerLimit, PositionOffset}
+	ListLimit, MessagesOffset, LockTTLSeconds, LockLimit, LockToken, LockSlot, TimerDelayMs, TimerLimit, TraceData,
+	TraceNames, TraceLimit, TraceOffset, PositionOffset}
