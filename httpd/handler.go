@@ -54,8 +54,10 @@ type server struct {
 	// kc is b as a KVConsole, nil when it is not one.
 	kc KVConsole
 	// l is b as a Locker, tm as a Timerer: nil when it is not one.
-	l       Locker
-	tm      Timerer
+	l  Locker
+	tm Timerer
+	// tr is b as a Tracer: nil when it is not one.
+	tr      Tracer
 	maxBody int64
 	horizon time.Duration
 	subMode string
@@ -97,6 +99,9 @@ func New(b Broker, o Options) http.Handler {
 	if tm, ok := b.(Timerer); ok {
 		s.tm = tm
 	}
+	if tr, ok := b.(Tracer); ok {
+		s.tr = tr
+	}
 
 	r := chi.NewRouter()
 	r.Use(observe(newMetrics(o.Registry), o.Logger), middleware.GetHead)
@@ -135,6 +140,9 @@ func New(b Broker, o Options) http.Handler {
 		}
 		if s.tm != nil {
 			s.timerRoutes(r)
+		}
+		if s.tr != nil {
+			s.traceRoutes(r)
 		}
 		if s.kc != nil {
 			r.Method(http.MethodGet, "/resources/kv/namespaces", s.kvNamespaces())
