@@ -20,7 +20,8 @@ func TestDefaults(t *testing.T) {
 		c.RaftAddress != "127.0.0.1:6633" || len(c.Members) != 1 || c.Members[1] != "127.0.0.1:6633" ||
 		c.MaxBodyBytes != 64<<20 || c.RequestTimeout != 30*time.Second || c.LogLevel != slog.LevelInfo ||
 		c.LogFormat != "auto" || c.TenancyHeader || c.Join || c.MaxClockSkew != 500*time.Millisecond ||
-		c.DefaultSubscriptionMode != "new" || c.TimerTick != 50*time.Millisecond || c.TimerHorizon != 90*24*time.Hour {
+		c.DefaultSubscriptionMode != "new" || c.TimerTick != 50*time.Millisecond || c.TimerHorizon != 90*24*time.Hour ||
+		c.TraceRetention != 7*24*time.Hour {
 		t.Errorf("defaults: %+v", c)
 	}
 }
@@ -73,6 +74,8 @@ func TestRefusals(t *testing.T) {
 		{map[string]string{"QUEEN_LOG_LEVEL": "loud"}, "ERROR boot: FATAL: broker: QUEEN_LOG_LEVEL=loud is not a log level. It is one of debug, info, warn, error: how much the broker logs"},
 		{map[string]string{"DEFAULT_SUBSCRIPTION_MODE": "latest"}, "ERROR boot: FATAL: broker: DEFAULT_SUBSCRIPTION_MODE=latest is not a subscription mode. It is one of new, all, new-only, from_beginning: where a consumer group that has never popped starts: after the last record (new) or at the first (all)"},
 		{map[string]string{"QUEEN_RAFT_TIMER_TICK_MS": "0"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_TIMER_TICK_MS=0 is outside 1..=60000. It is how often the leader fires due timers, in milliseconds"},
+		{map[string]string{"QUEEN_TRACES_RETENTION_S": "59"}, "ERROR boot: FATAL: broker: QUEEN_TRACES_RETENTION_S=59 is outside 60..=315360000. It is how long a trace event is kept, in seconds"},
+		{map[string]string{"QUEEN_TRACES_RETENTION_S": "7d"}, "ERROR boot: FATAL: broker: QUEEN_TRACES_RETENTION_S=7d is not a whole number. It is how long a trace event is kept, in seconds, in 60..=315360000"},
 		{map[string]string{"QUEEN_LOG_FORMAT": "xml"}, "ERROR boot: FATAL: broker: QUEEN_LOG_FORMAT=xml is not a log format. It is one of auto, text, json: auto writes colored text to a terminal and JSON otherwise"},
 	}
 	for _, c := range cases {

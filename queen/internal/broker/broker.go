@@ -17,6 +17,7 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/locks"
 	"github.com/queen-mq/queen-go/queen/internal/seal"
 	"github.com/queen-mq/queen-go/queen/internal/timers"
+	"github.com/queen-mq/queen-go/queen/internal/traces"
 	"github.com/queen-mq/queen-go/raftlog"
 
 	"github.com/queen-mq/queen-go/contract"
@@ -35,6 +36,8 @@ type Broker struct {
 	cons     *consume.Consumer
 	locks    *locks.Locks
 	timers   *timers.Timers
+	traces   *traces.Traces
+	traceTTL time.Duration
 	seal     *seal.Sealer
 	version  string
 	readyLag time.Duration
@@ -52,12 +55,20 @@ type Options struct {
 	// Sealer seals the payloads of encrypted queues (nil: no
 	// QUEEN_ENCRYPTION_KEY; such queues cannot be configured or pushed to).
 	Sealer *seal.Sealer
+	// TraceRetention is the lifetime of a trace event recorded through
+	// this node (QUEEN_TRACES_RETENTION_S); 0 means
+	// traces.DefaultRetention.
+	TraceRetention time.Duration
 }
 
 // New serves shard, which runs kvstore's and consume's appliers, on host.
 func New(host *raftlog.Host, shard *raftlog.Shard, o Options) *Broker {
+	if o.TraceRetention < time.Second {
+		o.TraceRetention = traces.DefaultRetention
+	}
 	return &Broker{host: host, shard: shard, kv: kvstore.New(shard), cons: &consume.Consumer{Shard: shard, Skew: o.Skew},
-		locks: &locks.Locks{Shard: shard}, timers: &timers.Timers{Shard: shard}, seal: o.Sealer, version: o.Version, readyLag: o.ReadyLag}
+		locks: &locks.Locks{Shard: shard}, timers: &timers.Timers{Shard: shard}, traces: &traces.Traces{Shard: shard},
+		traceTTL: o.TraceRetention, seal: o.Sealer, version: o.Version, readyLag: o.ReadyLag}
 }
 
 // mapErr turns raftlog's and kvstore's errors into httpd's.
@@ -192,12 +203,13 @@ func kvstoreISO(us int64) string {
 }
 
 // Appliers are the state machine's families beside the queue log: the KV
-// store, consuming (pop, ack, leases), locks and timers. Every node runs
-// the same set.
+// store, consuming (pop, ack, leases), locks, timers and traces. Every
+// node runs the same set.
 func Appliers() map[raftlog.OpKind]raftlog.Applier {
 	m := kvstore.Appliers()
 	maps.Copy(m, consume.Appliers())
 	maps.Copy(m, locks.Appliers())
 	maps.Copy(m, timers.Appliers())
+	maps.Copy(m, traces.Appliers())
 	return m
 }
