@@ -98,15 +98,17 @@ var (
 		Doc: "a lock's owner (API.md §6)"}
 	TimerKey = &Name{Field: "timerKey", MinBytes: 1, MaxBytes: 512, Rule: RuleKey,
 		Doc: "a timer of a queue (API.md §7)"}
-	TraceName = &Name{Field: "traceName", MinBytes: 1, MaxBytes: 256, Rule: RuleText,
-		Doc: "a trace's name"}
+	TraceName = &Name{Field: "traceName", MinBytes: 1, MaxBytes: 256, Rule: RuleText, TooLong: TooLongBadRequest,
+		Doc: "a trace's name (an element of traceNames, and by-name's path)"}
+	TraceEventType = &Name{Field: "eventType", MinBytes: 0, MaxBytes: 64, Rule: RuleText, TooLong: TooLongBadRequest,
+		Doc: `a trace event's type ("" reads as "info")`}
 	ID = &Name{Field: "id", MinBytes: 1, MaxBytes: 128, Rule: RuleID, TooLong: TooLongBadRequest,
 		Doc: "an id the broker minted: leaseId, a dead letter's id, partitionId"}
 )
 
 // Names lists every kind of name, in the order the docs show them.
 var Names = []*Name{Tenant, Queue, Partition, ConsumerGroup, TransactionID, QueueNamespace, QueueTask, SinkHold,
-	KVNamespace, KVKey, LockName, LockOwner, TimerKey, TraceName, ID}
+	KVNamespace, KVKey, LockName, LockOwner, TimerKey, TraceName, TraceEventType, ID}
 
 // Problem is what is wrong with a name.
 type Problem uint8

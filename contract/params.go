@@ -43,11 +43,16 @@ var (
 	EphemeralRetryLimit   = &Range{Field: "retryLimit", Min: 0, Max: 10000, Unit: "retries", Doc: "deliveries of an ephemeral message past the first before it is dropped (default 3)", Where: "ephemeral configure"}
 	EphemeralWindowMs     = &Range{Field: "ms", Min: 0, Max: 60000, Unit: "ms", Doc: "windowBuffer: how long a waiting ephemeral pop lets its batch fill once a message is there (default 0: off)", Where: "ephemeral configure"}
 	EphemeralWindowCount  = &Range{Field: "count", Min: 0, Max: 10000, Unit: "messages", Doc: "windowBuffer: the batch it waits for (default 0: the pop's batch)", Where: "ephemeral configure"}
+	TraceData             = &Range{Field: "data", Min: 1, Max: 64 << 10, Unit: "bytes", Doc: "a trace event's data: one JSON value, its bytes as sent", Where: "traces"}
+	TraceNames            = &Range{Field: "traceNames", Min: 0, Max: 16, Unit: "names", Doc: "names of one trace event (a repeated name counts once)", Where: "traces"}
+	TraceLimit            = &Range{Field: "limit", Min: 1, Max: 1000, Clamp: true, Doc: "events of one trace read, or names of one names page (default 100; a message's: 1000)", Where: "traces"}
+	TraceOffset           = &Range{Field: "offset", Min: 0, Max: 10000, Doc: "events a by-name page skips (page further back with to)", Where: "traces (by-name)"}
 )
 
 // Params lists them, in the order the docs show them.
 var Params = []*Range{PopBatch, PopPartitions, PopTimeout, LeaseSeconds, ExtendSeconds, FetchOffset, FetchMaxBytes,
 	FetchMaxWait, FetchMinBytes, Timestamp, ChangedLimit, KVTTLSeconds, KVExpect, KVLimit, AckBatch, GroupMinLag,
-	ListLimit, MessagesOffset, LockTTLSeconds, LockLimit, LockToken, LockSlot, TimerDelayMs, TimerLimit, PositionOffset,
+	ListLimit, MessagesOffset, LockTTLSeconds, LockLimit, LockToken, LockSlot, TimerDelayMs, TimerLimit, TraceData,
+	TraceNames, TraceLimit, TraceOffset, PositionOffset,
 	EphemeralMaxBytes, EphemeralMaxLength, EphemeralTTLSeconds, EphemeralLeaseSeconds, EphemeralRetryLimit,
 	EphemeralWindowMs, EphemeralWindowCount}

@@ -37,7 +37,9 @@
 // dashboard's reads: GET /api/v1/status, /status/queues,
 // /status/queues/:queue, /status/analytics, /resources/overview,
 // /resources/namespaces, /resources/tasks, /resources/partitions,
-// /resources/queues/:queue/depth.
+// /resources/queues/:queue/depth. When it is also a Tracer (traces.go),
+// the trace routes: POST /api/v1/traces; GET /api/v1/traces/names,
+// /traces/by-name/*name, /traces/:partitionId/*transactionId.
 // When it is also a Locker (locks.go), POST
 // /api/v1/locks; when a Timerer (timers.go), the timer routes. When it is
 // also an Ephemeral (ephemeral.go), the ephemeral queues' routes
@@ -235,6 +237,26 @@
 //     pages them in timerKey byte order ({rows (without payload),
 //     truncated, nextAfter}; limit 1..1000 clamped, default 100; after
 //     exclusive) or, with mode=count&prefix=, answers {count}.
+//   - traces (route_traces.go, whose handlers show each shape): POST
+//     /api/v1/traces takes the official client's body {transactionId,
+//     partitionId, consumerGroup, traceNames, eventType, data}:
+//     transactionId and partitionId (as ack reads it, and at most
+//     2^64-1) and data (one JSON value, null too, at most 64 KiB as
+//     sent) are required; consumerGroup defaults to __QUEUE_MODE__,
+//     eventType ("" too) to "info"; traceNames is null or an array of
+//     non-empty strings of at most 256 bytes, a repeated one kept once,
+//     at most 16 distinct. Every refusal is 400 bad_request naming the
+//     field (a trace name or eventType over its bound too, not 413). It
+//     answers 201 with the event as stored, without its data; a
+//     partitionId or transactionId the broker does not know is stored
+//     all the same (queue and partition null). An event renders {id,
+//     transactionId, partitionId, queue|null, partition|null,
+//     consumerGroup, eventType, data, traceNames, createdAt, expiresAt}.
+//     The transactionId and the name are the rest of their path, '/'
+//     included (the client does not escape them); limit is 1..1000
+//     clamped (default 1000 for a message, 100 otherwise), by-name's
+//     offset 0..10000 and its from and to ISO, a range [from, to) as
+//     messages reads it; search is a prefix of the name.
 //   - consumer groups: the list is {"consumerGroups":[{name,queues:[{queue,
 //     subscribedAt,subscriptionMode,lag,partitions (a count)}],lag (the
 //     sum of the queues')}]} in the broker's order; the detail is

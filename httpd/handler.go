@@ -71,7 +71,9 @@ type server struct {
 	samples *Sampler
 	// e is b as an Ephemeral, nil when it is not one (no ephemeral routes
 	// then).
-	e       Ephemeral
+	e Ephemeral
+	// tr is b as a Tracer: nil when it is not one.
+	tr      Tracer
 	maxBody int64
 	horizon time.Duration
 	subMode string
@@ -120,6 +122,9 @@ func New(b Broker, o Options) http.Handler {
 	if e, ok := b.(Ephemeral); ok {
 		s.e = e
 	}
+	if tr, ok := b.(Tracer); ok {
+		s.tr = tr
+	}
 
 	r := chi.NewRouter()
 	r.Use(observe(s.m, o.Logger), middleware.GetHead)
@@ -164,6 +169,9 @@ func New(b Broker, o Options) http.Handler {
 		}
 		if s.tm != nil {
 			s.timerRoutes(r)
+		}
+		if s.tr != nil {
+			s.traceRoutes(r)
 		}
 		if s.kc != nil {
 			r.Method(http.MethodGet, "/resources/kv/namespaces", s.kvNamespaces())

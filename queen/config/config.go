@@ -64,6 +64,10 @@ type Config struct {
 	// may have (QUEEN_TIMERS_MAX_HORIZON_S).
 	TimerTick    time.Duration
 	TimerHorizon time.Duration
+	// TraceRetention is how long a trace event lives on the broker clock
+	// (QUEEN_TRACES_RETENTION_S); the leader's retention pass deletes it
+	// after that.
+	TraceRetention time.Duration
 	// DefaultSubscriptionMode is the subscription of a pop that names
 	// none: "new" or "all" (DEFAULT_SUBSCRIPTION_MODE; from_beginning
 	// and new-only are accepted as the API spells them).
@@ -132,6 +136,7 @@ func Load(getenv func(string) string) (*Config, error) {
 	c.ClockOffset = ms(l.int("QUEEN_RAFT_CLOCK_OFFSET_MS", 0, 0, 86_400_000, "a test-only shift of this node's proposer clock, forward, in milliseconds"))
 	c.TimerTick = ms(l.int("QUEEN_RAFT_TIMER_TICK_MS", 50, 1, 60_000, "how often the leader fires due timers, in milliseconds"))
 	c.TimerHorizon = time.Duration(l.int("QUEEN_TIMERS_MAX_HORIZON_S", 90*86400, 1, 10*365*86400, "the longest delay of a timer, in seconds")) * time.Second
+	c.TraceRetention = time.Duration(l.int("QUEEN_TRACES_RETENTION_S", 7*86400, 60, 10*365*86400, "how long a trace event is kept, in seconds")) * time.Second
 	c.DefaultSubscriptionMode = l.enum("DEFAULT_SUBSCRIPTION_MODE", "new", "subscription mode", map[string]string{
 		"new": "new", "new-only": "new", "all": "all", "from_beginning": "all"},
 		"new, all, new-only, from_beginning", "where a consumer group that has never popped starts: after the last record (new) or at the first (all)")

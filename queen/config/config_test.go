@@ -21,7 +21,8 @@ func TestDefaults(t *testing.T) {
 		c.MaxBodyBytes != 64<<20 || c.RequestTimeout != 30*time.Second || c.LogLevel != slog.LevelInfo ||
 		c.LogFormat != "auto" || c.TenancyHeader || c.Join || c.MaxClockSkew != 500*time.Millisecond ||
 		c.DefaultSubscriptionMode != "new" || c.TimerTick != 50*time.Millisecond || c.TimerHorizon != 90*24*time.Hour ||
-		c.EphemeralMaxBytes != 256<<20 {
+		c.EphemeralMaxBytes != 256<<20 ||
+		c.TraceRetention != 7*24*time.Hour {
 		t.Errorf("defaults: %+v", c)
 	}
 }
@@ -76,6 +77,8 @@ func TestRefusals(t *testing.T) {
 		{map[string]string{"QUEEN_RAFT_TIMER_TICK_MS": "0"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_TIMER_TICK_MS=0 is outside 1..=60000. It is how often the leader fires due timers, in milliseconds"},
 		{map[string]string{"QUEEN_EPHEMERAL_MAX_BYTES": "1000"}, "ERROR boot: FATAL: broker: QUEEN_EPHEMERAL_MAX_BYTES=1000 is outside 1048576..=1099511627776. It is the memory this node's ephemeral queues may hold, in bytes (each message counts its payload and 128)"},
 		{map[string]string{"QUEEN_EPHEMERAL_MAX_BYTES": "1GiB"}, "ERROR boot: FATAL: broker: QUEEN_EPHEMERAL_MAX_BYTES=1GiB is not a whole number. It is the memory this node's ephemeral queues may hold, in bytes (each message counts its payload and 128), in 1048576..=1099511627776"},
+		{map[string]string{"QUEEN_TRACES_RETENTION_S": "59"}, "ERROR boot: FATAL: broker: QUEEN_TRACES_RETENTION_S=59 is outside 60..=315360000. It is how long a trace event is kept, in seconds"},
+		{map[string]string{"QUEEN_TRACES_RETENTION_S": "7d"}, "ERROR boot: FATAL: broker: QUEEN_TRACES_RETENTION_S=7d is not a whole number. It is how long a trace event is kept, in seconds, in 60..=315360000"},
 		{map[string]string{"QUEEN_LOG_FORMAT": "xml"}, "ERROR boot: FATAL: broker: QUEEN_LOG_FORMAT=xml is not a log format. It is one of auto, text, json: auto writes colored text to a terminal and JSON otherwise"},
 	}
 	for _, c := range cases {

@@ -153,7 +153,7 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	}
 	go eph.Run(ctx, time.Second)
 	b := broker.New(host, shard, broker.Options{Version: version, ReadyLag: cfg.ReadyLag, Skew: cfg.MaxClockSkew, Sealer: sealer,
-		Ephemeral: eph})
+		Ephemeral: eph, TraceRetention: cfg.TraceRetention})
 	if sink != nil {
 		b.StatusExtra = func(ctx context.Context) map[string]any { return map[string]any{"s3": sink.status(ctx)} }
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/locks"
 	"github.com/queen-mq/queen-go/queen/internal/seal"
 	"github.com/queen-mq/queen-go/queen/internal/timers"
+	"github.com/queen-mq/queen-go/queen/internal/traces"
 	"github.com/queen-mq/queen-go/raftlog"
 
 	"github.com/queen-mq/queen-go/contract"
@@ -39,6 +40,8 @@ type Broker struct {
 	locks    *locks.Locks
 	timers   *timers.Timers
 	eph      *ephemeral.Store
+	traces   *traces.Traces
+	traceTTL time.Duration
 	seal     *seal.Sealer
 	version  string
 	readyLag time.Duration
@@ -59,6 +62,10 @@ type Options struct {
 	// Ephemeral is this node's ephemeral queues (nil: a store of its own
 	// with the defaults, without metrics).
 	Ephemeral *ephemeral.Store
+	// TraceRetention is the lifetime of a trace event recorded through
+	// this node (QUEEN_TRACES_RETENTION_S); 0 means
+	// traces.DefaultRetention.
+	TraceRetention time.Duration
 }
 
 // New serves shard, which runs kvstore's and consume's appliers, on host.
@@ -68,9 +75,12 @@ func New(host *raftlog.Host, shard *raftlog.Shard, o Options) *Broker {
 		// one has none.
 		o.Ephemeral, _ = ephemeral.New(ephemeral.Options{})
 	}
+	if o.TraceRetention < time.Second {
+		o.TraceRetention = traces.DefaultRetention
+	}
 	return &Broker{host: host, shard: shard, kv: kvstore.New(shard), cons: &consume.Consumer{Shard: shard, Skew: o.Skew},
-		locks: &locks.Locks{Shard: shard}, timers: &timers.Timers{Shard: shard}, eph: o.Ephemeral, seal: o.Sealer,
-		version: o.Version, readyLag: o.ReadyLag}
+		locks: &locks.Locks{Shard: shard}, timers: &timers.Timers{Shard: shard}, eph: o.Ephemeral, traces: &traces.Traces{Shard: shard},
+		traceTTL: o.TraceRetention, seal: o.Sealer, version: o.Version, readyLag: o.ReadyLag}
 }
 
 // mapErr turns raftlog's and kvstore's errors into httpd's.
@@ -205,12 +215,13 @@ func kvstoreISO(us int64) string {
 }
 
 // Appliers are the state machine's families beside the queue log: the KV
-// store, consuming (pop, ack, leases), locks and timers. Every node runs
-// the same set.
+// store, consuming (pop, ack, leases), locks, timers and traces. Every
+// node runs the same set.
 func Appliers() map[raftlog.OpKind]raftlog.Applier {
 	m := kvstore.Appliers()
 	maps.Copy(m, consume.Appliers())
 	maps.Copy(m, locks.Appliers())
 	maps.Copy(m, timers.Appliers())
+	maps.Copy(m, traces.Appliers())
 	return m
 }

@@ -9,8 +9,9 @@
 // floors both cutoffs. What a trim deletes that an S3 sink has not written
 // to the lake yet is noted in the trim's own entry (notes.go), so the lake
 // reports it lost. Each pass also deletes the dedup entries of records
-// out of their queue's dedup window (raftlog.DedupSweepOp), and the KV rows
-// whose TTL passed (kvstore.SweepOp).
+// out of their queue's dedup window (raftlog.DedupSweepOp), the KV rows
+// whose TTL passed (kvstore.SweepOp), and the trace events whose lifetime
+// ended (traces.SweepOp).
 package retention
 
 import (
@@ -22,6 +23,7 @@ import (
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/lakeformat"
 	"github.com/queen-mq/queen-go/queen/internal/consume"
+	"github.com/queen-mq/queen-go/queen/internal/traces"
 	"github.com/queen-mq/queen-go/raftlog"
 
 	"github.com/queen-mq/queen-go/contract"
@@ -71,6 +73,7 @@ func (j *Job) Once(ctx context.Context) {
 		return
 	}
 	now := j.Shard.SafeTime()
+	defer j.sweepTraces(ctx)
 	defer j.sweepKV(ctx)
 	p := &pass{j: j, docs: map[string]*sinkDocs{}}
 	for _, q := range got.([]raftlog.TenantQueue) {
@@ -180,6 +183,41 @@ func (j *Job) sweepKV(ctx context.Context) {
 				break
 			}
 		}
+	}
+}
+
+// tracesSweepsPerPass bounds the sweep entries of trace events in a pass
+// (each deletes at most traces.SweepLimit events).
+const tracesSweepsPerPass = 20
+
+// sweepTraces deletes the trace events whose lifetime ended on the broker
+// clock (traces.SweepOp), so that traces do not grow for ever: sweeps
+// until one finds no more due, at most tracesSweepsPerPass of them (the
+// next pass goes on).
+func (j *Job) sweepTraces(ctx context.Context) {
+	got, err := j.Shard.LocalRead(func(v *raftlog.View) (any, error) { return traces.Due(v) })
+	if err != nil {
+		j.Log.Warn("retention: expired trace events", "err", err)
+		return
+	}
+	if !got.(bool) {
+		return
+	}
+	t := &traces.Traces{Shard: j.Shard}
+	deleted := 0
+	for range tracesSweepsPerPass {
+		a, err := t.Sweep(ctx, traces.SweepLimit)
+		if err != nil {
+			j.Log.Warn("retention: trace sweep", "err", err)
+			break
+		}
+		deleted += a.Deleted
+		if !a.More {
+			break
+		}
+	}
+	if deleted > 0 {
+		j.Log.Info("retention deleted trace events", "events", deleted)
 	}
 }
 

@@ -1,0 +1,294 @@
+package traces_test
+
+import (
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/queen-mq/queen-go/queen/internal/consume"
+	"github.com/queen-mq/queen-go/queen/internal/familytest"
+	"github.com/queen-mq/queen-go/queen/internal/traces"
+	"github.com/queen-mq/queen-go/raftlog"
+)
+
+const tenant = "00000000-0000-0000-0000-000000000001"
+
+// TestScripts runs testdata/scripts/*.txt (familytest: the clock is the
+// script's "at=<seconds>"; times print as seconds after its base) against
+// one node running the queue log's, consume's and the traces family's
+// appliers:
+//
+//	push at=<s> queue=… partition=… txn=…   one record ({})
+//	pop at=<s> queue=… partition=… [group=…]
+//	                  a pop: the partition's id (uid) and the txns leased
+//	record at=<s> [tenant=…]
+//	                  one entry of records, one per input line:
+//	                  "uid=<n> txn=… [group=…] [type=…] [names=a,b] [ttl=<s>] data=<json>|data=<n>B"
+//	                  (<n>B: a JSON string of n bytes, or a value of n
+//	                  bytes); each answers its id
+//	                  (created s #op), expiry and partition, or its refusal
+//	message [tenant=…] uid=<n> txn=… [limit=<n>]
+//	by-name [tenant=…] name=… [from=<s>] [to=<s>] [offset=<n>] [limit=<n>]
+//	names [tenant=…] [search=…] [after=…] [limit=<n>]
+//	                  the reads, on this node's applied state
+//	tick at=<s>       an empty entry: the clock moves, nothing is swept
+//	sweep at=<s> [limit=<n>]
+//	                  one sweep entry: what it deleted
+//	due               the earliest expiry stored, and whether it is due
+func TestScripts(t *testing.T) {
+	familytest.Run(t, appliers(), func(t *testing.T, n *familytest.Node, d *datadriven.TestData) string {
+		var out strings.Builder
+		ten := tenant
+		d.MaybeScanArgs(t, "tenant", &ten)
+		read := func(fn func(v *raftlog.View) (any, error)) any {
+			got, err := n.Shard.LocalRead(fn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return got
+		}
+		printEvents := func(evs []traces.Event) {
+			for _, e := range evs {
+				where := "unknown"
+				if e.Known {
+					where = e.Queue + "/" + e.Partition
+				}
+				fmt.Fprintf(&out, "%s #%d uid=%d txn=%s %s group=%s type=%s names=%v expires=%s data=%s\n",
+					n.Secs(e.Created), e.ID[11], e.PartitionUID, e.TransactionID, where, e.Group, clip(e.EventType), clipAll(e.Names),
+					n.Secs(e.ExpiresAt), clip(string(e.Data)))
+			}
+		}
+		switch d.Cmd {
+		case "push":
+			var queue, partition, txn string
+			d.ScanArgs(t, "queue", &queue)
+			d.ScanArgs(t, "partition", &partition)
+			d.ScanArgs(t, "txn", &txn)
+			op := raftlog.PushOp{Tenant: ten, Items: []raftlog.PushItem{{Queue: queue, Partition: partition,
+				TransactionID: txn, Dedup: true, Payload: []byte(`{}`)}}}
+			if _, refused := n.Propose(t, d, op.Op()); refused != "" {
+				t.Fatal(refused)
+			}
+			return "ok\n"
+		case "pop":
+			var queue, partition string
+			group := "g"
+			d.ScanArgs(t, "queue", &queue)
+			d.ScanArgs(t, "partition", &partition)
+			d.MaybeScanArgs(t, "group", &group)
+			op := consume.PopOp{Tenant: ten, Queue: queue, Group: group, Partition: partition, Batch: 10,
+				MaxPartitions: 1, LeaseMicros: 60e6, LeaseID: "lease-" + partition, Mode: consume.ModeAll}
+			answer, refused := n.Propose(t, d, op.Op())
+			if refused != "" {
+				t.Fatal(refused)
+			}
+			res, err := consume.DecodePopResult(answer)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range res.Parts {
+				fmt.Fprintf(&out, "%s uid=%d:", p.Partition, p.UID)
+				for _, m := range p.Messages {
+					fmt.Fprintf(&out, " %s", m.TransactionID)
+				}
+				out.WriteByte('\n')
+			}
+		case "record":
+			var recs []traces.Record
+			for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+				recs = append(recs, parseRecord(t, ten, line))
+			}
+			cmd := raftlog.Command{Clock: n.Clock(t, d)}
+			for i := range recs {
+				cmd.Ops = append(cmd.Ops, recs[i].Op())
+			}
+			res, err := n.Shard.Propose(familytest.Ctx(t), cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, answer := range res.Ops {
+				if why, ok := raftlog.Rejected(answer); ok {
+					fmt.Fprintf(&out, "refused: %s\n", why)
+					continue
+				}
+				a, err := traces.DecodeRecorded(answer)
+				if err != nil {
+					t.Fatal(err)
+				}
+				where := "unknown"
+				if a.Known {
+					where = a.Queue + "/" + a.Partition
+				}
+				fmt.Fprintf(&out, "%s #%d expires=%s %s\n", n.Secs(a.Created()), a.ID[11], n.Secs(a.ExpiresAt), where)
+			}
+		case "message":
+			var uid uint64
+			var txn string
+			limit := 100
+			d.ScanArgs(t, "uid", &uid)
+			d.ScanArgs(t, "txn", &txn)
+			d.MaybeScanArgs(t, "limit", &limit)
+			type page struct {
+				evs       []traces.Event
+				truncated bool
+			}
+			p := read(func(v *raftlog.View) (any, error) {
+				evs, tr, err := traces.ByMessage(v, ten, uid, txn, limit)
+				return page{evs, tr}, err
+			}).(page)
+			printEvents(p.evs)
+			if p.truncated {
+				out.WriteString("truncated\n")
+			}
+		case "by-name":
+			q := traces.NameQuery{Limit: 100}
+			d.ScanArgs(t, "name", &q.Name)
+			var from, to float64
+			if d.MaybeScanArgs(t, "from", &from); d.HasArg("from") {
+				q.From = n.Base + int64(from*1e6)
+			}
+			if d.MaybeScanArgs(t, "to", &to); d.HasArg("to") {
+				q.To = n.Base + int64(to*1e6)
+			}
+			d.MaybeScanArgs(t, "offset", &q.Offset)
+			d.MaybeScanArgs(t, "limit", &q.Limit)
+			type page struct {
+				evs  []traces.Event
+				more bool
+			}
+			p := read(func(v *raftlog.View) (any, error) {
+				evs, more, err := traces.ByName(v, ten, q)
+				return page{evs, more}, err
+			}).(page)
+			printEvents(p.evs)
+			if p.more {
+				out.WriteString("more\n")
+			}
+		case "names":
+			var search, after string
+			limit := 100
+			d.MaybeScanArgs(t, "search", &search)
+			d.MaybeScanArgs(t, "after", &after)
+			d.MaybeScanArgs(t, "limit", &limit)
+			type page struct {
+				names     []traces.NameCount
+				truncated bool
+			}
+			p := read(func(v *raftlog.View) (any, error) {
+				ns, tr, err := traces.Names(v, ten, search, after, limit)
+				return page{ns, tr}, err
+			}).(page)
+			for _, c := range p.names {
+				fmt.Fprintf(&out, "%s count=%d last=%s\n", clip(c.Name), c.Count, n.Secs(c.Last))
+			}
+			if p.truncated {
+				out.WriteString("truncated\n")
+			}
+		case "tick":
+			if _, err := n.Shard.Propose(familytest.Ctx(t), raftlog.Command{Clock: n.Clock(t, d)}); err != nil {
+				t.Fatal(err)
+			}
+			return "ok\n"
+		case "sweep":
+			limit := traces.SweepLimit
+			d.MaybeScanArgs(t, "limit", &limit)
+			answer, refused := n.Propose(t, d, traces.SweepOp{Limit: limit}.Op())
+			if refused != "" {
+				return "refused: " + refused + "\n"
+			}
+			a, err := traces.DecodeSweep(answer)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&out, "deleted %d, more %v\n", a.Deleted, a.More)
+		case "due":
+			type next struct {
+				at       int64
+				ok, due  bool
+				stampNow int64
+			}
+			x := read(func(v *raftlog.View) (any, error) {
+				at, ok, err := traces.NextExpiry(v)
+				if err != nil {
+					return nil, err
+				}
+				due, err := traces.Due(v)
+				return next{at, ok, due, v.Stamp()}, err
+			}).(next)
+			if !x.ok {
+				return "none\n"
+			}
+			fmt.Fprintf(&out, "next expiry %s, due %v at %s\n", n.Secs(x.at), x.due, n.Secs(x.stampNow))
+		default:
+			t.Fatalf("unknown command %q", d.Cmd)
+		}
+		return out.String()
+	})
+}
+
+func appliers() map[raftlog.OpKind]raftlog.Applier {
+	m := consume.Appliers()
+	maps.Copy(m, traces.Appliers())
+	return m
+}
+
+// parseRecord reads one input line of record; data= is the rest of the
+// line.
+func parseRecord(t *testing.T, tenant, line string) traces.Record {
+	r := traces.Record{Tenant: tenant, Group: "g", EventType: "info", TTLSeconds: 60}
+	head, data, ok := strings.Cut(line, "data=")
+	if !ok {
+		t.Fatalf("no data= in %q", line)
+	}
+	r.Data = []byte(data)
+	if size, ok := strings.CutSuffix(data, "B"); ok {
+		if n, err := strconv.Atoi(size); err == nil {
+			r.Data = []byte(`"` + strings.Repeat("a", n-2) + `"`)
+		}
+	}
+	for _, kv := range strings.Fields(head) {
+		k, v, _ := strings.Cut(kv, "=")
+		if size, ok := strings.CutSuffix(v, "B"); ok {
+			if n, err := strconv.Atoi(size); err == nil {
+				v = strings.Repeat("a", n)
+			}
+		}
+		switch k {
+		case "uid":
+			r.PartitionUID, _ = strconv.ParseUint(v, 10, 64)
+		case "txn":
+			r.TransactionID = v
+		case "group":
+			r.Group = v
+		case "type":
+			r.EventType = v
+		case "names":
+			r.Names = strings.Split(v, ",")
+		case "ttl":
+			r.TTLSeconds, _ = strconv.ParseInt(v, 10, 64)
+		default:
+			t.Fatalf("unknown field %q in %q", k, line)
+		}
+	}
+	return r
+}
+
+// clip shortens a value past 40 bytes to its length.
+func clip(s string) string {
+	if len(s) > 40 {
+		return fmt.Sprintf("(%d bytes)", len(s))
+	}
+	return s
+}
+
+func clipAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = clip(s)
+	}
+	return out
+}
