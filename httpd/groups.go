@@ -19,6 +19,13 @@ type Admin interface {
 	// keepSubscription (deleteMetadata=false) the group's subscriptions
 	// stay, so it starts again where it subscribed.
 	DeleteConsumerGroup(ctx context.Context, tenant, group, queue string, keepSubscription bool) (int, error)
+	// Message describes the message a partition id and transaction id
+	// name (ok false: none known).
+	Message(ctx context.Context, tenant, partitionID, transactionID string) (MessageDetail, bool, error)
+	// RetryMessage puts the message back from every dead-letter queue it
+	// is in (as ReplayDLQ does) and answers each replay; found is false
+	// when the ids name no message.
+	RetryMessage(ctx context.Context, tenant, partitionID, transactionID string) (replays []ReplayAnswer, found bool, err error)
 	// DeleteQueue deletes a queue: its partitions and records, its
 	// consumer groups' state on it, its dead letters and its dedup index
 	// (ok false: there was no such queue). What the S3 sink wrote of it
@@ -44,6 +51,22 @@ type Admin interface {
 	// Messages lists records of the tenant's queues with their status for
 	// queue mode.
 	Messages(ctx context.Context, tenant string, q MessagesQuery) ([]MessageInfo, error)
+}
+
+// MessageDetail is GET /api/v1/messages/:partitionId/:transactionId: the
+// message as GET /api/v1/messages lists it (its status for queue mode),
+// its status for each group subscribed to its queue, and the ids of its
+// dead letters.
+type MessageDetail struct {
+	MessageInfo
+	Groups      []GroupStatus
+	DeadLetters []string
+}
+
+// GroupStatus is a message's status for one consumer group: pending,
+// processing, completed or dlq.
+type GroupStatus struct {
+	Group, Status string
 }
 
 // QueueDeleted is what DeleteQueue deleted.

@@ -224,6 +224,8 @@ func (s *server) adminRoutes(r chi.Router) {
 	r.Method(http.MethodDelete, "/dlq", s.purgeDLQ())
 	r.Method(http.MethodPost, "/dlq/{id}/replay", s.replayDLQ())
 	r.Method(http.MethodGet, "/messages", s.messages())
+	r.Method(http.MethodGet, "/messages/{partitionId}/*", s.message())
+	r.Method(http.MethodPost, "/messages/{partitionId}/*", s.retryMessage())
 }
 
 // statusRoutes registers the routes of Statuser (API.md §8, §9).

@@ -453,6 +453,30 @@ func (f *fakeBroker) DeleteConsumerGroup(ctx context.Context, tenant, group, que
 	return 1, nil
 }
 
+// Message knows one message: partition 7, transaction "t/1".
+func (f *fakeBroker) Message(ctx context.Context, tenant, pid, txid string) (MessageDetail, bool, error) {
+	f.record("Message", tenant, pid+" "+txid)
+	if pid != "7" || txid != "t/1" {
+		return MessageDetail{}, false, nil
+	}
+	return MessageDetail{MessageInfo: MessageInfo{ID: [16]byte{1}, TransactionID: txid, Queue: "q", Partition: "p", PartitionID: pid, Offset: 3,
+		Data: json.RawMessage(`{"a":1.50}`), CreatedAt: 1_758_536_130_000_001, Status: MessageDLQ},
+		Groups: []GroupStatus{{"__QUEUE_MODE__", MessageDLQ}, {"g", MessagePending}}, DeadLetters: []string{"d1"}}, true, nil
+}
+
+// RetryMessage replays the one dead letter of message 7 "t/1"; 8 "none" is
+// a message in no DLQ.
+func (f *fakeBroker) RetryMessage(ctx context.Context, tenant, pid, txid string) ([]ReplayAnswer, bool, error) {
+	f.record("RetryMessage", tenant, pid+" "+txid)
+	switch {
+	case pid == "7" && txid == "t/1":
+		return []ReplayAnswer{{ID: "d1", Verdict: "moved", Queue: "q", Partition: "p"}}, true, nil
+	case pid == "8" && txid == "none":
+		return nil, true, nil
+	}
+	return nil, false, nil
+}
+
 // DeleteQueue deletes any queue but "nope".
 func (f *fakeBroker) DeleteQueue(ctx context.Context, tenant, queue string) (QueueDeleted, bool, error) {
 	f.record("DeleteQueue", tenant, queue)

@@ -105,6 +105,12 @@ func routeNames() map[string][]nameCase {
 		"GET /api/v1/resources/queues/{queue}": {
 			tooLongName("queue", "GET", "/api/v1/resources/queues/"+L, ""),
 		},
+		"GET /api/v1/messages/{partitionId}/*": {
+			{"transactionId", "GET", "/api/v1/messages/7/" + L, "", 400, CodeBadRequest},
+		},
+		"POST /api/v1/messages/{partitionId}/*": {
+			{"transactionId", "POST", "/api/v1/messages/7/" + L + "/retry", "{}", 400, CodeBadRequest},
+		},
 		"DELETE /api/v1/resources/queues/{queue}": {
 			tooLongName("queue", "DELETE", "/api/v1/resources/queues/"+L, ""),
 		},

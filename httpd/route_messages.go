@@ -2,6 +2,7 @@ package httpd
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -143,4 +144,132 @@ func appendMessageInfo(b []byte, m *MessageInfo) []byte {
 	b = appendKey(b, "status")
 	b = appendString(b, m.Status)
 	return append(b, '}')
+}
+
+// message is GET /api/v1/messages/:partitionId/*transactionId (the 2.x
+// client's admin.get_message; API.md names only the list): the message as
+// GET /api/v1/messages lists it, plus "consumerGroups" (its status for
+// each group subscribed to its queue: [{"consumerGroup","status"}]) and
+// "deadLetters" (the ids of its dead letters, for POST
+// /api/v1/dlq/:id/replay). The transaction id is the rest of the path,
+// "/" included: the client puts it there unescaped. A message is found by
+// its queue's dedup index: one older than its queue's dedupWindowSeconds,
+// or pushed without a transactionId, is not. 404 not_found when the ids
+// name no message; 400 when partitionId is not decimal digits.
+func (s *server) message() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		pid, txid, err := messagePath(r)
+		if err != nil {
+			return err
+		}
+		if err := checkTxID(txid); err != nil {
+			return err
+		}
+		got, ok, err := s.a.Message(r.Context(), tenantOf(r), pid, txid)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return notFound("no message %q is known on partition %s (older than its queue's dedup window, or never pushed there)", txid, pid)
+		}
+		b := appendMessageInfo(nil, &got.MessageInfo)
+		b = append(b[:len(b)-1], ',')
+		b = appendKey(b, "consumerGroups")
+		b = append(b, '[')
+		for i, g := range got.Groups {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '{')
+			b = appendField(b, "consumerGroup", g.Group)
+			b = appendKey(b, "status")
+			b = appendString(b, g.Status)
+			b = append(b, '}')
+		}
+		b = append(b, ']', ',')
+		b = appendKey(b, "deadLetters")
+		b = append(b, '[')
+		for i, id := range got.DeadLetters {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, id)
+		}
+		writeRaw(w, http.StatusOK, append(b, ']', '}', '\n'))
+		return nil
+	})
+}
+
+// retryAnswer is the answer of POST
+// /api/v1/messages/:partitionId/*transactionId/retry.
+type retryAnswer struct {
+	Success bool           `json:"success"`
+	Retried int            `json:"retried"`
+	Results []replayAnswer `json:"results"`
+}
+
+// retryMessage is POST /api/v1/messages/:partitionId/*transactionId/retry
+// (the 2.x client's admin.retry_message, which sends {}): the message is
+// put back from every dead-letter queue it is in, each letter as POST
+// /api/v1/dlq/:id/replay puts it (a copy pushed to its partition with
+// transactionId dlq:<id>, the letter taken out). 200
+// {"success":true,"retried":n,"results":[{id,verdict,queue,partition}]};
+// 404 not_found when the ids name no message, or a message in no
+// dead-letter queue (only a dead letter can be retried: a failed message
+// still in its retries comes back by itself). The body is ignored.
+func (s *server) retryMessage() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		pid, txid, err := messagePath(r)
+		if err != nil {
+			return err
+		}
+		txid, ok := strings.CutSuffix(txid, "/retry")
+		if !ok {
+			noRoute(w, r)
+			return nil
+		}
+		if err := checkTxID(txid); err != nil {
+			return err
+		}
+		got, found, err := s.a.RetryMessage(r.Context(), tenantOf(r), pid, txid)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !found:
+			return notFound("no message %q is known on partition %s (older than its queue's dedup window, or never pushed there)", txid, pid)
+		case len(got) == 0:
+			return notFound("message %q of partition %s is in no dead-letter queue: only a dead letter can be retried", txid, pid)
+		}
+		a := retryAnswer{Success: true, Retried: len(got), Results: make([]replayAnswer, len(got))}
+		for i, g := range got {
+			a.Results[i] = replayAnswer{ID: g.ID, Verdict: g.Verdict, Queue: g.Queue, Partition: g.Partition}
+		}
+		writeJSON(w, http.StatusOK, a)
+		return nil
+	})
+}
+
+// messagePath reads the partition id and the transaction id (the rest of
+// the path, unescaped) of the message routes.
+func messagePath(r *http.Request) (pid, txid string, err error) {
+	if pid, err = pathParam(r, "partitionId", contract.ID); err != nil {
+		return "", "", err
+	}
+	if pid == "" || strings.Trim(pid, "0123456789") != "" {
+		return "", "", badRequest("partitionId %q must be a string of decimal digits", pid)
+	}
+	txid, ok := urlParam(r, "*")
+	if !ok {
+		return "", "", badRequest("the transactionId %q is not a valid path", txid)
+	}
+	return pid, txid, nil
+}
+
+// checkTxID checks a transaction id of a message route's path.
+func checkTxID(txid string) error {
+	if txid == "" {
+		return badRequest("the transactionId is empty")
+	}
+	return contractError(contract.TransactionID.Check("transactionId", txid))
 }

@@ -117,3 +117,46 @@ func TestAdminHead(t *testing.T) {
 		}
 	}
 }
+
+func TestMessageByID(t *testing.T) {
+	e := newEnv(t, nil, Options{})
+	wantJSON(t, e.do(t, "GET", "/api/v1/messages/7/t/1", ""), http.StatusOK,
+		`{"id":"01000000-0000-0000-0000-000000000000","transactionId":"t/1","queue":"q","partition":"p","partitionId":"7","offset":3,`+
+			`"data":{"a":1.50},"createdAt":"2025-09-22T10:15:30.000001Z","status":"dlq",`+
+			`"consumerGroups":[{"consumerGroup":"__QUEUE_MODE__","status":"dlq"},{"consumerGroup":"g","status":"pending"}],"deadLetters":["d1"]}`)
+	if c := e.fb.only(t); c.method != "Message" || c.arg != "7 t/1" {
+		t.Fatalf("broker got %+v", c)
+	}
+	for _, c := range []struct {
+		target string
+		status int
+		code   string
+	}{
+		{"/api/v1/messages/7/other", http.StatusNotFound, CodeNotFound},
+		{"/api/v1/messages/x7/t", http.StatusBadRequest, CodeBadRequest},
+		{"/api/v1/messages/7/", http.StatusBadRequest, CodeBadRequest},
+	} {
+		e := newEnv(t, nil, Options{})
+		wantError(t, e.do(t, "GET", c.target, ""), c.status, c.code, "")
+	}
+}
+
+func TestRetryMessage(t *testing.T) {
+	e := newEnv(t, nil, Options{})
+	wantJSON(t, e.do(t, "POST", "/api/v1/messages/7/t/1/retry", "{}"), http.StatusOK,
+		`{"success":true,"retried":1,"results":[{"id":"d1","verdict":"moved","queue":"q","partition":"p"}]}`)
+	if c := e.fb.only(t); c.method != "RetryMessage" || c.arg != "7 t/1" {
+		t.Fatalf("broker got %+v", c)
+	}
+	for _, c := range []struct {
+		target, want string
+		code         string
+	}{
+		{"/api/v1/messages/8/none/retry", "in no dead-letter queue", CodeNotFound},
+		{"/api/v1/messages/9/t/retry", "no message", CodeNotFound},
+		{"/api/v1/messages/7/t/1/dlq", "", CodeNoSuchRoute},
+	} {
+		e := newEnv(t, nil, Options{})
+		wantError(t, e.do(t, "POST", c.target, "{}"), http.StatusNotFound, c.code, c.want)
+	}
+}

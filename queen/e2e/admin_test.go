@@ -259,3 +259,65 @@ func TestMaxSizeAcrossNodes(t *testing.T) {
 		}
 	}
 }
+
+// TestMessageByIDAndRetry: GET /api/v1/messages/:partitionId/:transactionId
+// describes a message with its status per group and its dead letters;
+// POST …/retry puts it back from the DLQ once, and a second retry finds it
+// in no dead-letter queue.
+func TestMessageByIDAndRetry(t *testing.T) {
+	n := cluster(t, 1)[0]
+	n.start()
+	n.waitReady()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for i := range 2 {
+		if _, err := n.push(ctx, pushItem{Queue: "orders", Partition: "p", TransactionID: fmt.Sprint("id/", i), Payload: json.RawMessage(`{"total":42.00}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := url.Values{"consumerGroup": {"billing"}, "subscriptionMode": {"all"}, "batch": {"1"}}
+	_, a := n.pop(ctx, t, "orders", g)
+	if r := n.ack(ctx, t, a, "billing", "dlq"); !r[0].DLQ {
+		t.Fatalf("dlq: %+v", r)
+	}
+	pid := a.Messages[0].PartitionID
+	var m struct {
+		TransactionID  string          `json:"transactionId"`
+		Offset         int64           `json:"offset"`
+		Data           json.RawMessage `json:"data"`
+		Status         string          `json:"status"`
+		ConsumerGroups []struct {
+			ConsumerGroup, Status string
+		} `json:"consumerGroups"`
+		DeadLetters []string `json:"deadLetters"`
+	}
+	if code, err := n.call(ctx, http.MethodGet, "/api/v1/messages/"+pid+"/id/0", nil, &m); err != nil || code != 200 {
+		t.Fatalf("get message: %d %v", code, err)
+	}
+	if m.TransactionID != "id/0" || m.Offset != 0 || string(m.Data) != `{"total":42.00}` || m.Status != "pending" ||
+		len(m.ConsumerGroups) != 1 || m.ConsumerGroups[0].ConsumerGroup != "billing" || m.ConsumerGroups[0].Status != "dlq" || len(m.DeadLetters) != 1 {
+		t.Fatalf("message: %+v", m)
+	}
+	if code, _ := n.call(ctx, http.MethodGet, "/api/v1/messages/"+pid+"/id/9", nil, nil); code != 404 {
+		t.Fatalf("an unknown message answered %d", code)
+	}
+	var retry struct {
+		Success bool `json:"success"`
+		Retried int  `json:"retried"`
+		Results []struct{ ID, Verdict string }
+	}
+	if code, err := n.call(ctx, http.MethodPost, "/api/v1/messages/"+pid+"/id/0/retry", map[string]any{}, &retry); err != nil || code != 200 {
+		t.Fatalf("retry: %d %v", code, err)
+	}
+	if !retry.Success || retry.Retried != 1 || retry.Results[0].ID != m.DeadLetters[0] || retry.Results[0].Verdict != "moved" {
+		t.Fatalf("retry: %+v", retry)
+	}
+	if code, _ := n.call(ctx, http.MethodPost, "/api/v1/messages/"+pid+"/id/0/retry", map[string]any{}, nil); code != 404 {
+		t.Fatalf("a second retry answered %d, want 404", code)
+	}
+	// The copy is pushed after id/1: the group reads id/1, then the copy.
+	_, b := n.pop(ctx, t, "orders", with(g, "batch", "10"))
+	if len(b.Messages) != 2 || b.Messages[0].TransactionID != "id/1" || b.Messages[1].TransactionID != "dlq:"+m.DeadLetters[0] {
+		t.Fatalf("after the retry: %+v", b)
+	}
+}

@@ -181,3 +181,19 @@ func StatusOf(v *raftlog.View, tenant, queue, group, partition string) (func(off
 		return StatusPending, nil
 	}, nil
 }
+
+// GroupNames lists the groups subscribed to a queue, in name order,
+// without reading their partitions.
+func GroupNames(v *raftlog.View, tenant, queue string) ([]string, error) {
+	subs, err := subscriptions(v, tenant, queue, "")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, g := range subs {
+		if g.Queue == queue {
+			out = append(out, g.Group)
+		}
+	}
+	return out, nil
+}

@@ -123,3 +123,19 @@ func FileTimer(tx *raftlog.Txn, at raftlog.ApplyInfo, tenant string, l DeadLette
 	tx.Set(key, l.encode())
 	tx.Set(letterIDKey(tenant, l.ID), key)
 }
+
+// LettersOf lists the dead letters, of every group, of the message at
+// offset of a queue's partition: a scan of the queue's dead letters.
+func LettersOf(v *raftlog.View, tenant, queue, partition string, offset int64) ([]DeadLetter, error) {
+	all, err := DeadLetters(v, tenant, queue, "", 0)
+	if err != nil {
+		return nil, err
+	}
+	var out []DeadLetter
+	for _, l := range all {
+		if l.Partition == partition && l.Offset == offset {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
