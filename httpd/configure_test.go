@@ -29,6 +29,10 @@ func TestConfigureForwards(t *testing.T) {
 			`{"retentionSinkHold":"","retentionSinkHoldMaxSeconds":31536000}`, false},
 		{"strings", `{"queue":"q","options":{"namespace":"billing","task":"<t>"}}`, `{"namespace":"billing","task":"<t>"}`, false},
 		{"unknown key kept", `{"queue":"q","options":{"custom": [1, 2.50]}}`, `{"custom":[1, 2.50]}`, false},
+		{"the client's namespace and task", `{"queue":"q","namespace":"billing","task":"t","options":{"leaseTime":45}}`,
+			`{"leaseTime":45,"namespace":"billing","task":"t"}`, false},
+		{"the client's null namespace", `{"queue":"q","namespace":null,"task":null,"options":{}}`, `{}`, false},
+		{"namespace in both, agreeing", `{"queue":"q","namespace":"b","options":{"namespace":"b"}}`, `{"namespace":"b"}`, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -73,6 +77,8 @@ func TestConfigureRefusals(t *testing.T) {
 		{"bool a number", `{"queue":"q","options":{"deadLetterQueue":1}}`, CodeBadRequest, "deadLetterQueue must be a boolean"},
 		{"bool a string", `{"queue":"q","options":{"retentionEnabled":"true"}}`, CodeBadRequest, "retentionEnabled must be a boolean"},
 		{"string a number", `{"queue":"q","options":{"namespace":5}}`, CodeBadRequest, "namespace must be a string"},
+		{"top-level namespace a number", `{"queue":"q","namespace":5}`, CodeBadRequest, "namespace must be a string"},
+		{"namespaces that differ", `{"queue":"q","namespace":"a","options":{"namespace":"b"}}`, CodeBadRequest, `namespace "a" and options.namespace "b" differ`},
 		{"sink hold pattern", `{"queue":"q","options":{"retentionSinkHold":"a b"}}`, CodeBadRequest, "retentionSinkHold"},
 		{"sink hold too long", `{"queue":"q","options":{"retentionSinkHold":"` + strings.Repeat("a", 65) + `"}}`, CodeBadRequest, "retentionSinkHold"},
 		{"hold max too low", `{"queue":"q","options":{"retentionSinkHoldMaxSeconds":59}}`, CodeBadRequest, "outside 60..31536000"},

@@ -87,6 +87,30 @@ func decodeConfigure(body []byte) (ConfigureRequest, error) {
 			return req, err
 		}
 	}
+	// The 2.x client's queue(q).namespace(ns).task(t).create() sends
+	// namespace and task beside options (null when not set): they set the
+	// options' namespace and task, which must agree when both are given.
+	for _, k := range []string{"namespace", "task"} {
+		if isNull(o[k]) {
+			continue
+		}
+		v, _, err := o.str(k, k)
+		if err != nil {
+			return req, err
+		}
+		if raw, ok := opts[k]; ok && !isNull(raw) {
+			in, _, err := opts.str(k, "options."+k)
+			if err != nil {
+				return req, err
+			}
+			if in != v {
+				return req, badRequest("%s %q and options.%s %q differ", k, v, k, in)
+			}
+			continue
+		}
+		b, _ := json.Marshal(v)
+		opts[k] = b
+	}
 	req.Options, err = normalizeOptions(opts)
 	return req, err
 }
