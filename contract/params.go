@@ -10,7 +10,7 @@ const MaxStampMillis = 253402300799999
 // The numeric parameters of the routes, beside the queue options
 // (QueueOptions): each one's range, and whether the contract clamps it.
 var (
-	PopBatch       = &Range{Field: "batch", Min: 1, Max: 10000, Doc: "messages a pop returns at most (default 1)", Where: "pop, ephemeral pop"}
+	PopBatch       = &Range{Field: "batch", Min: 1, Max: 10000, Doc: "messages a pop returns at most (default 1; 200 with autopilot=true)", Where: "pop, ephemeral pop"}
 	PopPartitions  = &Range{Field: "partitions", Min: 1, Max: 64, Doc: "partitions one pop leases (default 1)", Where: "pop"}
 	PopTimeout     = &Range{Field: "timeout", Min: 0, Max: 60000, Unit: "ms", Clamp: true, Doc: "a waiting pop's wait (default 30000)", Where: "pop, ephemeral pop"}
 	LeaseSeconds   = &Range{Field: "leaseSeconds", Min: 1, Max: 604800, Unit: "s", Doc: "a pop's lease (default the queue's leaseTime)", Where: "pop"}

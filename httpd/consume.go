@@ -68,7 +68,16 @@ type PopRequest struct {
 	// AutoAck (commitOnDelivery) settles the messages as they are
 	// delivered: no lease is left behind and LeaseID is "".
 	AutoAck bool
+	// Autopilot (autopilot=true): the client left batch or partitions to
+	// the broker; the answer echoes what was used.
+	Autopilot bool
 }
+
+// AutopilotBatch is the batch of a pop that leaves it to the broker
+// (autopilot=true without batch): the broker-side default the 2.x client
+// names (utils/autopilot.py), the most a pop returns when that much is
+// ready. An autopilot pop without partitions leases one, as any pop.
+const AutopilotBatch = 200
 
 // PopAnswer is the 200 answer of a pop.
 type PopAnswer struct {

@@ -133,9 +133,11 @@
 //     {partitions, messages (Σ lastOffset+1−logStart), lastWriteAt}.
 //   - pop: query values are exact (true|false, decimal integers); an
 //     empty value reads as absent and a repeated parameter counts with
-//     its first value; unknown parameters, autopilot, and namespace and
-//     task on the queue routes are ignored; a malformed query string is
-//     400. batch (1..10000), partitions (1..64) and leaseSeconds
+//     its first value; unknown parameters, and namespace and task on the
+//     queue routes, are ignored; a malformed query string is 400.
+//     autopilot=true without batch pops AutopilotBatch (200), and its 200
+//     answer carries "autopilot":{"partitions","batch"} as used (the 2.x
+//     client leaves to the broker the knobs it does not send). batch (1..10000), partitions (1..64) and leaseSeconds
 //     (1..604800) out of range are 400; timeout is clamped to 0..60000 ms.
 //     subscriptionMode is new (new-only too) or all (from_beginning too,
 //     as the official client spells it), case ignored; absent, it is

@@ -1,6 +1,7 @@
 package httpd
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -73,7 +74,16 @@ func (s *server) runPop(w http.ResponseWriter, r *http.Request, req PopRequest) 
 		return nil
 	}
 	s.m.count(msgDelivered, len(ans.Messages))
-	writeRaw(w, http.StatusOK, appendPop(nil, &ans))
+	b := appendPop(nil, &ans)
+	if req.Autopilot {
+		// The client's AutopilotDecision: the width and budget used (no
+		// waitMs: the broker gives no pacing advice).
+		b = b[:len(b)-2]
+		b = append(b, ',')
+		b = appendKey(b, "autopilot")
+		b = fmt.Appendf(b, `{"partitions":%d,"batch":%d}}`+"\n", req.Partitions, req.Batch)
+	}
+	writeRaw(w, http.StatusOK, b)
 	return nil
 }
 
@@ -120,8 +130,10 @@ func (q query) boolean(k string) (b, ok bool, err error) {
 
 // decodePop checks and defaults a pop's query string (API.md §2);
 // defMode is the subscription mode of a pop that names none
-// (DEFAULT_SUBSCRIPTION_MODE). Unknown parameters, autopilot among them,
-// are ignored, and so are namespace and task (popDiscover reads them).
+// (DEFAULT_SUBSCRIPTION_MODE). autopilot=true with no batch sizes it
+// AutopilotBatch (the client leaves to the broker what it does not send).
+// Unknown parameters are ignored, and so are namespace and task
+// (popDiscover reads them).
 // Every refusal is 400 bad_request naming the parameter and its value.
 func decodePop(raw, defMode string) (PopRequest, error) {
 	req := PopRequest{ConsumerGroup: QueueModeGroup, SubscriptionMode: SubscriptionNew}
@@ -137,7 +149,14 @@ func decodePop(raw, defMode string) (PopRequest, error) {
 	if g != "" {
 		req.ConsumerGroup = g
 	}
-	batch, _, err := q.integer("batch", contract.PopBatch, 1)
+	if req.Autopilot, _, err = q.boolean("autopilot"); err != nil {
+		return req, err
+	}
+	defBatch := int64(1)
+	if req.Autopilot {
+		defBatch = AutopilotBatch
+	}
+	batch, _, err := q.integer("batch", contract.PopBatch, defBatch)
 	if err != nil {
 		return req, err
 	}

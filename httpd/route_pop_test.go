@@ -3,6 +3,7 @@ package httpd
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -54,7 +55,11 @@ func TestPopQuery(t *testing.T) {
 		{"autoAck alias", "/api/v1/pop/queue/q?autoAck=true", with(func(r *PopRequest) { r.AutoAck = true })},
 		{"both aliases agree", "/api/v1/pop/queue/q?autoAck=true&commitOnDelivery=true",
 			with(func(r *PopRequest) { r.AutoAck = true })},
-		{"ignored", "/api/v1/pop/queue/q?autopilot=true&conflation=false&whatever=1&namespace=n&task=t", popDefaults()},
+		{"ignored", "/api/v1/pop/queue/q?conflation=false&whatever=1&namespace=n&task=t", popDefaults()},
+		{"autopilot sizes the batch", "/api/v1/pop/queue/q?autopilot=true",
+			with(func(r *PopRequest) { r.Autopilot, r.Batch = true, AutopilotBatch })},
+		{"autopilot keeps a batch given", "/api/v1/pop/queue/q?autopilot=true&batch=7",
+			with(func(r *PopRequest) { r.Autopilot, r.Batch = true, 7 })},
 		{"empty values are absent", "/api/v1/pop/queue/q?consumerGroup=&batch=&wait=&timeout=&subscriptionMode=", popDefaults()},
 		{"first value counts", "/api/v1/pop/queue/q?batch=2&batch=x", with(func(r *PopRequest) { r.Batch = 2 })},
 		{"partition", "/api/v1/pop/queue/q/partition/p1", with(func(r *PopRequest) { r.Partition = "p1" })},
@@ -232,6 +237,27 @@ func TestPopAnswer(t *testing.T) {
 		t.Fatalf("body =\n%s\nwant\n%s", w.Body, want)
 	}
 	wantJSON(t, w, http.StatusOK, want) // and it is JSON
+}
+
+// TestPopAutopilotAnswer: a pop with autopilot=true echoes the width and
+// budget it used (the client's AutopilotDecision); one without does not.
+func TestPopAutopilotAnswer(t *testing.T) {
+	fb := &fakeBroker{pop: func(context.Context, string, PopRequest) (PopAnswer, bool, error) {
+		return PopAnswer{Queue: "q", PartitionsClaimed: 1, Messages: []PopMessage{{ID: "0199718d-1e2b-7cc4-9a3b-6a4b1f0c2d3e", TransactionID: "t"}}}, true, nil
+	}}
+	e := newEnv(t, fb, Options{})
+	w := e.do(t, "GET", "/api/v1/pop/queue/q?autopilot=true&partitions=2", "")
+	var a struct {
+		Autopilot *struct{ Partitions, Batch int } `json:"autopilot"`
+		Messages  []any                            `json:"messages"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &a); err != nil || a.Autopilot == nil || a.Autopilot.Partitions != 2 || a.Autopilot.Batch != AutopilotBatch || len(a.Messages) != 1 {
+		t.Fatalf("body %s: %+v %v", w.Body, a, err)
+	}
+	w = e.do(t, "GET", "/api/v1/pop/queue/q?batch=3", "")
+	if strings.Contains(w.Body.String(), "autopilot") {
+		t.Fatalf("a pop without autopilot answered %s", w.Body)
+	}
 }
 
 // TestPopNoMessages: a 200 without messages (the broker said ok) still
