@@ -144,7 +144,7 @@ func failing(err error) *fakeBroker {
 		group:       func(context.Context, string, string) (GroupInfo, bool, error) { return GroupInfo{}, false, err },
 		deleteGroup: func(context.Context, string, string, string) (int, error) { return 0, err },
 		seek:        func(context.Context, string, SeekRequest) (int, error) { return 0, err },
-		dlq:         func(context.Context, string, string, string, int) ([]DeadLetter, error) { return nil, err },
+		dlq:         func(context.Context, string, DLQQuery) ([]DeadLetter, int, error) { return nil, 0, err },
 		replay: func(context.Context, string, string, string, string) (ReplayAnswer, error) {
 			return ReplayAnswer{}, err
 		},

@@ -38,9 +38,9 @@ type Admin interface {
 	// SeekConsumerGroup moves a group's cursors and releases its leases
 	// there; it answers how many partitions moved.
 	SeekConsumerGroup(ctx context.Context, tenant string, req SeekRequest) (int, error)
-	// DLQ lists dead letters of a queue (queue "": every queue) and group
-	// (group "": every group), up to limit.
-	DLQ(ctx context.Context, tenant, queue, group string, limit int) ([]DeadLetter, error)
+	// DLQ lists a page of the dead letters q selects and answers how many
+	// it selects in all.
+	DLQ(ctx context.Context, tenant string, q DLQQuery) (page []DeadLetter, total int, err error)
 	// ReplayDLQ pushes a copy of a dead letter back (to queue/partition
 	// when given, else where it came from) and takes it out of the DLQ.
 	// A letter not in the DLQ is ErrGone.
@@ -75,6 +75,15 @@ type QueueDeleted struct {
 	Messages       int64 // the records the partitions held
 	ConsumerGroups int
 	DeadLetters    int
+}
+
+// DLQQuery selects dead letters: of a queue ("": every queue), a group
+// ("": every group), a partition ("": every one), filed in [From, To) (µs,
+// 0: open); the page skips Offset of them and holds up to Limit.
+type DLQQuery struct {
+	Queue, Group, Partition string
+	From, To                int64
+	Offset, Limit           int
 }
 
 // ErrGone is the error of ReplayDLQ for a dead letter not in the DLQ: 404

@@ -38,7 +38,7 @@ type fakeBroker struct {
 	group        func(ctx context.Context, tenant, group string) (GroupInfo, bool, error)
 	deleteGroup  func(ctx context.Context, tenant, group, queue string) (int, error)
 	seek         func(ctx context.Context, tenant string, req SeekRequest) (int, error)
-	dlq          func(ctx context.Context, tenant, queue, group string, limit int) ([]DeadLetter, error)
+	dlq          func(ctx context.Context, tenant string, q DLQQuery) ([]DeadLetter, int, error)
 	replay       func(ctx context.Context, tenant, id, queue, partition string) (ReplayAnswer, error)
 	purge        func(ctx context.Context, tenant, queue, group string) (int, error)
 	messages     func(ctx context.Context, tenant string, q MessagesQuery) ([]MessageInfo, error)
@@ -517,12 +517,12 @@ type dlqArg struct {
 }
 
 // DLQ lists no dead letter by default.
-func (f *fakeBroker) DLQ(ctx context.Context, tenant, queue, group string, limit int) ([]DeadLetter, error) {
-	f.record("DLQ", tenant, dlqArg{queue, group, limit})
+func (f *fakeBroker) DLQ(ctx context.Context, tenant string, q DLQQuery) ([]DeadLetter, int, error) {
+	f.record("DLQ", tenant, q)
 	if f.dlq != nil {
-		return f.dlq(ctx, tenant, queue, group, limit)
+		return f.dlq(ctx, tenant, q)
 	}
-	return nil, nil
+	return nil, 0, nil
 }
 
 // replayArg is what ReplayDLQ was called with.

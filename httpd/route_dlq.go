@@ -31,9 +31,12 @@ type purgeAnswer struct {
 	Queue   string `json:"queue"`
 }
 
-// dlq is GET /api/v1/dlq?queue=&consumerGroup=&limit=: the dead letters
-// of a queue and group (absent or empty: all), up to limit (1..1000,
-// default 100).
+// dlq is GET /api/v1/dlq?queue=&consumerGroup=&partition=&from=&to=
+// &offset=&limit=: the dead letters of a queue, group and partition
+// (absent or empty: all) filed in [from, to) (ISO; from after to is 400),
+// the page after offset (0..2^53-1) of up to limit (1..1000, default 100),
+// and "total", how many the filters select before paging: the 2.x
+// client's DLQResponse {messages, total}.
 func (s *server) dlq() http.Handler {
 	return handle(func(w http.ResponseWriter, r *http.Request) error {
 		q, err := queryOf(r)
@@ -52,7 +55,33 @@ func (s *server) dlq() http.Handler {
 		if err != nil {
 			return err
 		}
-		got, err := s.a.DLQ(r.Context(), tenantOf(r), queue, group, int(limit))
+		dq := DLQQuery{Queue: queue, Group: group, Limit: int(limit)}
+		if dq.Partition, err = q.name("partition", contract.Partition); err != nil {
+			return err
+		}
+		offset, _, err := q.integer("offset", contract.MessagesOffset, 0)
+		if err != nil {
+			return err
+		}
+		dq.Offset = int(offset)
+		from, fromOK, err := q.iso("from")
+		if err != nil {
+			return err
+		}
+		to, toOK, err := q.iso("to")
+		if err != nil {
+			return err
+		}
+		if fromOK && toOK && from > to {
+			return badRequest("from %q is after to %q", q.get("from"), q.get("to"))
+		}
+		if fromOK {
+			dq.From = max(from, 0)
+		}
+		if toOK {
+			dq.To = max(to, 1)
+		}
+		got, total, err := s.a.DLQ(r.Context(), tenantOf(r), dq)
 		if err != nil {
 			return err
 		}
@@ -63,7 +92,10 @@ func (s *server) dlq() http.Handler {
 			}
 			b = appendDeadLetter(b, &got[i])
 		}
-		writeRaw(w, http.StatusOK, append(b, ']', '}', '\n'))
+		b = append(b, ']', ',')
+		b = appendKey(b, "total")
+		b = appendInt(b, int64(total))
+		writeRaw(w, http.StatusOK, append(b, '}', '\n'))
 		return nil
 	})
 }

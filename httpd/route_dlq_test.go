@@ -10,18 +10,20 @@ import (
 func TestDLQQuery(t *testing.T) {
 	cases := []struct {
 		query string
-		want  dlqArg
+		want  DLQQuery
 	}{
-		{"", dlqArg{limit: DefaultDLQLimit}},
-		{"?queue=q&consumerGroup=g&limit=5", dlqArg{"q", "g", 5}},
-		{"?queue=a%20b&limit=1000", dlqArg{queue: "a b", limit: 1000}},
-		{"?queue=&consumerGroup=&limit=", dlqArg{limit: DefaultDLQLimit}},
-		{"?limit=1&limit=x&whatever=1", dlqArg{limit: 1}},
+		{"", DLQQuery{Limit: DefaultDLQLimit}},
+		{"?queue=q&consumerGroup=g&limit=5", DLQQuery{Queue: "q", Group: "g", Limit: 5}},
+		{"?queue=a%20b&limit=1000", DLQQuery{Queue: "a b", Limit: 1000}},
+		{"?queue=&consumerGroup=&limit=", DLQQuery{Limit: DefaultDLQLimit}},
+		{"?limit=1&limit=x&whatever=1", DLQQuery{Limit: 1}},
+		{"?queue=q&partition=p2&offset=4&from=2025-09-22T10:15:30Z&to=2025-09-22T10:15:31Z",
+			DLQQuery{Queue: "q", Partition: "p2", Offset: 4, From: 1_758_536_130_000_000, To: 1_758_536_131_000_000, Limit: DefaultDLQLimit}},
 	}
 	for _, c := range cases {
 		t.Run(c.query, func(t *testing.T) {
 			e := newEnv(t, nil, Options{})
-			wantJSON(t, e.do(t, "GET", "/api/v1/dlq"+c.query, ""), http.StatusOK, `{"messages":[]}`)
+			wantJSON(t, e.do(t, "GET", "/api/v1/dlq"+c.query, ""), http.StatusOK, `{"messages":[],"total":0}`)
 			if got := e.fb.only(t); got.method != "DLQ" || got.tenant != DefaultTenant || got.arg != c.want {
 				t.Fatalf("broker got %+v, want DLQ %+v", got, c.want)
 			}
@@ -36,6 +38,9 @@ func TestDLQRefusals(t *testing.T) {
 		{"?limit=-1", `limit "-1" is outside 1..1000`},
 		{"?limit=ten", `limit "ten" must be an integer`},
 		{"?queue=%zz", "the query string is malformed"},
+		{"?offset=-1", "offset"},
+		{"?from=yesterday", `from "yesterday" must be an ISO-8601 time`},
+		{"?from=2025-09-22T10:15:31Z&to=2025-09-22T10:15:30Z", "is after to"},
 	}
 	for _, c := range cases {
 		t.Run(c.query, func(t *testing.T) {
@@ -49,14 +54,14 @@ func TestDLQRefusals(t *testing.T) {
 // TestDLQAnswer: dead letters, byte for byte: payloads as stored (null
 // when empty), the message id as a UUID, error null when empty.
 func TestDLQAnswer(t *testing.T) {
-	fb := &fakeBroker{dlq: func(context.Context, string, string, string, int) ([]DeadLetter, error) {
+	fb := &fakeBroker{dlq: func(context.Context, string, DLQQuery) ([]DeadLetter, int, error) {
 		return []DeadLetter{
 			{ID: "d1", Queue: "q", ConsumerGroup: "g", Partition: "eu west/1", Offset: 41, TransactionID: `t"1`,
 				MessageID: [16]byte{0x01, 0x99, 0x71, 0x8d, 0x1e, 0x2b, 0x7c, 0xc4, 0x9a, 0x3b, 0x6a, 0x4b, 0x1f, 0x0c, 0x2d, 0x3e},
 				Data:      []byte(`{ "a" :  42.00 }`), CreatedAt: 1_758_536_130_000_001, FailedAt: 1_758_536_190_500_000,
 				Attempts: 3, Error: "boom\n<b>"},
 			{ID: "d2", Queue: "q", ConsumerGroup: QueueModeGroup, Partition: "Default"},
-		}, nil
+		}, 7, nil
 	}}
 	e := newEnv(t, fb, Options{})
 	w := e.do(t, "GET", "/api/v1/dlq?queue=q", "")
@@ -68,7 +73,7 @@ func TestDLQAnswer(t *testing.T) {
 		`"error":"boom\n<b>","errorMessage":"boom\n<b>"},` +
 		`{"id":"d2","queue":"q","consumerGroup":"__QUEUE_MODE__","partition":"Default","offset":0,"transactionId":"",` +
 		`"messageId":"00000000-0000-0000-0000-000000000000","data":null,"createdAt":"1970-01-01T00:00:00.000000Z",` +
-		`"failedAt":"1970-01-01T00:00:00.000000Z","attempts":0,"error":null,"errorMessage":null}]}` + "\n"
+		`"failedAt":"1970-01-01T00:00:00.000000Z","attempts":0,"error":null,"errorMessage":null}],"total":7}` + "\n"
 	if w.Body.String() != want {
 		t.Fatalf("body =\n%s\nwant\n%s", w.Body, want)
 	}

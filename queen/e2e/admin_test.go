@@ -298,6 +298,26 @@ func TestMessageByIDAndRetry(t *testing.T) {
 		len(m.ConsumerGroups) != 1 || m.ConsumerGroups[0].ConsumerGroup != "billing" || m.ConsumerGroups[0].Status != "dlq" || len(m.DeadLetters) != 1 {
 		t.Fatalf("message: %+v", m)
 	}
+	// The DLQ pages with the filters the client sends, and counts them.
+	for _, c := range []struct {
+		query           string
+		messages, total int
+	}{
+		{"queue=orders", 1, 1},
+		{"queue=orders&offset=1", 0, 1},
+		{"queue=orders&partition=other", 0, 0},
+		{"queue=orders&consumerGroup=billing&from=" + url.QueryEscape(time.Now().Add(time.Hour).Format(time.RFC3339)), 0, 0},
+		{"queue=orders&to=" + url.QueryEscape(time.Now().Add(time.Hour).Format(time.RFC3339)), 1, 1},
+	} {
+		var d struct {
+			Messages []any `json:"messages"`
+			Total    *int  `json:"total"`
+		}
+		if code, err := n.call(ctx, http.MethodGet, "/api/v1/dlq?"+c.query, nil, &d); err != nil || code != 200 || d.Total == nil ||
+			len(d.Messages) != c.messages || *d.Total != c.total {
+			t.Fatalf("dlq?%s: %d %v %+v, want %d messages of %d", c.query, code, err, d, c.messages, c.total)
+		}
+	}
 	if code, _ := n.call(ctx, http.MethodGet, "/api/v1/messages/"+pid+"/id/9", nil, nil); code != 404 {
 		t.Fatalf("an unknown message answered %d", code)
 	}

@@ -93,19 +93,28 @@ func (b *Broker) SeekConsumerGroup(ctx context.Context, tenant string, req httpd
 	return n, mapErr(err)
 }
 
-// DLQ lists dead letters.
-func (b *Broker) DLQ(ctx context.Context, tenant, queue, group string, limit int) ([]httpd.DeadLetter, error) {
-	got, err := b.cons.Letters(ctx, tenant, queue, group, limit)
+// DLQ lists a page of the dead letters q selects, and how many it selects:
+// a walk over the letters of the queue (or tenant), never the records.
+func (b *Broker) DLQ(ctx context.Context, tenant string, q httpd.DLQQuery) ([]httpd.DeadLetter, int, error) {
+	got, err := b.cons.Letters(ctx, tenant, q.Queue, q.Group, 0)
 	if err != nil {
-		return nil, mapErr(err)
+		return nil, 0, mapErr(err)
 	}
-	out := make([]httpd.DeadLetter, len(got))
-	for i, l := range got {
-		out[i] = httpd.DeadLetter{ID: l.ID, Queue: l.Queue, ConsumerGroup: l.Group, Partition: l.Partition, Offset: l.Offset,
+	var out []httpd.DeadLetter
+	total := 0
+	for _, l := range got {
+		if q.Partition != "" && l.Partition != q.Partition || q.From > 0 && l.Filed < q.From || q.To > 0 && l.Filed >= q.To {
+			continue
+		}
+		total++
+		if total <= q.Offset || len(out) == q.Limit {
+			continue
+		}
+		out = append(out, httpd.DeadLetter{ID: l.ID, Queue: l.Queue, ConsumerGroup: l.Group, Partition: l.Partition, Offset: l.Offset,
 			MessageID: l.MessageID, TransactionID: l.TransactionID, Data: b.open(l.Payload), CreatedAt: l.Created, FailedAt: l.Filed,
-			Attempts: l.Attempts, Error: l.Error}
+			Attempts: l.Attempts, Error: l.Error})
 	}
-	return out, nil
+	return out, total, nil
 }
 
 // ReplayDLQ pushes a dead letter's copy back and takes it out of the DLQ.
