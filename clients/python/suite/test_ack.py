@@ -16,7 +16,9 @@ from conftest import datas, pop_of, push_many, txids
 
 async def _popped(client, name, payloads, retry_limit=3, kind="ack"):
     q, g = name(kind), name("g")
-    await client.queue(q).config({"retry_limit": retry_limit, "lease_time": 60}).create()
+    # retry_delay 0: a failed message may come back at once (the queue
+    # default, retryDelay 1000 ms, holds it back for a second).
+    await client.queue(q).config({"retry_limit": retry_limit, "lease_time": 60, "retry_delay": 0}).create()
     await push_many(client, q, payloads)
     consumer = pop_of(client, q, group=g)
     msgs = await consumer.pop()

@@ -28,6 +28,7 @@ async def test_push_on_one_pop_on_another_ack_on_a_third(clients, name):
 async def test_lease_is_exclusive_across_nodes(clients, name):
     a, b, c = clients
     q, g = name("excl"), name("g")
+    await a.queue(q).config({"retry_delay": 0}).create()
     await push_many(a, q, ["only"])
     first = await pop_of(a, q, group=g).pop()
     assert datas(first) == ["only"]

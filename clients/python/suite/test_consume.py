@@ -106,7 +106,7 @@ async def test_consume_without_auto_ack_leaves_lease(client, name):
 
 async def test_consume_failing_handler_nacks_and_redelivers(client, name):
     q, g = name("fail"), name("g")
-    await client.queue(q).config({"retry_limit": 3}).create()
+    await client.queue(q).config({"retry_limit": 3, "retry_delay": 0}).create()
     await push_many(client, q, ["a", "b", "c"])
     attempts = []
     done = asyncio.Event()
@@ -128,7 +128,7 @@ async def test_consume_failing_handler_nacks_and_redelivers(client, name):
 
 async def test_consume_failing_handler_ends_in_dlq(client, name):
     q, g = name("faildlq"), name("g")
-    await client.queue(q).config({"retry_limit": 1}).create()
+    await client.queue(q).config({"retry_limit": 1, "retry_delay": 0}).create()
     await push_many(client, q, ["poison", "fine"])
     attempts = []
     done = asyncio.Event()
@@ -154,7 +154,7 @@ async def test_consume_failing_handler_ends_in_dlq(client, name):
 
 async def test_consume_batch_failure_nacks_whole_batch(client, name):
     q, g = name("bfail"), name("g")
-    await client.queue(q).config({"retry_limit": 3}).create()
+    await client.queue(q).config({"retry_limit": 3, "retry_delay": 0}).create()
     await push_many(client, q, [1, 2, 3])
     calls = []
     done = asyncio.Event()

@@ -61,7 +61,8 @@ async def test_pop_wait_wakes_on_push(client, name):
     q, g = name("waitpush"), name("g")
     await client.queue(q).create()
     popping = asyncio.ensure_future(client.queue(q).group(g).batch(5).wait(True).timeout_millis(15000).pop())
-    # The pop is parked on the broker; the push below must wake it.
+    # Let the pop park on the broker first, so that the push wakes it; the
+    # answer asserted is the same either way.
     await asyncio.sleep(0.3)
     await push_many(client, q, ["late"])
     msgs = await asyncio.wait_for(popping, 20)

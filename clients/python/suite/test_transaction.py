@@ -118,6 +118,7 @@ async def test_txn_required_lease_of_another_holder(client, name):
 
 async def test_txn_nack_redelivers(client, name):
     q, g = name("txnack"), name("g")
+    await client.queue(q).config({"retry_delay": 0}).create()
     await push_many(client, q, ["n1", "n2"])
     consumer = pop_of(client, q, group=g)
     msgs = await consumer.pop()
