@@ -318,8 +318,9 @@
 //     (what this node's push, pop, ack and transaction routes did), so it
 //     is the node's, over every tenant; system-metrics reads the process
 //     and Go collectors; worker-metrics treats the node's HTTP API as its
-//     one worker. GET /metrics is /metrics/prometheus under the name the
-//     official client's admin.metrics() asks for.
+//     one worker. GET /metrics is /metrics/prometheus's series as JSON
+//     (metricsJSON): the official client's admin.metrics() reads it and
+//     decodes only JSON.
 //   - ephemeral: API.md names only POST /api/v1/ephemeral/push; the
 //     family's bodies and answers are the official client's, written
 //     route by route in route_ephemeral.go. The calls in short: push

@@ -134,7 +134,7 @@ func New(b Broker, o Options) http.Handler {
 	r.Method(http.MethodGet, "/health", s.health())
 	r.Method(http.MethodGet, "/status", s.status())
 	r.Method(http.MethodGet, "/metrics/prometheus", metricsHandler(o.Registry))
-	r.Method(http.MethodGet, "/metrics", metricsHandler(o.Registry))
+	r.Method(http.MethodGet, "/metrics", metricsJSON(s.gather))
 
 	r.Route("/api/v1", func(r chi.Router) {
 		r.Use(tenancy(o.TenancyHeader))

@@ -3,8 +3,10 @@ package httpd
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -100,5 +102,59 @@ func metricsHandler(reg *prometheus.Registry) http.Handler {
 func statsRefresh() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeRaw(w, http.StatusOK, []byte(`{"success":true,"refreshed":false,"engine":"raft"}`+"\n"))
+	})
+}
+
+// metricsJSON is GET /metrics: the node's metrics, those of
+// /metrics/prometheus, as JSON. The 2.x client's admin.metrics() reads
+// this route and decodes only JSON (any other answer reaches its caller as
+// None), so the text format stays at /metrics/prometheus. Answer
+// {"metrics":[{"name","help","type","samples":[{"labels":{…},"value"}]}]},
+// by name; a histogram's or summary's sample has "count" and "sum" in
+// place of "value".
+func metricsJSON(g prometheus.Gatherer) http.Handler {
+	type sample struct {
+		Labels map[string]string `json:"labels"`
+		Value  *float64          `json:"value,omitempty"`
+		Count  *uint64           `json:"count,omitempty"`
+		Sum    *float64          `json:"sum,omitempty"`
+	}
+	type family struct {
+		Name    string   `json:"name"`
+		Help    string   `json:"help"`
+		Type    string   `json:"type"`
+		Samples []sample `json:"samples"`
+	}
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		mfs, err := g.Gather()
+		if err != nil && len(mfs) == 0 {
+			return err
+		}
+		out := struct {
+			Metrics []family `json:"metrics"`
+		}{Metrics: make([]family, 0, len(mfs))}
+		for _, mf := range mfs {
+			f := family{Name: mf.GetName(), Help: mf.GetHelp(), Type: strings.ToLower(mf.GetType().String()), Samples: []sample{}}
+			for _, m := range mf.GetMetric() {
+				s := sample{Labels: map[string]string{}}
+				for _, l := range m.GetLabel() {
+					s.Labels[l.GetName()] = l.GetValue()
+				}
+				switch {
+				case m.Histogram != nil:
+					s.Count, s.Sum = m.Histogram.SampleCount, m.Histogram.SampleSum
+				case m.Summary != nil:
+					s.Count, s.Sum = m.Summary.SampleCount, m.Summary.SampleSum
+				default:
+					if v := valueOf(m); v != nil && !math.IsNaN(*v) && !math.IsInf(*v, 0) { // JSON has neither
+						s.Value = v
+					}
+				}
+				f.Samples = append(f.Samples, s)
+			}
+			out.Metrics = append(out.Metrics, f)
+		}
+		writeJSON(w, http.StatusOK, out)
+		return nil
 	})
 }

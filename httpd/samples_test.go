@@ -2,6 +2,7 @@ package httpd
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -129,7 +130,7 @@ func TestMessagesCounted(t *testing.T) {
 	wantStatus(t, e.do(t, "GET", "/api/v1/pop/queue/q", ""), 200)
 	e.do(t, "POST", "/api/v1/transaction", `{"operations":[{"type":"push","queue":"q","payload":1},
 		{"type":"ack","transactionId":"w","partitionId":"1","status":"retry"}]}`)
-	w := e.do(t, "GET", "/metrics", "")
+	w := e.do(t, "GET", "/metrics/prometheus", "")
 	wantStatus(t, w, 200)
 	if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
 		t.Fatalf("Content-Type = %q", ct)
@@ -147,5 +148,34 @@ func TestMessagesCounted(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("metrics lack %s\n%s", want, body)
 		}
+	}
+	// GET /metrics: the same series as JSON, what the 2.x client decodes.
+	w = e.do(t, "GET", "/metrics", "")
+	var js struct {
+		Metrics []struct {
+			Name, Type string
+			Samples    []struct {
+				Labels map[string]string
+				Value  *float64
+				Count  *uint64
+			}
+		}
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &js); err != nil || w.Header().Get("Content-Type") != "application/json" {
+		t.Fatalf("GET /metrics: %v %q %s", err, w.Header().Get("Content-Type"), w.Body)
+	}
+	var pushed, histograms int
+	for _, f := range js.Metrics {
+		for _, s := range f.Samples {
+			if f.Name == "queen_messages_total" && s.Labels["event"] == "pushed" && s.Value != nil {
+				pushed = int(*s.Value)
+			}
+			if f.Type == "histogram" && s.Count != nil {
+				histograms++
+			}
+		}
+	}
+	if pushed != 2 || histograms == 0 {
+		t.Fatalf("GET /metrics: pushed %d, %d histogram samples: %s", pushed, histograms, w.Body)
 	}
 }

@@ -115,6 +115,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Any:
         report.sections.append(("wire", "\n".join(lines)))
         path = os.environ.get("QUEEN_SUITE_WIRE")
         if path:
+            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
             with open(path, "a", encoding="utf-8") as f:
                 f.write(json.dumps({"test": item.nodeid, "error": str(call.excinfo.value)[:2000] if call.excinfo else "",
                                     "wire": log[-40:]}) + "\n")
