@@ -133,7 +133,7 @@ func TestStatusRoutes(t *testing.T) {
 		t.Fatalf("system metrics: %d %v %+v", code, err, sys)
 	}
 
-	resp, err := http.Get(n.url + "/metrics")
+	resp, err := http.Get(n.url + "/metrics/prometheus")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestStatusRoutes(t *testing.T) {
 	text, _ := io.ReadAll(resp.Body)
 	for _, want := range []string{`queen_messages_total{event="pushed"} 4`, `queen_messages_total{event="dlq"} 1`, "process_cpu_seconds_total"} {
 		if resp.StatusCode != 200 || !strings.Contains(string(text), want) {
-			t.Fatalf("/metrics: %d, lacks %s", resp.StatusCode, want)
+			t.Fatalf("/metrics/prometheus: %d, lacks %s", resp.StatusCode, want)
 		}
 	}
 }
