@@ -186,9 +186,46 @@ func TestASubscriptionTimeMovesWhereAGroupStartsOnPartitionsItHasNotRead(t *test
 	if n, err := e.c.SetSubscription(e.ctx(), consume.SubscriptionOp{Tenant: tenant, Group: "nobody", From: stamp}); err != nil || n != 0 {
 		t.Fatalf("subscription of a group that reads nothing: %d %v", n, err)
 	}
-	// Partition a was read (its cursor stays at its end); b was not, and
-	// starts at the subscription time: b-1, not b-0.
+	// Neither partition has delivered anything to g: both start at the
+	// subscription time, b-1 and not b-0 (a-0 is older still).
 	equal(t, "after the new subscription time", txids(e.pop(consume.PopRequest{Queue: "q", Group: "g", Batch: 10, MaxPartitions: 2})), []string{"b-1#1"})
+}
+
+// TestASubscriptionTimeRewindsAGroupThatReadNothing: a group in mode new
+// that popped nothing yet starts, after its subscription time is moved
+// back, at the first record at or after it (the 2.x client's
+// update_consumer_group_timestamp); one that has read a partition keeps
+// its cursor there.
+func TestASubscriptionTimeRewindsAGroupThatReadNothing(t *testing.T) {
+	e := start(t)
+	_, t1, err := e.shard.Push(e.ctx(), raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: "q", Partition: "p",
+		TransactionID: "m1", MessageID: [16]byte{1}, Payload: []byte(`1`)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, t2, err := e.shard.Push(e.ctx(), raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: "q", Partition: "p",
+		TransactionID: "m2", MessageID: [16]byte{2}, Payload: []byte(`2`)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []string{"g", "h"} {
+		if got := e.pop(consume.PopRequest{Queue: "q", Group: g, Mode: consume.ModeNew, Batch: 10}); len(got.Parts) != 0 {
+			t.Fatalf("group %s in mode new read %v", g, txids(got))
+		}
+	}
+	e.push("q", "p", 3, 1)
+	read := e.pop(consume.PopRequest{Queue: "q", Group: "h", Batch: 10})
+	equal(t, "h reads what came after it", txids(read), []string{"p-3#1"})
+	e.ack(read, "h", consume.StatusCompleted, true)
+	for _, g := range []string{"g", "h"} {
+		if n, err := e.c.SetSubscription(e.ctx(), consume.SubscriptionOp{Tenant: tenant, Group: g, From: t1 + (t2-t1)/2}); err != nil || n != 1 {
+			t.Fatalf("subscription of %s: %d %v", g, n, err)
+		}
+	}
+	equal(t, "g, rewound", txids(e.pop(consume.PopRequest{Queue: "q", Group: "g", Batch: 10})), []string{"m2#1", "p-3#1"})
+	if got := e.pop(consume.PopRequest{Queue: "q", Group: "h", Batch: 10}); len(got.Parts) != 0 {
+		t.Fatalf("h, which had read the partition, read again: %v", txids(got))
+	}
 }
 
 func TestDeletingAQueueForgetsItsGroupsLettersLeasesAndPartitionIDs(t *testing.T) {

@@ -115,7 +115,16 @@ func (p *popper) visit(name string) error {
 			return err
 		}
 	}
-	defer func() { p.saveGP(op.Tenant, op.Queue, op.Group, name, &g, old) }()
+	fresh, start := !ok, g.Cursor
+	defer func() {
+		// A group's state on a partition is born when a pop changes it
+		// (delivers, or drops what is too old): until then the partition
+		// starts where the group's subscription says as of each pop, so a
+		// subscription time moved since still counts.
+		if !fresh || g.Cursor != start || len(g.Msgs) > 0 || g.LeaseID != "" {
+			p.saveGP(op.Tenant, op.Queue, op.Group, name, &g, old)
+		}
+	}()
 	if g.LeaseID != "" && !g.held(stamp) {
 		if err := p.dropFromLease(g.LeaseID, name); err != nil {
 			return err
