@@ -79,6 +79,9 @@ type PushItem struct {
 	TransactionID string
 	MessageID     [16]byte
 	Dedup         bool
+	// TraceID is the item's traceId (a UUID; zero: none), answered with
+	// the message when it is popped.
+	TraceID [16]byte
 	// Payload is the item's payload JSON text, byte for byte as sent.
 	Payload []byte
 }

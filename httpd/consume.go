@@ -94,6 +94,8 @@ type PopAnswer struct {
 type PopMessage struct {
 	ID            string // the message id, a UUID
 	TransactionID string
+	// TraceID is the producer's trace id, "" when it sent none (null).
+	TraceID string
 	// Data is the payload, written byte for byte as stored.
 	Data json.RawMessage
 	// CreatedAt is the record's stamp (µs since the epoch).

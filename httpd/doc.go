@@ -151,8 +151,8 @@
 //     task and never long-polls. Path segments are unescaped (a partition
 //     "eu west/1" is eu%20west%2F1); an empty one is 400. HEAD on a pop
 //     route is 404: a pop leases, and a HEAD's messages would go unseen.
-//     The 200 answer has traceId and producerSub null and no conflation
-//     fields; a 204 has no body, Content-Type nor Content-Length.
+//     The 200 answer has each message's traceId as pushed (null when
+//     none), producerSub null, and no conflation fields; a 204 has no body, Content-Type nor Content-Length.
 //   - ack: partitionId is a string of decimal digits or a non-negative
 //     JSON integer, passed on as digits without leading zeros. status
 //     must be a string; one not named by the contract (case counts) reads
@@ -166,10 +166,10 @@
 //     sends {}); the answer shows the broker's leaseId, else the path's,
 //     and expiresAt null when the broker gives none.
 //   - transaction: operations[i].type is push or ack (exact case). A push
-//     operation is items[] (non-empty, items as push takes them; their
-//     traceId is ignored like any unknown member) or the inline form, whose
-//     traceId must be a string or null and is ignored; items[] with a
-//     non-null inline queue, partition, payload or transactionId is 400.
+//     operation is items[] (non-empty, items as push takes them) or the
+//     inline form; either's traceId is a UUID or null, kept with the
+//     record; items[] with a non-null inline queue, partition, payload or
+//     transactionId is 400.
 //     Message ids and dedup are push's. An ack operation is read as an
 //     ack item (consumerGroup defaults to __QUEUE_MODE__). requiredLeases
 //     are non-empty strings, passed on as sent (duplicates too). An ack

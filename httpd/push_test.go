@@ -99,6 +99,20 @@ func TestPushPayloadBytes(t *testing.T) {
 	}
 }
 
+// TestPushTraceID: an item's traceId reaches the broker as its UUID; null
+// or absent is none.
+func TestPushTraceID(t *testing.T) {
+	e := newEnv(t, nil, Options{})
+	w := e.do(t, "POST", "/api/v1/push", `{"items":[{"queue":"q","payload":1,"traceId":"f5881e23-fde4-44d2-97fe-e45776f93a42"},`+
+		`{"queue":"q","payload":2,"traceId":null},{"queue":"q","payload":3}]}`)
+	wantStatus(t, w, http.StatusCreated)
+	items := e.fb.only(t).arg.([]PushItem)
+	want := [16]byte(uuid.MustParse("f5881e23-fde4-44d2-97fe-e45776f93a42"))
+	if items[0].TraceID != want || items[1].TraceID != ([16]byte{}) || items[2].TraceID != ([16]byte{}) {
+		t.Fatalf("trace ids %x %x %x", items[0].TraceID, items[1].TraceID, items[2].TraceID)
+	}
+}
+
 func TestPushRefusals(t *testing.T) {
 	long := strings.Repeat("x", MaxTransactionIDBytes+1)
 	cases := []struct {
@@ -122,6 +136,8 @@ func TestPushRefusals(t *testing.T) {
 		{"txn too long", `{"items":[{"queue":"q","payload":1,"transactionId":"` + long + `"}]}`, CodeBadRequest, "over 65535"},
 		{"txn control char", `{"items":[{"queue":"q","payload":1,"transactionId":"a\nb"}]}`, CodeBadRequest, "control character"},
 		{"txn C1 control", `{"items":[{"queue":"q","payload":1,"transactionId":"a\u0085"}]}`, CodeBadRequest, "control character"},
+		{"traceId not a UUID", `{"items":[{"queue":"q","payload":1,"traceId":"abc"}]}`, CodeBadRequest, `items[0].traceId "abc" must be a UUID`},
+		{"traceId a number", `{"items":[{"queue":"q","payload":1,"traceId":5}]}`, CodeBadRequest, "items[0].traceId must be a string"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -287,13 +287,17 @@ func appendPop(b []byte, a *PopAnswer) []byte {
 	return append(b, '}', '\n')
 }
 
-// appendPopMessage renders one leased message. traceId and producerSub
-// are always null: this broker records neither.
+// appendPopMessage renders one leased message. traceId is the pushed one
+// (null when none); producerSub is always null: this broker has no JWT.
 func appendPopMessage(b []byte, m *PopMessage) []byte {
 	b = append(b, '{')
 	b = appendField(b, "id", m.ID)
 	b = appendField(b, "transactionId", m.TransactionID)
-	b = append(b, `"traceId":null,`...)
+	if m.TraceID == "" {
+		b = append(b, `"traceId":null,`...)
+	} else {
+		b = appendField(b, "traceId", m.TraceID)
+	}
 	b = appendKey(b, "data")
 	b = appendRaw(b, m.Data)
 	b = append(b, `,"producerSub":null,`...)

@@ -213,7 +213,7 @@ func TestPopAnswer(t *testing.T) {
 	fb := &fakeBroker{pop: func(context.Context, string, PopRequest) (PopAnswer, bool, error) {
 		return PopAnswer{Queue: "q", Partition: "eu west/1", PartitionID: "17", LeaseID: "lease-1", ConsumerGroup: "g",
 			PartitionsClaimed: 1, Messages: []PopMessage{
-				{ID: "0199718d-1e2b-7cc4-9a3b-6a4b1f0c2d3e", TransactionID: `t"1`, Data: []byte(`42.00`),
+				{ID: "0199718d-1e2b-7cc4-9a3b-6a4b1f0c2d3e", TransactionID: `t"1`, TraceID: "f5881e23-fde4-44d2-97fe-e45776f93a42", Data: []byte(`42.00`),
 					CreatedAt: 1_758_536_130_000_001, PartitionID: "17", Queue: "q", Partition: "eu west/1",
 					LeaseID: "lease-1", ConsumerGroup: "g", DeliveryAttempt: 2, Offset: 41},
 				{ID: "0199718d-1e2b-7cc4-9a3b-6a4b1f0c2d3f", TransactionID: "t2", Data: []byte(`{ "a" :  1 }`),
@@ -226,7 +226,7 @@ func TestPopAnswer(t *testing.T) {
 	wantStatus(t, w, http.StatusOK)
 	want := `{"success":true,"queue":"q","partition":"eu west/1","partitionId":"17","leaseId":"lease-1",` +
 		`"consumerGroup":"g","messages":[` +
-		`{"id":"0199718d-1e2b-7cc4-9a3b-6a4b1f0c2d3e","transactionId":"t\"1","traceId":null,"data":42.00,` +
+		`{"id":"0199718d-1e2b-7cc4-9a3b-6a4b1f0c2d3e","transactionId":"t\"1","traceId":"f5881e23-fde4-44d2-97fe-e45776f93a42","data":42.00,` +
 		`"producerSub":null,"createdAt":"2025-09-22T10:15:30.000001Z","partitionId":"17","partition":"eu west/1",` +
 		`"leaseId":"lease-1","consumerGroup":"g","deliveryAttempt":2,"offset":41},` +
 		`{"id":"0199718d-1e2b-7cc4-9a3b-6a4b1f0c2d3f","transactionId":"t2","traceId":null,"data":{ "a" :  1 },` +

@@ -118,7 +118,9 @@ func decodePush(body []byte) ([]PushItem, error) {
 
 // decodePushItem reads one push item, the object at path in the body
 // (POST /api/v1/push's items, and a transaction's push operations):
-// queue, partition, payload and transactionId. Other members are ignored.
+// queue, partition, payload, transactionId and traceId (a UUID, kept with
+// the record and answered by pops; the 2.x client sends only UUIDs, so
+// another string is 400). Other members are ignored.
 func decodePushItem(o object, path string) (PushItem, error) {
 	q, err := o.name("queue", path+".queue", contract.Queue)
 	if err != nil {
@@ -142,7 +144,19 @@ func decodePushItem(o object, path string) (PushItem, error) {
 	if err != nil {
 		return PushItem{}, err
 	}
-	return PushItem{Queue: q, Partition: p, TransactionID: txn, Dedup: txn != "", Payload: payload}, nil
+	it := PushItem{Queue: q, Partition: p, TransactionID: txn, Dedup: txn != "", Payload: payload}
+	trace, _, err := o.str("traceId", path+".traceId")
+	if err != nil {
+		return PushItem{}, err
+	}
+	if trace != "" {
+		id, err := uuid.Parse(trace)
+		if err != nil {
+			return PushItem{}, badRequest("%s.traceId %q must be a UUID", path, clipped(trace))
+		}
+		it.TraceID = id
+	}
+	return it, nil
 }
 
 // newMessageIDs gives every item a UUIDv7 message id, and the items that

@@ -152,15 +152,11 @@ func decodeTxnOp(raw json.RawMessage, i int, req *TxnRequest) error {
 var txnInline = []string{"queue", "partition", "payload", "transactionId"}
 
 // decodeTxnPush reads a push operation: items[] (push items as POST
-// /api/v1/push takes them) or one inline item. traceId is accepted (a
-// string) and ignored; with items[], an inline member that is not null is
-// refused as ambiguous.
+// /api/v1/push takes them, traceId included) or one inline item; with
+// items[], an inline member that is not null is refused as ambiguous.
 func decodeTxnPush(o object, path string, i int, req *TxnRequest) error {
 	raw := o["items"]
 	if isNull(raw) {
-		if _, _, err := o.str("traceId", path+".traceId"); err != nil {
-			return err
-		}
 		it, err := decodePushItem(o, path)
 		if err != nil {
 			return err

@@ -48,6 +48,12 @@ func pushOf(op int, queue, partition, payload, txn string) TxnPush {
 		Dedup: txn != "", Payload: []byte(payload)}}
 }
 
+// traced is p with the trace id id.
+func traced(p TxnPush, id string) TxnPush {
+	p.Item.TraceID = uuid.MustParse(id)
+	return p
+}
+
 func ackOf(op int, txn, partitionID, lease string) TxnAck {
 	return TxnAck{OpIndex: op, Item: AckItem{TransactionID: txn, PartitionID: partitionID,
 		ConsumerGroup: QueueModeGroup, LeaseID: lease, Status: AckCompleted}}
@@ -58,8 +64,8 @@ func TestTxnDecode(t *testing.T) {
 		name, body string
 		want       TxnRequest
 	}{
-		{"inline push", `{"operations":[{"type":"push","queue":"q","payload": 42.00 ,"traceId":"tr-1"}]}`,
-			TxnRequest{Pushes: []TxnPush{pushOf(0, "q", "Default", "42.00", "")}}},
+		{"inline push", `{"operations":[{"type":"push","queue":"q","payload": 42.00 ,"traceId":"f5881e23-fde4-44d2-97fe-e45776f93a42"}]}`,
+			TxnRequest{Pushes: []TxnPush{traced(pushOf(0, "q", "Default", "42.00", ""), "f5881e23-fde4-44d2-97fe-e45776f93a42")}}},
 		{"inline push with everything", `{"operations":[{"type":"push","queue":"q","partition":"p","payload":{ "a" : [1, 2.50] },
 			"transactionId":"t-1","traceId":null,"items":null,"other":[1]}]}`,
 			TxnRequest{Pushes: []TxnPush{pushOf(0, "q", "p", `{ "a" : [1, 2.50] }`, "t-1")}}},
@@ -67,7 +73,7 @@ func TestTxnDecode(t *testing.T) {
 			TxnRequest{Pushes: []TxnPush{pushOf(0, "q", "Default", "null", "")}}},
 		{"items push after an ack", `{"operations":[
 			{"type":"ack","transactionId":"m","partitionId":"3"},
-			{"type":"push","items":[{"queue":"q","payload":1,"transactionId":"a","traceId":5},{"queue":"r","partition":"p","payload":"x"}]},
+			{"type":"push","items":[{"queue":"q","payload":1,"transactionId":"a","traceId":null},{"queue":"r","partition":"p","payload":"x"}]},
 			{"type":"push","queue":"s","payload":[]}]}`,
 			TxnRequest{
 				Pushes: []TxnPush{pushOf(1, "q", "Default", "1", "a"), pushOf(1, "r", "p", `"x"`, ""), pushOf(2, "s", "Default", "[]", "")},

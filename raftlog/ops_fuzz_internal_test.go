@@ -28,6 +28,7 @@ func FuzzPushOp(f *testing.F) {
 	f.Add([]byte{}, "t", "q", "p", "tx", []byte("0123456789abcdef"), true, []byte(`{"a":1}`), uint8(1))
 	f.Add((&PushOp{Tenant: "t", Items: []PushItem{{Queue: "q", Partition: "p", Payload: []byte{0, 1}}}}).Op().Data, "", "", "", "", []byte(nil), false, []byte(nil), uint8(0))
 	f.Add([]byte{1, 0, 1, 1, 'q', 1, 'p', 0}, "t", "q", "p", "", []byte{}, false, []byte{}, uint8(3))
+	f.Add((&PushOp{Tenant: "t", Items: []PushItem{{Queue: "q", Partition: "p", TraceID: [16]byte{9}, Payload: []byte{1}}}}).Op().Data, "", "", "", "", []byte(nil), false, []byte(nil), uint8(0))
 	f.Fuzz(func(t *testing.T, raw []byte, tenant, queue, partition, txid string, mid []byte, dedup bool, payload []byte, n uint8) {
 		if p, err := decodePushOp(raw); err != nil {
 			checkRefusal(t, err)
@@ -49,6 +50,10 @@ func FuzzPushOp(f *testing.F) {
 			it := PushItem{Queue: q, Partition: p, TransactionID: txid, Dedup: dedup != (i%2 == 1), Payload: payload}
 			copy(it.MessageID[:], mid)
 			it.MessageID[15] = byte(i)
+			if i%3 == 2 { // some items carry a trace id
+				it.TraceID = it.MessageID
+				it.TraceID[0] |= 0x80
+			}
 			op.Items = append(op.Items, it)
 		}
 		enc := op.Op()
@@ -65,7 +70,7 @@ func FuzzPushOp(f *testing.F) {
 		for i, it := range got.Items {
 			w := op.Items[i]
 			if it.Queue != w.Queue || it.Partition != w.Partition || it.TransactionID != w.TransactionID ||
-				it.MessageID != w.MessageID || it.Dedup != w.Dedup || !bytes.Equal(it.Payload, w.Payload) {
+				it.MessageID != w.MessageID || it.Dedup != w.Dedup || it.TraceID != w.TraceID || !bytes.Equal(it.Payload, w.Payload) {
 				t.Fatalf("item %d decoded %+v from %+v", i, it, w)
 			}
 		}
@@ -153,6 +158,26 @@ func FuzzDeleteQueueOp(f *testing.F) {
 			if b, err := DecodeDeleteQueueAnswer(appendDeleteQueueAnswer(nil, a)); err != nil || b != a {
 				t.Fatalf("answer %x decoded to %+v, which re-encodes to %+v %v", raw, a, b, err)
 			}
+		}
+	})
+}
+
+// FuzzDecodeRecord: a stored record decodes to one that encodes back to
+// the same bytes, or fails; a record without a trace id is version 1.
+func FuzzDecodeRecord(f *testing.F) {
+	f.Add((&storedRecord{Stamp: 5, TxID: "t", Payload: []byte(`{}`)}).encode())
+	f.Add((&storedRecord{Stamp: 5, TxID: "t", TraceID: [16]byte{1}, Payload: []byte(`1`)}).encode())
+	f.Add([]byte{2, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := decodeRecord(b)
+		if err != nil {
+			return
+		}
+		if again := r.encode(); !bytes.Equal(again, b) {
+			t.Fatalf("%x decoded to %+v, which encodes to %x", b, r, again)
+		}
+		if (r.TraceID == [16]byte{}) != (b[0] == metaVersion) {
+			t.Fatalf("%x: version %d with trace id %x", b, b[0], r.TraceID)
 		}
 	})
 }

@@ -151,3 +151,18 @@ func testConcurrentPushes(t *testing.T, nodes int) {
 		}
 	}
 }
+
+// TestPushKeepsTheTraceID: a record keeps its producer's trace id, and one
+// pushed without has none.
+func TestPushKeepsTheTraceID(t *testing.T) {
+	c := raftlogtest.New(t, 1, nil)
+	c.StartAll()
+	_, s := c.Leader()
+	traced := item("q", "p", "a", []byte("A"))
+	traced.TraceID = [16]byte{0xf5, 0x88, 1, 2, 3}
+	push(t, s, traced, item("q", "p", "b", []byte("B")))
+	b := readAll(t, s, "q", "p")
+	if len(b.Records) != 2 || b.Records[0].TraceID != traced.TraceID || b.Records[1].TraceID != ([16]byte{}) {
+		t.Fatalf("records %+v", b.Records)
+	}
+}

@@ -168,21 +168,35 @@ type storedRecord struct {
 	Stamp   int64
 	MsgID   [16]byte
 	TxID    string
+	TraceID [16]byte // zero: none
 	Payload []byte
 }
 
+// recordTraced is the version of a record with a trace id: after the
+// transaction id come its 16 bytes. A record without one is written as
+// version 1 (metaVersion), byte for byte as before trace ids were kept.
+const recordTraced = 2
+
 func (r *storedRecord) encode() []byte {
-	b := make([]byte, 0, 1+10+16+2+len(r.TxID)+len(r.Payload))
-	b = append(b, metaVersion)
+	b := make([]byte, 0, 1+10+16+2+len(r.TxID)+16+len(r.Payload))
+	traced := r.TraceID != [16]byte{}
+	if traced {
+		b = append(b, recordTraced)
+	} else {
+		b = append(b, metaVersion)
+	}
 	b = binary.AppendVarint(b, r.Stamp)
 	b = append(b, r.MsgID[:]...)
 	b = appendName(b, r.TxID)
+	if traced {
+		b = append(b, r.TraceID[:]...)
+	}
 	return append(b, r.Payload...)
 }
 
 func decodeRecord(b []byte) (storedRecord, error) {
 	var r storedRecord
-	if len(b) < 1 || b[0] != metaVersion {
+	if len(b) < 1 || b[0] != metaVersion && b[0] != recordTraced {
 		return r, fmt.Errorf("%w: record version", ErrStorage)
 	}
 	d := newDecoder(b[1:])
@@ -196,13 +210,20 @@ func decodeRecord(b []byte) (storedRecord, error) {
 	if d.Err != nil {
 		return r, fmt.Errorf("%w: record", ErrStorage)
 	}
+	if b[0] == recordTraced {
+		if len(d.B) < 16 || [16]byte(d.B[:16]) == [16]byte{} {
+			return r, fmt.Errorf("%w: record trace id", ErrStorage)
+		}
+		copy(r.TraceID[:], d.B[:16])
+		d.B = d.B[16:]
+	}
 	r.Payload = d.B
 	return r, nil
 }
 
 // recordStamp reads only the stamp of an encoded record.
 func recordStamp(b []byte) (int64, error) {
-	if len(b) < 2 || b[0] != metaVersion {
+	if len(b) < 2 || b[0] != metaVersion && b[0] != recordTraced {
 		return 0, fmt.Errorf("%w: record version", ErrStorage)
 	}
 	v, n := binary.Varint(b[1:])

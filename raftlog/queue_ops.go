@@ -20,6 +20,9 @@ type PushItem struct {
 	// instead: the op answers DecodePushRollback's form. Transactions push
 	// strictly, so that a retried transaction applies nothing twice.
 	Strict bool
+	// TraceID is the producer's trace id (a UUID; zero: none), kept with
+	// the record and answered with it.
+	TraceID [16]byte
 	// Payload is stored byte for byte.
 	Payload []byte
 }
@@ -108,6 +111,9 @@ func (p *PushOp) Op() Op {
 		b = appendName(b, it.TransactionID)
 		b = append(b, it.MessageID[:]...)
 		b = append(b, pushFlags(it))
+		if it.TraceID != [16]byte{} {
+			b = append(b, it.TraceID[:]...)
+		}
 		b = appendName(b, string(it.Payload))
 	}
 	return Op{Kind: OpPush, Data: b}
@@ -120,6 +126,9 @@ func pushFlags(it *PushItem) byte {
 	}
 	if it.Strict {
 		flags |= 2
+	}
+	if it.TraceID != [16]byte{} {
+		flags |= 4 // the trace id follows (absent in the ops of older brokers)
 	}
 	return flags
 }
@@ -186,13 +195,22 @@ func decodePushOp(b []byte) (PushOp, error) {
 		it := &p.Items[i]
 		it.Queue, it.Partition = queues[parts[j].queue], parts[j].partition
 		it.TransactionID = string(d.Bytes())
-		if len(d.B) < 17 || d.B[16] > 3 {
+		if len(d.B) < 17 || d.B[16] > 7 {
 			d.Fail("push item")
 			break
 		}
 		copy(it.MessageID[:], d.B)
-		it.Dedup, it.Strict = d.B[16]&1 != 0, d.B[16]&2 != 0
+		flags := d.B[16]
+		it.Dedup, it.Strict = flags&1 != 0, flags&2 != 0
 		d.B = d.B[17:]
+		if flags&4 != 0 {
+			if len(d.B) < 16 || [16]byte(d.B[:16]) == [16]byte{} {
+				d.Fail("push item trace id")
+				break
+			}
+			copy(it.TraceID[:], d.B)
+			d.B = d.B[16:]
+		}
 		it.Payload = d.Bytes()
 	}
 	if d.Err == nil && usedP != len(parts) {

@@ -27,7 +27,9 @@ type Record struct {
 	Stamp         int64
 	MessageID     [16]byte
 	TransactionID string
-	Payload       []byte
+	// TraceID is the producer's trace id (a UUID), zero when it sent none.
+	TraceID [16]byte
+	Payload []byte
 }
 
 // Batch is what ReadRecords answers.
@@ -124,7 +126,7 @@ func (v *View) ReadRecords(tenant, queue, partition string, from int64, lim Read
 		bytes += len(r.Payload)
 		r.Payload = append([]byte(nil), r.Payload...)
 		b.Records = append(b.Records, Record{Offset: int64(binary.BigEndian.Uint64(k[9:])), Stamp: r.Stamp,
-			MessageID: r.MsgID, TransactionID: r.TxID, Payload: r.Payload})
+			MessageID: r.MsgID, TransactionID: r.TxID, TraceID: r.TraceID, Payload: r.Payload})
 		return lim.MaxRecords <= 0 || len(b.Records) < lim.MaxRecords
 	})
 	if err == nil {

@@ -78,7 +78,11 @@ func (b *Broker) popAnswer(queue, group string, res consume.PopResult) (httpd.Po
 	for _, p := range res.Parts {
 		pid := strconv.FormatUint(p.UID, 10)
 		for _, m := range p.Messages {
-			a.Messages = append(a.Messages, httpd.PopMessage{ID: uuid.UUID(m.MessageID).String(), TransactionID: m.TransactionID,
+			var trace string
+			if m.TraceID != ([16]byte{}) {
+				trace = uuid.UUID(m.TraceID).String()
+			}
+			a.Messages = append(a.Messages, httpd.PopMessage{ID: uuid.UUID(m.MessageID).String(), TransactionID: m.TransactionID, TraceID: trace,
 				Data: b.open(m.Payload), CreatedAt: m.Stamp, PartitionID: pid, Queue: queue, Partition: p.Partition,
 				LeaseID: res.LeaseID, ConsumerGroup: group, DeliveryAttempt: m.Attempt, Offset: m.Offset})
 		}

@@ -71,6 +71,7 @@ func appendPopResult(b []byte, r *PopResult) []byte {
 			b = wire.AppendString(b, m.TransactionID)
 			b = wire.AppendString(b, string(m.Payload))
 			b = binary.AppendUvarint(b, uint64(m.Attempt))
+			b = append(b, m.TraceID[:]...)
 		}
 	}
 	return b
@@ -83,7 +84,7 @@ func DecodePopResult(b []byte) (PopResult, error) {
 	n := d.Count(3)
 	for range n {
 		p := Popped{Partition: str(&d), UID: d.Uvarint()}
-		m := d.Count(21)
+		m := d.Count(37)
 		for range m {
 			var x Delivered
 			x.Offset, x.Stamp = d.Varint(), d.Varint()
@@ -96,6 +97,12 @@ func DecodePopResult(b []byte) (PopResult, error) {
 			x.TransactionID = str(&d)
 			x.Payload = append([]byte(nil), d.Bytes()...)
 			x.Attempt = int(d.Uvarint())
+			if len(d.B) < 16 {
+				d.Fail("trace id")
+				break
+			}
+			copy(x.TraceID[:], d.B[:16])
+			d.B = d.B[16:]
 			p.Messages = append(p.Messages, x)
 		}
 		r.Parts = append(r.Parts, p)
