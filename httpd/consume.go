@@ -71,6 +71,10 @@ type PopRequest struct {
 	// Autopilot (autopilot=true): the client left batch or partitions to
 	// the broker; the answer echoes what was used.
 	Autopilot bool
+	// Conflation (conflation=true) asks that the group conflate: per
+	// partition only the newest message, those behind it retired. The
+	// group's first pop fixes its policy.
+	Conflation bool
 }
 
 // AutopilotBatch is the batch of a pop that leaves it to the broker
@@ -88,6 +92,12 @@ type PopAnswer struct {
 	ConsumerGroup          string
 	Messages               []PopMessage
 	PartitionsClaimed      int
+	// Conflation: the group conflates (its stored policy);
+	// ConflationConflict: the pop asked otherwise than the group stores.
+	// A pop that asked for conflation is answered 200 with them even when
+	// it leased nothing (the client takes their absence for a broker that
+	// ignored the flag).
+	Conflation, ConflationConflict bool
 }
 
 // PopMessage is one leased message.

@@ -69,7 +69,7 @@ func (s *server) runPop(w http.ResponseWriter, r *http.Request, req PopRequest) 
 	if err != nil {
 		return err
 	}
-	if !ok {
+	if !ok && !(req.Conflation && (ans.Conflation || ans.ConflationConflict)) {
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
@@ -184,7 +184,8 @@ func decodePop(raw, defMode string) (PopRequest, error) {
 	if req.AutoAck, err = autoAckOf(q); err != nil {
 		return req, err
 	}
-	return req, checkConflation(q, req)
+	req.Conflation, err = checkConflation(q, req)
+	return req, err
 }
 
 // decodeSubscription reads subscriptionMode (new, or its spelling
@@ -248,20 +249,20 @@ func autoAckOf(q query) (bool, error) {
 	return c || a, nil
 }
 
-// checkConflation refuses conflation=true: this broker does not conflate.
-// The contract's own refusals (without a consumer group, or with
-// commitOnDelivery) get their own messages.
-func checkConflation(q query, req PopRequest) error {
+// checkConflation reads conflation: true asks the group to conflate, and
+// is refused without a consumer group or with commitOnDelivery (API.md
+// §2).
+func checkConflation(q query, req PopRequest) (bool, error) {
 	on, _, err := q.boolean("conflation")
 	switch {
 	case err != nil || !on:
-		return err
+		return false, err
 	case req.ConsumerGroup == QueueModeGroup:
-		return badRequest("conflation %q needs a consumerGroup", q.get("conflation"))
+		return false, badRequest("conflation %q needs a consumerGroup", q.get("conflation"))
 	case req.AutoAck:
-		return badRequest("conflation %q cannot be used with commitOnDelivery", q.get("conflation"))
+		return false, badRequest("conflation %q cannot be used with commitOnDelivery", q.get("conflation"))
 	}
-	return badRequest("conflation %q: conflation is not supported", q.get("conflation"))
+	return true, nil
 }
 
 // appendPop renders the 200 answer of a pop. Payloads are written as the
@@ -284,6 +285,12 @@ func appendPop(b []byte, a *PopAnswer) []byte {
 	b = append(b, ']', ',')
 	b = appendKey(b, "partitionsClaimed")
 	b = appendInt(b, int64(a.PartitionsClaimed))
+	if a.Conflation {
+		b = append(b, `,"conflation":true`...)
+	}
+	if a.ConflationConflict {
+		b = append(b, `,"conflationConflict":true`...)
+	}
 	return append(b, '}', '\n')
 }
 

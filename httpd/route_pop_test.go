@@ -56,6 +56,8 @@ func TestPopQuery(t *testing.T) {
 		{"both aliases agree", "/api/v1/pop/queue/q?autoAck=true&commitOnDelivery=true",
 			with(func(r *PopRequest) { r.AutoAck = true })},
 		{"ignored", "/api/v1/pop/queue/q?conflation=false&whatever=1&namespace=n&task=t", popDefaults()},
+		{"conflation", "/api/v1/pop/queue/q?conflation=true&consumerGroup=g",
+			with(func(r *PopRequest) { r.Conflation, r.ConsumerGroup = true, "g" })},
 		{"autopilot sizes the batch", "/api/v1/pop/queue/q?autopilot=true",
 			with(func(r *PopRequest) { r.Autopilot, r.Batch = true, AutopilotBatch })},
 		{"autopilot keeps a batch given", "/api/v1/pop/queue/q?autopilot=true&batch=7",
@@ -134,7 +136,6 @@ func TestPopRefusals(t *testing.T) {
 		{"conflation without a group", "?conflation=true", `conflation "true" needs a consumerGroup`},
 		{"conflation with commitOnDelivery", "?conflation=true&consumerGroup=g&autoAck=true",
 			`conflation "true" cannot be used with commitOnDelivery`},
-		{"conflation", "?conflation=true&consumerGroup=g", `conflation "true": conflation is not supported`},
 		{"conflation value", "?conflation=on", `conflation "on" must be true or false`},
 		{"malformed query", "?batch=%zz", "the query string is malformed"},
 	}
@@ -237,6 +238,20 @@ func TestPopAnswer(t *testing.T) {
 		t.Fatalf("body =\n%s\nwant\n%s", w.Body, want)
 	}
 	wantJSON(t, w, http.StatusOK, want) // and it is JSON
+}
+
+// TestPopConflationAnswer: a pop that asked for conflation is answered the
+// group's flags, 200 even when it leased nothing; one that did not ask
+// gets a bare 204 for nothing.
+func TestPopConflationAnswer(t *testing.T) {
+	fb := &fakeBroker{pop: func(_ context.Context, _ string, r PopRequest) (PopAnswer, bool, error) {
+		return PopAnswer{Conflation: true, ConflationConflict: !r.Conflation}, false, nil
+	}}
+	e := newEnv(t, fb, Options{})
+	w := e.do(t, "GET", "/api/v1/pop/queue/q?conflation=true&consumerGroup=g", "")
+	wantJSON(t, w, http.StatusOK, `{"success":true,"queue":"","partition":"","partitionId":"","leaseId":"","consumerGroup":"",`+
+		`"messages":[],"partitionsClaimed":0,"conflation":true}`)
+	wantStatus(t, e.do(t, "GET", "/api/v1/pop/queue/q?consumerGroup=g", ""), http.StatusNoContent)
 }
 
 // TestPopAutopilotAnswer: a pop with autopilot=true echoes the width and

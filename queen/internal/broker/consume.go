@@ -21,7 +21,7 @@ var _ httpd.Consumer = (*Broker)(nil)
 func (b *Broker) Pop(ctx context.Context, tenant string, req httpd.PopRequest) (httpd.PopAnswer, bool, error) {
 	r := consume.PopRequest{Tenant: tenant, Queue: req.Queue, Partition: req.Partition, Group: req.ConsumerGroup,
 		Batch: req.Batch, MaxPartitions: req.Partitions, Lease: time.Duration(req.LeaseSeconds) * time.Second,
-		AutoAck: req.AutoAck, From: req.SubscriptionFrom}
+		AutoAck: req.AutoAck, From: req.SubscriptionFrom, Conflate: req.Conflation}
 	if req.SubscriptionMode == httpd.SubscriptionAll || req.ConsumerGroup == httpd.QueueModeGroup {
 		r.Mode = consume.ModeAll
 	}
@@ -45,7 +45,7 @@ func (b *Broker) Pop(ctx context.Context, tenant string, req httpd.PopRequest) (
 		if err != nil {
 			return httpd.PopAnswer{}, false, mapErr(err)
 		}
-		if len(res.Parts) > 0 {
+		if len(res.Parts) > 0 || q == queues[len(queues)-1] {
 			return b.popAnswer(q, req.ConsumerGroup, res)
 		}
 	}
@@ -70,11 +70,12 @@ func (b *Broker) discover(tenant, namespace, task string) ([]string, error) {
 }
 
 func (b *Broker) popAnswer(queue, group string, res consume.PopResult) (httpd.PopAnswer, bool, error) {
-	if len(res.Parts) == 0 {
-		return httpd.PopAnswer{}, false, nil
+	if len(res.Parts) == 0 { // the flags, for a pop that asked for conflation
+		return httpd.PopAnswer{Queue: queue, ConsumerGroup: group, Conflation: res.Conflation, ConflationConflict: res.Conflict}, false, nil
 	}
 	a := httpd.PopAnswer{Queue: queue, Partition: res.Parts[0].Partition, PartitionID: strconv.FormatUint(res.Parts[0].UID, 10),
-		LeaseID: res.LeaseID, ConsumerGroup: group, PartitionsClaimed: len(res.Parts)}
+		LeaseID: res.LeaseID, ConsumerGroup: group, PartitionsClaimed: len(res.Parts),
+		Conflation: res.Conflation, ConflationConflict: res.Conflict}
 	for _, p := range res.Parts {
 		pid := strconv.FormatUint(p.UID, 10)
 		for _, m := range p.Messages {

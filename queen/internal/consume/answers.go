@@ -19,6 +19,9 @@ type PopResult struct {
 	// blocked (a lease, a retry delay, delayed processing) may free; 0
 	// when nothing was blocked. A long poll wakes then at the latest.
 	NextAt int64
+	// Conflation: the group conflates (its stored policy); Conflict: the
+	// pop asked otherwise than the group stores (the stored one won).
+	Conflation, Conflict bool
 }
 
 // Popped is one partition a pop leased, with its messages in offset order.
@@ -59,6 +62,7 @@ func appendPopResult(b []byte, r *PopResult) []byte {
 	b = wire.AppendString(b, r.LeaseID)
 	b = binary.AppendVarint(b, r.End)
 	b = binary.AppendVarint(b, r.NextAt)
+	b = append(b, boolByte(r.Conflation)|boolByte(r.Conflict)<<1)
 	b = binary.AppendUvarint(b, uint64(len(r.Parts)))
 	for _, p := range r.Parts {
 		b = wire.AppendString(b, p.Partition)
@@ -81,6 +85,11 @@ func appendPopResult(b []byte, r *PopResult) []byte {
 func DecodePopResult(b []byte) (PopResult, error) {
 	d := wire.NewDecoder(b, ErrCorrupt)
 	r := PopResult{LeaseID: str(&d), End: d.Varint(), NextAt: d.Varint()}
+	flags := d.Byte()
+	if flags&^3 != 0 {
+		d.Fail(fmt.Sprintf("pop answer flags %#x", flags))
+	}
+	r.Conflation, r.Conflict = flags&1 != 0, flags&2 != 0
 	n := d.Count(3)
 	for range n {
 		p := Popped{Partition: str(&d), UID: d.Uvarint()}

@@ -11,6 +11,7 @@ import (
 func FuzzDecodeOp(f *testing.F) {
 	pop := PopOp{Tenant: "t", Queue: "q", Group: "g", Partition: "p", Start: 7, Batch: 3, MaxPartitions: 2,
 		LeaseMicros: 1e6, SkewMicros: 5e5, LeaseID: "l", AutoAck: true, Mode: ModeAll, From: 42}
+	conflate := PopOp{Tenant: "t", Queue: "q", Group: "g", Batch: 1, MaxPartitions: 1, LeaseID: "l", Conflate: true}
 	ack := AckOp{Tenant: "t", SkewMicros: 1, Items: []AckItem{{TransactionID: "x", PartitionUID: 9, Group: "g", LeaseID: "l", Status: StatusDLQ, Error: "e"}}}
 	ext := ExtendOp{Tenant: "t", LeaseID: "l", Micros: 3, SkewMicros: 4}
 	txn := TxnOp{Tenant: "t", SkewMicros: 2, RequiredLeases: []string{"l"}, Acks: ack.Items}
@@ -23,7 +24,7 @@ func FuzzDecodeOp(f *testing.F) {
 	purge := PurgeOp{Tenant: "t", Queue: "q"}
 	pos := PositionOp{Tenant: "t", Items: []Position{{Queue: "q", Group: "g", Partition: "p", Offset: Forget, Metadata: "m", Mode: ModeAll}}}
 	for _, b := range [][]byte{pop.Op().Data, ack.Op().Data, ext.Op().Data, txn.Op().Data, seek.Op().Data, del.Op().Data,
-		rep.Op().Data, purge.Op().Data, pos.Op().Data, keep.Op().Data, subscribe.Op().Data, drop.Op().Data, {1}, {}} {
+		rep.Op().Data, purge.Op().Data, pos.Op().Data, keep.Op().Data, subscribe.Op().Data, drop.Op().Data, conflate.Op().Data, {1}, {}} {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -84,7 +85,7 @@ func FuzzDecodeGP(f *testing.F) {
 // FuzzDecodePopResult: a pop's answer decodes or fails, never panics, and
 // round-trips.
 func FuzzDecodePopResult(f *testing.F) {
-	r := PopResult{LeaseID: "l", End: 5, NextAt: 6, Parts: []Popped{{Partition: "p", UID: 2, Messages: []Delivered{{Attempt: 1}}}}}
+	r := PopResult{LeaseID: "l", End: 5, NextAt: 6, Conflation: true, Parts: []Popped{{Partition: "p", UID: 2, Messages: []Delivered{{Attempt: 1}}}}}
 	r.Parts[0].Messages[0].Payload = []byte(`{"a":1}`)
 	r.Parts[0].Messages[0].TransactionID = "x"
 	f.Add(appendPopResult(nil, &r))

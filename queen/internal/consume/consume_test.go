@@ -1,6 +1,7 @@
 package consume_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -366,4 +367,40 @@ func TestAQueueWidePopWalksFromItsStartAndWraps(t *testing.T) {
 	r, _ = e.shard.Propose(e.ctx(), raftlog.Command{Ops: []raftlog.Op{op.Op()}})
 	res, _ = consume.DecodePopResult(r.Ops[0])
 	equal(t, "walk from partition 3, wrapping past the held ones", txids(res), []string{"a-0#1"})
+}
+
+// TestConflationDeliversTheNewestAndRetiresTheRest: a conflating group
+// gets, per partition, the newest message alone; the ones behind it are
+// retired for it (never delivered), other groups read them all; the
+// group's first pop fixes its policy, and a later pop that asks otherwise
+// is told of the conflict and served by the stored one.
+func TestConflationDeliversTheNewestAndRetiresTheRest(t *testing.T) {
+	e := start(t)
+	e.push("q", "a", 0, 3)
+	e.push("q", "b", 0, 1)
+	req := consume.PopRequest{Queue: "q", Group: "latest", Mode: consume.ModeAll, Batch: 10, MaxPartitions: 2, Conflate: true}
+	res := e.pop(req)
+	if !res.Conflation || res.Conflict {
+		t.Fatalf("flags of a conflating pop: %+v", res)
+	}
+	got := txids(res)
+	slices.Sort(got)
+	equal(t, "conflated", got, []string{"a-2#1", "b-0#1"})
+	e.ack(res, "latest", consume.StatusCompleted, true)
+	if again := e.pop(req); len(again.Parts) != 0 || !again.Conflation {
+		t.Fatalf("after the ack: %v %+v", txids(again), again)
+	}
+	// A newer message comes: it alone, what was retired stays retired.
+	e.push("q", "a", 3, 2)
+	req.Conflate = false
+	next := e.pop(req)
+	if !next.Conflation || !next.Conflict {
+		t.Fatalf("a pop asking no conflation of a conflating group: %+v", next)
+	}
+	equal(t, "the newest again", txids(next), []string{"a-4#1"})
+	// Another group, without conflation, reads everything.
+	all := e.pop(consume.PopRequest{Queue: "q", Group: "all", Mode: consume.ModeAll, Batch: 10, MaxPartitions: 2})
+	if all.Conflation || len(txids(all)) != 6 {
+		t.Fatalf("a plain group: %v %+v", txids(all), all)
+	}
 }

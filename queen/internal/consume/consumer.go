@@ -41,6 +41,7 @@ type PopRequest struct {
 	Mode                            byte
 	From                            int64
 	Wait                            time.Duration
+	Conflate                        bool // see PopOp.Conflate
 }
 
 // Pop leases messages. When nothing is there and req.Wait is positive it
@@ -63,7 +64,7 @@ func (c *Consumer) Pop(ctx context.Context, req PopRequest) (PopResult, error) {
 		op := PopOp{Tenant: req.Tenant, Queue: req.Queue, Group: req.Group, Partition: req.Partition,
 			Start: c.start(req.Tenant, req.Queue), Batch: req.Batch, MaxPartitions: req.MaxPartitions,
 			LeaseMicros: req.Lease.Microseconds(), SkewMicros: c.Skew.Microseconds(), LeaseID: uuid.NewString(),
-			AutoAck: req.AutoAck, Mode: req.Mode, From: req.From}
+			AutoAck: req.AutoAck, Mode: req.Mode, From: req.From, Conflate: req.Conflate}
 		res, stamp, err := c.pop(ctx, &op)
 		if err != nil {
 			return PopResult{}, err

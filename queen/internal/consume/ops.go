@@ -61,6 +61,11 @@ type PopOp struct {
 	// Mode and From are the subscription of a group's first pop.
 	Mode byte
 	From int64
+	// Conflate asks for conflation (API.md §2): per partition only the
+	// newest message is delivered, those behind it retired. The group's
+	// first pop stores it as the group's policy, which later pops follow
+	// whatever they ask (PopResult.Conflict says when they differ).
+	Conflate bool
 }
 
 // AckItem settles one message, named by its partition's id and its
@@ -145,6 +150,9 @@ func (p *PopOp) Op() raftlog.Op {
 	b = binary.AppendVarint(b, p.SkewMicros)
 	b = append(b, boolByte(p.AutoAck), p.Mode)
 	b = binary.AppendVarint(b, p.From)
+	if p.Conflate { // absent in the ops of older brokers
+		b = append(b, 1)
+	}
 	return raftlog.Op{Kind: OpConsume, Data: b}
 }
 
@@ -264,6 +272,11 @@ func decodeOp(b []byte) (any, error) {
 		p.AutoAck = flag(&d)
 		p.Mode = d.Byte()
 		p.From = d.Varint()
+		if d.Err == nil && len(d.B) > 0 {
+			if p.Conflate = d.Byte() == 1; !p.Conflate {
+				d.Fail("pop flag")
+			}
+		}
 		if d.Err == nil && (p.Batch < 1 || p.MaxPartitions < 1 || p.LeaseMicros < 0 || p.SkewMicros < 0 || p.Mode > ModeAll) {
 			d.Fail("pop bounds")
 		}

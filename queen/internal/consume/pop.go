@@ -16,6 +16,7 @@ func (s *state) pop(op *PopOp) ([]byte, error) {
 	var res PopResult
 	q, ok, err := s.v.Queue(op.Tenant, op.Queue)
 	if err != nil || !ok {
+		res.Conflation = op.Conflate // no group yet: it will be as asked
 		return appendPopResult(nil, &res), err
 	}
 	opts := parseOptions(q.Options)
@@ -27,6 +28,7 @@ func (s *state) pop(op *PopOp) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	res.Conflation, res.Conflict = gm.Conflate, gm.Conflate != op.Conflate
 	p := popper{state: s, op: op, opts: opts, gm: gm, budget: op.Batch, end: s.at.Stamp + lease, res: &res}
 	if op.Partition != "" {
 		if err := p.visit(op.Partition); err != nil {
@@ -53,7 +55,7 @@ func (s *state) group(op *PopOp) (groupMeta, error) {
 	if ok {
 		return decodeGroup(b)
 	}
-	m := groupMeta{Created: s.at.Stamp, Mode: op.Mode, From: op.From}
+	m := groupMeta{Created: s.at.Stamp, Mode: op.Mode, From: op.From, Conflate: op.Conflate}
 	s.tx.Set(k, m.encode())
 	return m, nil
 }
@@ -140,7 +142,11 @@ func (p *popper) visit(name string) error {
 		p.wakeAt(pi.LastWrite + p.opts.WindowBuffer)
 		return nil
 	}
-	msgs, err := p.deliver(&g, name)
+	deliver := p.deliver
+	if p.gm.Conflate {
+		deliver = func(g *gpState, name string) ([]Delivered, error) { return p.deliverNewest(g, name, pi) }
+	}
+	msgs, err := deliver(&g, name)
 	if err != nil || len(msgs) == 0 {
 		return err
 	}
@@ -200,6 +206,49 @@ func (p *popper) deliver(g *gpState, name string) ([]Delivered, error) {
 		from = b.Records[len(b.Records)-1].Offset + 1
 	}
 	return out, nil
+}
+
+// deliverNewest is a conflating group's delivery: the partition's newest
+// visible record alone (one the queue's delayedProcessing lets through),
+// every offset behind it retired unread (the cursor moves to it: one step,
+// whatever the backlog). A newest record that waits its retryDelay is
+// waited for; one older than maxWaitTimeSeconds is dropped with the rest.
+func (p *popper) deliverNewest(g *gpState, name string, pi raftlog.PartitionInfo) ([]Delivered, error) {
+	op, stamp := p.op, p.at.Stamp
+	last := pi.LastOffset
+	if p.opts.Delay > 0 {
+		at, err := p.v.OffsetForTime(op.Tenant, op.Queue, name, stamp-p.opts.Delay+1)
+		if err != nil {
+			return nil, err
+		}
+		if at.Found {
+			p.wakeAt(at.Stamp + p.opts.Delay)
+			last = at.Offset - 1
+		}
+	}
+	if last < g.Cursor {
+		return nil, nil
+	}
+	rec, ok, err := p.readRecord(op.Tenant, op.Queue, name, last)
+	if err != nil || !ok {
+		return nil, err
+	}
+	g.retireBelow(last)
+	m := g.msg(last)
+	switch {
+	case m.Acked:
+		return nil, nil
+	case m.NotBefore > stamp:
+		p.wakeAt(m.NotBefore)
+		return nil, nil
+	case p.opts.MaxWait > 0 && rec.Stamp+p.opts.MaxWait < stamp:
+		m.Acked = true
+		return nil, nil
+	}
+	m.Attempts++
+	m.Pending = true
+	p.budget--
+	return []Delivered{{Record: rec, Attempt: int(m.Attempts)}}, nil
 }
 
 // startAt is where the group starts on a partition it never read.

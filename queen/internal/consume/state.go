@@ -93,6 +93,20 @@ func (g *gpState) release() {
 	}
 }
 
+// retireBelow settles every offset below off unread: Cursor moves to it
+// and what was known of the offsets it passed is forgotten.
+func (g *gpState) retireBelow(off int64) {
+	if off <= g.Cursor {
+		return
+	}
+	g.Cursor = off
+	i := 0
+	for i < len(g.Msgs) && g.Msgs[i].Offset < off {
+		i++
+	}
+	g.Msgs = g.Msgs[i:]
+}
+
 // advance moves Cursor over the settled offsets at its head and forgets
 // them, and drops the state of offsets the log no longer holds.
 func (g *gpState) advance(logStart int64) {
@@ -169,16 +183,21 @@ func decodeGP(b []byte) (gpState, error) {
 // groupMeta is where a group starts on a partition it never read: the
 // subscription of its first pop of the queue.
 type groupMeta struct {
-	Created int64 // stamp of that pop
-	Mode    byte  // ModeNew or ModeAll
-	From    int64 // µs; 0: unset
+	Created  int64 // stamp of that pop
+	Mode     byte  // ModeNew or ModeAll
+	From     int64 // µs; 0: unset
+	Conflate bool  // the group conflates (its first pop asked to)
 }
 
 func (m groupMeta) encode() []byte {
 	b := []byte{stateVersion}
 	b = binary.AppendVarint(b, m.Created)
 	b = append(b, m.Mode)
-	return binary.AppendVarint(b, m.From)
+	b = binary.AppendVarint(b, m.From)
+	if m.Conflate { // absent in the rows of older brokers
+		b = append(b, 1)
+	}
+	return b
 }
 
 func decodeGroup(b []byte) (groupMeta, error) {
@@ -187,6 +206,9 @@ func decodeGroup(b []byte) (groupMeta, error) {
 		d.Fail(fmt.Sprintf("group version %d", v))
 	}
 	m := groupMeta{Created: d.Varint(), Mode: d.Byte(), From: d.Varint()}
+	if d.Err == nil && len(d.B) > 0 {
+		m.Conflate = d.Byte() == 1
+	}
 	if d.Err != nil {
 		return groupMeta{}, storageErr("group", d.Err)
 	}
