@@ -26,6 +26,10 @@ type Admin interface {
 	// is in (as ReplayDLQ does) and answers each replay; found is false
 	// when the ids name no message.
 	RetryMessage(ctx context.Context, tenant, partitionID, transactionID string) (replays []ReplayAnswer, found bool, err error)
+	// DeleteMessage deletes a message for every consumer group (none is
+	// delivered it again); found is false when the ids name no message
+	// (deleted already, too).
+	DeleteMessage(ctx context.Context, tenant, partitionID, transactionID string) (m MessageInfo, found bool, err error)
 	// DeleteQueue deletes a queue: its partitions and records, its
 	// consumer groups' state on it, its dead letters and its dedup index
 	// (ok false: there was no such queue). What the S3 sink wrote of it

@@ -226,6 +226,7 @@ func (s *server) adminRoutes(r chi.Router) {
 	r.Method(http.MethodGet, "/messages", s.messages())
 	r.Method(http.MethodGet, "/messages/{partitionId}/*", s.message())
 	r.Method(http.MethodPost, "/messages/{partitionId}/*", s.retryMessage())
+	r.Method(http.MethodDelete, "/messages/{partitionId}/*", s.deleteMessage())
 }
 
 // statusRoutes registers the routes of Statuser (API.md §8, §9).

@@ -477,6 +477,15 @@ func (f *fakeBroker) RetryMessage(ctx context.Context, tenant, pid, txid string)
 	return nil, false, nil
 }
 
+// DeleteMessage knows message 7 "t/1".
+func (f *fakeBroker) DeleteMessage(ctx context.Context, tenant, pid, txid string) (MessageInfo, bool, error) {
+	f.record("DeleteMessage", tenant, pid+" "+txid)
+	if pid != "7" || txid != "t/1" {
+		return MessageInfo{}, false, nil
+	}
+	return MessageInfo{TransactionID: txid, Queue: "q", Partition: "p", PartitionID: pid, Offset: 3}, true, nil
+}
+
 // DeleteQueue deletes any queue but "nope".
 func (f *fakeBroker) DeleteQueue(ctx context.Context, tenant, queue string) (QueueDeleted, bool, error) {
 	f.record("DeleteQueue", tenant, queue)

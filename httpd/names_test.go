@@ -108,6 +108,9 @@ func routeNames() map[string][]nameCase {
 		"GET /api/v1/messages/{partitionId}/*": {
 			{"transactionId", "GET", "/api/v1/messages/7/" + L, "", 400, CodeBadRequest},
 		},
+		"DELETE /api/v1/messages/{partitionId}/*": {
+			{"transactionId", "DELETE", "/api/v1/messages/7/" + L, "", 400, CodeBadRequest},
+		},
 		"POST /api/v1/messages/{partitionId}/*": {
 			{"transactionId", "POST", "/api/v1/messages/7/" + L + "/retry", "{}", 400, CodeBadRequest},
 		},

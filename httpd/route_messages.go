@@ -273,3 +273,45 @@ func checkTxID(txid string) error {
 	}
 	return contractError(contract.TransactionID.Check("transactionId", txid))
 }
+
+// deleteMessageAnswer is the answer of DELETE
+// /api/v1/messages/:partitionId/*transactionId.
+type deleteMessageAnswer struct {
+	Deleted       bool   `json:"deleted"`
+	TransactionID string `json:"transactionId"`
+	PartitionID   string `json:"partitionId"`
+	Queue         string `json:"queue"`
+	Partition     string `json:"partition"`
+	Offset        int64  `json:"offset"`
+}
+
+// deleteMessage is DELETE /api/v1/messages/:partitionId/*transactionId
+// (the 2.x client's admin.delete_message): the message is deleted for
+// every consumer group, now and to come: none is delivered it again, one
+// that holds it under a lease has it settled, and GET of it answers 404.
+// The record stays in the queue log for offset reads (POST /fetch) and the
+// S3 sink until retention trims it, and its dead letters stay in the DLQ.
+// 200 {"deleted":true,"transactionId","partitionId","queue","partition",
+// "offset"}; 404 not_found when the ids name no message (or one deleted
+// already).
+func (s *server) deleteMessage() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		pid, txid, err := messagePath(r)
+		if err != nil {
+			return err
+		}
+		if err := checkTxID(txid); err != nil {
+			return err
+		}
+		got, ok, err := s.a.DeleteMessage(r.Context(), tenantOf(r), pid, txid)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return notFound("no message %q is known on partition %s (deleted already, older than its queue's dedup window, or never pushed there)", txid, pid)
+		}
+		writeJSON(w, http.StatusOK, deleteMessageAnswer{Deleted: true, TransactionID: txid, PartitionID: pid, Queue: got.Queue,
+			Partition: got.Partition, Offset: got.Offset})
+		return nil
+	})
+}

@@ -160,3 +160,16 @@ func TestRetryMessage(t *testing.T) {
 		wantError(t, e.do(t, "POST", c.target, "{}"), http.StatusNotFound, c.code, c.want)
 	}
 }
+
+func TestDeleteMessage(t *testing.T) {
+	e := newEnv(t, nil, Options{})
+	wantJSON(t, e.do(t, "DELETE", "/api/v1/messages/7/t/1", ""), http.StatusOK,
+		`{"deleted":true,"transactionId":"t/1","partitionId":"7","queue":"q","partition":"p","offset":3}`)
+	if c := e.fb.only(t); c.method != "DeleteMessage" || c.arg != "7 t/1" {
+		t.Fatalf("broker got %+v", c)
+	}
+	e = newEnv(t, nil, Options{})
+	wantError(t, e.do(t, "DELETE", "/api/v1/messages/7/other", ""), http.StatusNotFound, CodeNotFound, "no message")
+	e = newEnv(t, nil, Options{})
+	wantError(t, e.do(t, "DELETE", "/api/v1/messages/x/t", ""), http.StatusBadRequest, CodeBadRequest, "decimal digits")
+}

@@ -335,9 +335,24 @@ func TestMessageByIDAndRetry(t *testing.T) {
 	if code, _ := n.call(ctx, http.MethodPost, "/api/v1/messages/"+pid+"/id/0/retry", map[string]any{}, nil); code != 404 {
 		t.Fatalf("a second retry answered %d, want 404", code)
 	}
-	// The copy is pushed after id/1: the group reads id/1, then the copy.
+	// id/1 is deleted for every consumer: the group passes it and reads
+	// the copy, pushed after it; GET and a second DELETE answer 404.
+	var del map[string]any
+	if code, err := n.call(ctx, http.MethodDelete, "/api/v1/messages/"+pid+"/id/1", nil, &del); err != nil || code != 200 || del["deleted"] != true || del["offset"] != 1.0 {
+		t.Fatalf("delete: %d %v %v", code, err, del)
+	}
+	for _, method := range []string{http.MethodGet, http.MethodDelete} {
+		if code, _ := n.call(ctx, method, "/api/v1/messages/"+pid+"/id/1", nil, nil); code != 404 {
+			t.Fatalf("%s of a deleted message answered %d", method, code)
+		}
+	}
 	_, b := n.pop(ctx, t, "orders", with(g, "batch", "10"))
-	if len(b.Messages) != 2 || b.Messages[0].TransactionID != "id/1" || b.Messages[1].TransactionID != "dlq:"+m.DeadLetters[0] {
-		t.Fatalf("after the retry: %+v", b)
+	if len(b.Messages) != 1 || b.Messages[0].TransactionID != "dlq:"+m.DeadLetters[0] {
+		t.Fatalf("after the retry and the delete: %+v", b)
+	}
+	// The record stays in the log for offset readers.
+	recs, _, err := n.fetchAll(ctx, "orders", "p")
+	if err != nil || len(recs) != 3 || recs[1].TransactionID != "id/1" {
+		t.Fatalf("the log after the delete: %+v %v", recs, err)
 	}
 }

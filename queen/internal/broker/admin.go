@@ -198,6 +198,10 @@ func (m *messageLister) partition(queue string, p raftlog.PartitionInfo) error {
 	if err != nil {
 		return err
 	}
+	deleted, err := consume.Deleted(m.v, m.tenant, queue, p.Name)
+	if err != nil {
+		return err
+	}
 	from := p.LogStart
 	if m.q.From > 0 {
 		at, err := m.v.OffsetForTime(m.tenant, queue, p.Name, m.q.From)
@@ -218,6 +222,12 @@ func (m *messageLister) partition(queue string, p raftlog.PartitionInfo) error {
 		for _, r := range batch.Records {
 			if m.q.To > 0 && r.Stamp >= m.q.To {
 				return nil
+			}
+			if gone, err := deleted(r.Offset); err != nil || gone {
+				if err != nil {
+					return err
+				}
+				continue // deleted for every consumer
 			}
 			st, err := status(r.Offset)
 			if err != nil {

@@ -67,8 +67,38 @@ func locate(v *raftlog.View, tenant, pid, txid string) (located, bool, error) {
 	if len(b.Records) == 0 || b.Records[0].Offset != off || b.Records[0].TransactionID != txid {
 		return located{}, false, nil
 	}
+	deleted, err := consume.Deleted(v, tenant, l.queue, l.partition)
+	if err != nil {
+		return located{}, false, err
+	}
+	if gone, err := deleted(off); err != nil || gone {
+		return located{}, false, err
+	}
 	l.rec = b.Records[0]
 	return l, true, nil
+}
+
+// DeleteMessage deletes a message for every consumer group.
+func (b *Broker) DeleteMessage(ctx context.Context, tenant, pid, txid string) (httpd.MessageInfo, bool, error) {
+	got, err := b.shard.Read(ctx, func(v *raftlog.View) (any, error) {
+		l, ok, err := locate(v, tenant, pid, txid)
+		if err != nil || !ok {
+			return nil, err
+		}
+		return l, nil
+	})
+	if err != nil {
+		return httpd.MessageInfo{}, false, mapErr(err)
+	}
+	l, ok := got.(located)
+	if !ok {
+		return httpd.MessageInfo{}, false, nil
+	}
+	done, err := b.cons.DeleteMessage(ctx, consume.DeleteMessageOp{Tenant: tenant, Queue: l.queue, Partition: l.partition, Offset: l.rec.Offset})
+	if err != nil || !done {
+		return httpd.MessageInfo{}, false, mapErr(err)
+	}
+	return httpd.MessageInfo{TransactionID: txid, Queue: l.queue, Partition: l.partition, PartitionID: pid, Offset: l.rec.Offset}, true, nil
 }
 
 // Message describes one message with its status for each group and its

@@ -268,3 +268,37 @@ func TestDeletingAQueueForgetsItsGroupsLettersLeasesAndPartitionIDs(t *testing.T
 		t.Fatalf("delete of an unknown queue: %+v %+v %v", q, d, err)
 	}
 }
+
+func TestADeletedMessageIsDeliveredToNoGroup(t *testing.T) {
+	e := start(t)
+	e.push("q", "p", 0, 3)
+	held := e.pop(consume.PopRequest{Queue: "q", Group: "a", Mode: consume.ModeAll, Batch: 3})
+	only := e.pop(consume.PopRequest{Queue: "q", Group: "c", Mode: consume.ModeAll, Batch: 2})
+	e.ack(sub(only, 0), "c", consume.StatusCompleted, true) // c holds p-1 alone now
+	op := consume.DeleteMessageOp{Tenant: tenant, Queue: "q", Partition: "p", Offset: 1}
+	if ok, err := e.c.DeleteMessage(e.ctx(), op); err != nil || !ok {
+		t.Fatalf("delete: %v %v", ok, err)
+	}
+	if ok, err := e.c.DeleteMessage(e.ctx(), op); err != nil || ok {
+		t.Fatalf("a second delete: %v %v, want false", ok, err)
+	}
+	// a held p-1 under its lease: settled now, the lease holds p-2 still.
+	if a := e.ack(sub(held, 2), "a", consume.StatusCompleted, true); !a[0].OK || !a[0].Released {
+		t.Fatalf("a's ack of p-2: %+v", a[0])
+	}
+	if got := e.pop(consume.PopRequest{Queue: "q", Group: "a", Batch: 10}); len(got.Parts) != 0 {
+		t.Fatalf("a got %v", txids(got))
+	}
+	// c's lease held nothing but p-1: released, c reads on from p-2.
+	equal(t, "c after the delete", txids(e.pop(consume.PopRequest{Queue: "q", Group: "c", Batch: 10})), []string{"p-2#1"})
+	// A group that comes later passes it.
+	equal(t, "a new group", txids(e.pop(consume.PopRequest{Queue: "q", Group: "b", Mode: consume.ModeAll, Batch: 10})), []string{"p-0#1", "p-2#1"})
+	// A conflating group whose newest message is deleted gets nothing.
+	e.push("q", "p", 3, 1)
+	if ok, err := e.c.DeleteMessage(e.ctx(), consume.DeleteMessageOp{Tenant: tenant, Queue: "q", Partition: "p", Offset: 3}); err != nil || !ok {
+		t.Fatalf("delete p-3: %v %v", ok, err)
+	}
+	if got := e.pop(consume.PopRequest{Queue: "q", Group: "l", Mode: consume.ModeAll, Batch: 10, Conflate: true}); len(got.Parts) != 0 {
+		t.Fatalf("a conflating group got the deleted newest: %v", txids(got))
+	}
+}

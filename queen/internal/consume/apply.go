@@ -54,6 +54,8 @@ func (applier) Apply(tx *raftlog.Txn, at raftlog.ApplyInfo, data []byte) ([]byte
 		return s.subscription(op)
 	case *DropQueueOp:
 		return s.dropQueue(op)
+	case *DeleteMessageOp:
+		return s.deleteMessage(op)
 	}
 	return nil, errors.New("consume: unknown op")
 }

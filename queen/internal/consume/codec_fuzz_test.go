@@ -20,11 +20,12 @@ func FuzzDecodeOp(f *testing.F) {
 	keep := DeleteOp{Tenant: "t", Group: "g", KeepSubscription: true}
 	subscribe := SubscriptionOp{Tenant: "t", Group: "g", From: 1e15}
 	drop := DropQueueOp{Tenant: "t", Queue: "q"}
+	delMsg := DeleteMessageOp{Tenant: "t", Queue: "q", Partition: "p", Offset: 7}
 	rep := ReplayOp{Tenant: "t", ID: "i"}
 	purge := PurgeOp{Tenant: "t", Queue: "q"}
 	pos := PositionOp{Tenant: "t", Items: []Position{{Queue: "q", Group: "g", Partition: "p", Offset: Forget, Metadata: "m", Mode: ModeAll}}}
 	for _, b := range [][]byte{pop.Op().Data, ack.Op().Data, ext.Op().Data, txn.Op().Data, seek.Op().Data, del.Op().Data,
-		rep.Op().Data, purge.Op().Data, pos.Op().Data, keep.Op().Data, subscribe.Op().Data, drop.Op().Data, conflate.Op().Data, {1}, {}} {
+		rep.Op().Data, purge.Op().Data, pos.Op().Data, keep.Op().Data, subscribe.Op().Data, drop.Op().Data, conflate.Op().Data, delMsg.Op().Data, {1}, {}} {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -55,6 +56,8 @@ func FuzzDecodeOp(f *testing.F) {
 		case *SubscriptionOp:
 			again = op.Op().Data
 		case *DropQueueOp:
+			again = op.Op().Data
+		case *DeleteMessageOp:
 			again = op.Op().Data
 		}
 		if !bytes.Equal(again, b) {

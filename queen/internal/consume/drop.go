@@ -93,7 +93,7 @@ func (s *state) dropQueue(op *DropQueueOp) ([]byte, error) {
 			a.Groups++
 		}
 	}
-	for _, prefix := range []byte{prefixGP, prefixGroup, prefixLetter, prefixMetadata} {
+	for _, prefix := range []byte{prefixGP, prefixGroup, prefixLetter, prefixMetadata, prefixDeleted, prefixDelCount} {
 		p := name(name([]byte{prefix}, op.Tenant), op.Queue)
 		s.tx.DeleteRange(p, wire.PrefixEnd(p))
 	}

@@ -17,6 +17,8 @@ import (
 //	'X' tenant queue group partition off(8) → a dead letter (DeadLetter)
 //	'x' tenant id                         → the 'X' key of dead letter id
 //	'O' tenant queue group partition      → a position's metadata (positions.go)
+//	'Z' tenant queue partition off(8)     → a deleted message: the stamp of its delete (deleted.go)
+//	'z' tenant queue partition            → how many of the partition's messages are deleted
 const (
 	prefixGP       = 'G'
 	prefixGroup    = 'g'
@@ -25,6 +27,8 @@ const (
 	prefixLetter   = 'X'
 	prefixLetterID = 'x'
 	prefixMetadata = 'O'
+	prefixDeleted  = 'Z'
+	prefixDelCount = 'z'
 )
 
 func metadataKey(tenant, queue, group, partition string) []byte {

@@ -33,6 +33,8 @@ func checkNames(op any) error {
 		err = check(op.Tenant, "", op.Group, "", "")
 	case *DropQueueOp:
 		err = check(op.Tenant, op.Queue, "", "", "")
+	case *DeleteMessageOp:
+		err = check(op.Tenant, op.Queue, "", op.Partition, "")
 	case *PurgeOp:
 		err = check(op.Tenant, op.Queue, op.Group, "", "")
 	case *PositionOp:

@@ -320,6 +320,12 @@ func decodeOp(b []byte) (any, error) {
 		out = &SubscriptionOp{Tenant: str(&d), Group: str(&d), From: d.Varint()}
 	case kindDropQueue:
 		out = &DropQueueOp{Tenant: str(&d), Queue: str(&d)}
+	case kindDeleteMessage:
+		o := &DeleteMessageOp{Tenant: str(&d), Queue: str(&d), Partition: str(&d), Offset: d.Varint()}
+		if d.Err == nil && o.Offset < 0 {
+			d.Fail("delete message offset")
+		}
+		out = o
 	default:
 		d.Fail(fmt.Sprintf("op kind %d", kind))
 	}

@@ -70,6 +70,9 @@ type popper struct {
 	end     int64
 	claimed []string
 	res     *PopResult
+	// deleted says whether an offset of the partition being visited was
+	// deleted (Deleted).
+	deleted func(off int64) (bool, error)
 }
 
 func (p *popper) done() bool { return p.budget == 0 || len(p.claimed) == p.op.MaxPartitions }
@@ -142,6 +145,9 @@ func (p *popper) visit(name string) error {
 		p.wakeAt(pi.LastWrite + p.opts.WindowBuffer)
 		return nil
 	}
+	if p.deleted, err = Deleted(p.v, op.Tenant, op.Queue, name); err != nil {
+		return err
+	}
 	deliver := p.deliver
 	if p.gm.Conflate {
 		deliver = func(g *gpState, name string) ([]Delivered, error) { return p.deliverNewest(g, name, pi) }
@@ -174,6 +180,16 @@ func (p *popper) deliver(g *gpState, name string) ([]Delivered, error) {
 		}
 		for _, r := range b.Records {
 			m := g.find(r.Offset)
+			if m == nil || !m.Acked {
+				gone, err := p.deleted(r.Offset)
+				if err != nil {
+					return nil, err
+				}
+				if gone { // deleted for every group: passed, as settled
+					g.msg(r.Offset).Acked = true
+					continue
+				}
+			}
 			switch {
 			case m != nil && m.Acked:
 				continue
@@ -235,7 +251,14 @@ func (p *popper) deliverNewest(g *gpState, name string, pi raftlog.PartitionInfo
 	}
 	g.retireBelow(last)
 	m := g.msg(last)
+	gone, err := p.deleted(last)
+	if err != nil {
+		return nil, err
+	}
 	switch {
+	case gone:
+		m.Acked = true
+		return nil, nil
 	case m.Acked:
 		return nil, nil
 	case m.NotBefore > stamp:
