@@ -13,7 +13,7 @@
 #   make client-venv   the official Python client (clients/python/requirements.txt) into .cache/client-venv
 #   make clients   the client suite: pytest over every public method of the official Python client
 #                  (clients/python/suite) against one real node, then three (queen/e2e TestClientSuite);
-#                  failures are listed in clients/python/suite/FAILURES.md. Not part of `make check` yet.
+#                  `make check` runs it as well, with the rest of queen/e2e.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c

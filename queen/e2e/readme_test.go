@@ -85,3 +85,36 @@ func TestREADMEWalkthrough(t *testing.T) {
 		t.Errorf("timer schedule answered %s", lines[6])
 	}
 }
+
+// TestREADMEPython runs the README's Python example, as written but for
+// the port, with the official client (the client lane's venv) against a
+// started binary, and checks what it prints.
+func TestREADMEPython(t *testing.T) {
+	python := clientPython(t)
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(readme), "<!-- python-example:start -->\n```python\n")
+	block, _, ok2 := strings.Cut(block, "```\n<!-- python-example:end -->")
+	if !ok || !ok2 {
+		t.Fatal("README.md has no Python example between the python-example markers")
+	}
+	n := cluster(t, 1)[0]
+	n.start()
+	n.waitReady()
+	script := strings.ReplaceAll(block, "http://localhost:6632", n.url)
+	if script == block {
+		t.Fatal("the README's Python example does not name http://localhost:6632")
+	}
+	cmd := exec.Command(python, "-c", script)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the Python example failed: %v\n%s", err, out)
+	}
+	// The client prints its own lines when it closes, after the example's.
+	want := "{'invoice': 1, 'total': 42.0}\n{'invoice': 2, 'total': 17.5}\nacked: True\n"
+	if !strings.HasPrefix(string(out), want) {
+		t.Fatalf("the Python example printed\n%s\nwant\n%s", out, want)
+	}
+}
