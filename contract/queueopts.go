@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 )
 
 // OptionKind is the JSON type of a queue option.
@@ -190,7 +191,42 @@ const PushCreatedLeaseTime = 60
 // reads as its default, and an integer outside its range as the nearer
 // bound, so arithmetic on the result cannot overflow. Stored options that
 // are not a JSON object read as all defaults.
+//
+// It is the one decoding of queue options every reader uses (the queue
+// log's push, consuming, timers, retention, the broker's reads), and each
+// stored value is decoded once: the result is kept, by the stored bytes,
+// for every later read of them (a pure function of the bytes, so the
+// state machine's apply stays deterministic).
 func ParseQueueOptions(stored []byte) QueueOptions {
+	optionsCache.Lock()
+	o, ok := optionsCache.m[string(stored)]
+	optionsCache.Unlock()
+	if ok {
+		return o
+	}
+	o = parseQueueOptions(stored)
+	optionsCache.Lock()
+	if len(optionsCache.m) >= optionsCacheMax {
+		optionsCache.m = nil // a new generation: the queues read now come back
+	}
+	if optionsCache.m == nil {
+		optionsCache.m = make(map[string]QueueOptions, 256)
+	}
+	optionsCache.m[string(stored)] = o
+	optionsCache.Unlock()
+	return o
+}
+
+// optionsCacheMax bounds the stored option values ParseQueueOptions keeps
+// decoded (a few hundred bytes each).
+const optionsCacheMax = 4096
+
+var optionsCache struct {
+	sync.Mutex
+	m map[string]QueueOptions
+}
+
+func parseQueueOptions(stored []byte) QueueOptions {
 	var m map[string]json.RawMessage
 	_ = json.Unmarshal(stored, &m)
 	o := QueueOptions{}

@@ -132,3 +132,43 @@ func TestWithDefaults(t *testing.T) {
 		t.Fatal("an array read as options")
 	}
 }
+
+// BenchmarkParseQueueOptions: a configured queue's stored options, read
+// as every push, pop and ack reads them.
+func BenchmarkParseQueueOptions(b *testing.B) {
+	stored := []byte(`{"leaseTime":45,"retryLimit":5,"retryDelay":0,"deadLetterQueue":true,"namespace":"billing","task":"invoices","dedupWindowSeconds":600}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if o := ParseQueueOptions(stored); o.RetryLimit != 5 {
+			b.Fatal(o)
+		}
+	}
+}
+
+// BenchmarkParseQueueOptionsCold: the same, decoded each time (what every
+// reader paid before the cache).
+func BenchmarkParseQueueOptionsCold(b *testing.B) {
+	stored := []byte(`{"leaseTime":45,"retryLimit":5,"retryDelay":0,"deadLetterQueue":true,"namespace":"billing","task":"invoices","dedupWindowSeconds":600}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if o := parseQueueOptions(stored); o.RetryLimit != 5 {
+			b.Fatal(o)
+		}
+	}
+}
+
+// TestParseQueueOptionsKeepsNoAlias: the cached options of a value are
+// those of its bytes, whatever the caller does with its slice after.
+func TestParseQueueOptionsKeepsNoAlias(t *testing.T) {
+	b := []byte(`{"retryLimit":7}`)
+	if o := ParseQueueOptions(b); o.RetryLimit != 7 {
+		t.Fatal(o)
+	}
+	copy(b, `{"retryLimit":8}`)
+	if o := ParseQueueOptions(b); o.RetryLimit != 8 {
+		t.Fatalf("the changed bytes read as the old ones: %+v", o)
+	}
+	if o := ParseQueueOptions([]byte(`{"retryLimit":7}`)); o.RetryLimit != 7 {
+		t.Fatal(o)
+	}
+}
