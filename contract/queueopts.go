@@ -182,6 +182,32 @@ type QueueOptions struct {
 	Namespace, Task             string
 }
 
+// The options' spans in µs, the unit of the broker clock (entry stamps)
+// the state machine judges them on; every one is inside its range, so none
+// overflows.
+
+// LeaseMicros is leaseTime.
+func (o QueueOptions) LeaseMicros() int64 { return Micros(o.LeaseTime) }
+
+// RetryDelayMicros is retryDelay.
+func (o QueueOptions) RetryDelayMicros() int64 { return MilliMicros(o.RetryDelay) }
+
+// DelayMicros is delayedProcessing: a record is not delivered before its
+// stamp plus this.
+func (o QueueOptions) DelayMicros() int64 { return Micros(o.DelayedProcessing) }
+
+// WindowBufferMicros is windowBuffer: a partition is not delivered until
+// its last write is this old.
+func (o QueueOptions) WindowBufferMicros() int64 { return Micros(o.WindowBuffer) }
+
+// MaxWaitMicros is maxWaitTimeSeconds: older records are dropped unread;
+// 0 off.
+func (o QueueOptions) MaxWaitMicros() int64 { return Micros(o.MaxWaitTimeSeconds) }
+
+// DeadLetters says a message out of retries is filed in the DLQ
+// (deadLetterQueue and dlqAfterMaxRetries), not dropped.
+func (o QueueOptions) DeadLetters() bool { return o.DeadLetterQueue && o.DLQAfterMaxRetries }
+
 // PushCreatedLeaseTime is the lease of a queue a push created and no
 // configure touched (stored options {}).
 const PushCreatedLeaseTime = 60

@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"github.com/google/uuid"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 // ack settles an ack call's items (settleAll); a refused item refuses no
@@ -263,11 +265,11 @@ func (c *ackCall) fail(it *AckItem, ref gpRef, m *msgState) (dlq bool, err error
 	}
 	m.Failures++
 	if int64(m.Failures) <= opts.RetryLimit {
-		m.NotBefore = c.at.Stamp + opts.RetryDelay
+		m.NotBefore = c.at.Stamp + opts.RetryDelayMicros()
 		return false, nil
 	}
 	m.Acked = true // out of retries: the DLQ, or dropped
-	if !opts.DLQ {
+	if !opts.DeadLetters() {
 		return false, nil
 	}
 	return true, c.file(it, ref, m)
@@ -302,12 +304,12 @@ func statusName(st byte) string {
 	return "completed"
 }
 
-func (s *state) options(tenant, queue string) (queueOptions, error) {
+func (s *state) options(tenant, queue string) (contract.QueueOptions, error) {
 	q, ok, err := s.v.Queue(tenant, queue)
 	if err != nil || !ok {
-		return queueOptions{}, err
+		return contract.QueueOptions{}, err
 	}
-	return parseOptions(q.Options), nil
+	return contract.ParseQueueOptions(q.Options), nil
 }
 
 // file puts a message in the dead-letter queue of its queue and group.
@@ -346,7 +348,7 @@ func (s *state) extend(op *ExtendOp) ([]byte, error) {
 			if err != nil {
 				return nil, err
 			}
-			length = parseOptions(q.Options).Lease
+			length = contract.ParseQueueOptions(q.Options).LeaseMicros()
 		}
 	}
 	end := s.at.Stamp + length

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 
+	"github.com/queen-mq/queen-go/contract"
 	"github.com/queen-mq/queen-go/raftlog"
 )
 
@@ -19,10 +20,10 @@ func (s *state) pop(op *PopOp) ([]byte, error) {
 		res.Conflation = op.Conflate // no group yet: it will be as asked
 		return appendPopResult(nil, &res), err
 	}
-	opts := parseOptions(q.Options)
+	opts := contract.ParseQueueOptions(q.Options)
 	lease := op.LeaseMicros
 	if lease == 0 {
-		lease = opts.Lease
+		lease = opts.LeaseMicros()
 	}
 	gm, err := s.group(op)
 	if err != nil {
@@ -64,7 +65,7 @@ func (s *state) group(op *PopOp) (groupMeta, error) {
 type popper struct {
 	*state
 	op      *PopOp
-	opts    queueOptions
+	opts    contract.QueueOptions
 	gm      groupMeta
 	budget  int
 	end     int64
@@ -141,8 +142,8 @@ func (p *popper) visit(name string) error {
 		return nil
 	}
 	g.advance(pi.LogStart)
-	if p.opts.WindowBuffer > 0 && pi.LastWrite+p.opts.WindowBuffer > stamp {
-		p.wakeAt(pi.LastWrite + p.opts.WindowBuffer)
+	if p.opts.WindowBufferMicros() > 0 && pi.LastWrite+p.opts.WindowBufferMicros() > stamp {
+		p.wakeAt(pi.LastWrite + p.opts.WindowBufferMicros())
 		return nil
 	}
 	if p.deleted, err = Deleted(p.v, op.Tenant, op.Queue, name); err != nil {
@@ -196,10 +197,10 @@ func (p *popper) deliver(g *gpState, name string) ([]Delivered, error) {
 			case m != nil && m.NotBefore > stamp:
 				p.wakeAt(m.NotBefore)
 				return out, nil
-			case p.opts.Delay > 0 && r.Stamp+p.opts.Delay > stamp:
-				p.wakeAt(r.Stamp + p.opts.Delay)
+			case p.opts.DelayMicros() > 0 && r.Stamp+p.opts.DelayMicros() > stamp:
+				p.wakeAt(r.Stamp + p.opts.DelayMicros())
 				return out, nil
-			case p.opts.MaxWait > 0 && r.Stamp+p.opts.MaxWait < stamp:
+			case p.opts.MaxWaitMicros() > 0 && r.Stamp+p.opts.MaxWaitMicros() < stamp:
 				m = g.msg(r.Offset)
 				m.Acked = true // too old to deliver: dropped unread
 				continue
@@ -232,13 +233,13 @@ func (p *popper) deliver(g *gpState, name string) ([]Delivered, error) {
 func (p *popper) deliverNewest(g *gpState, name string, pi raftlog.PartitionInfo) ([]Delivered, error) {
 	op, stamp := p.op, p.at.Stamp
 	last := pi.LastOffset
-	if p.opts.Delay > 0 {
-		at, err := p.v.OffsetForTime(op.Tenant, op.Queue, name, stamp-p.opts.Delay+1)
+	if p.opts.DelayMicros() > 0 {
+		at, err := p.v.OffsetForTime(op.Tenant, op.Queue, name, stamp-p.opts.DelayMicros()+1)
 		if err != nil {
 			return nil, err
 		}
 		if at.Found {
-			p.wakeAt(at.Stamp + p.opts.Delay)
+			p.wakeAt(at.Stamp + p.opts.DelayMicros())
 			last = at.Offset - 1
 		}
 	}
@@ -264,7 +265,7 @@ func (p *popper) deliverNewest(g *gpState, name string, pi raftlog.PartitionInfo
 	case m.NotBefore > stamp:
 		p.wakeAt(m.NotBefore)
 		return nil, nil
-	case p.opts.MaxWait > 0 && rec.Stamp+p.opts.MaxWait < stamp:
+	case p.opts.MaxWaitMicros() > 0 && rec.Stamp+p.opts.MaxWaitMicros() < stamp:
 		m.Acked = true
 		return nil, nil
 	}
