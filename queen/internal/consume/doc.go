@@ -19,8 +19,10 @@
 // stamp of its first pop, mode new or all, subscriptionFrom). Per lease the
 // partitions it holds, for extension. Per partition id the partition it
 // names, for acks. Per dead letter a copy of the record and why it was
-// filed. Records themselves stay in raftlog's queue log, read through
-// Txn.View.
+// filed. Per partition the offsets deleted for every consumer
+// (DeleteMessageOp). Records themselves stay in raftlog's queue log, read
+// through Txn.View. A group that conflates (its first pop asked) is
+// delivered per partition only the newest message, the cursor moved to it.
 //
 // # Invariants
 //
