@@ -266,3 +266,32 @@ async def test_consume_message_trace(client, name):
     traces = await client.admin.get_traces_by_name(trace_name)
     from conftest import mentions
     assert mentions(traces, {"step": 1}) or mentions(traces, trace_name), traces
+
+
+async def test_consume_supervision_publishes_its_status(client, name):
+    import base64
+    import json
+
+    q, g, app = name("sup"), name("g"), name("app")
+    await push_many(client, q, ["a", "b"])
+    seen = []
+
+    async def handler(m):
+        seen.append(m["data"])
+
+    await _run(client.queue(q).group(g).subscription_mode("all").batch(1).each().limit(2).wait(False)
+               .supervision({"group": app}).consume(handler), seen=seen)
+    assert seen == ["a", "b"], seen
+
+    async def published():
+        page = await client.kv.get_prefix("queen-supervisor", f"{app}/")
+        rows = page.get("rows") or page.get("items") or []
+        chunks = [r for r in rows if "/chunk/" in r.get("key", "")]
+        if not chunks:
+            return None
+        doc = json.loads(base64.b64decode(chunks[0]["value"]["data"]))
+        return doc if doc.get("state") == "stopped" else None
+
+    doc = await wait_until("the consumer's stopped status in KV", published)
+    pool = doc["pool_status"][0]
+    assert pool["queue"] == q and pool["consumer_group"] == g and pool["completed"] == 2 and pool["failed"] == 0, doc

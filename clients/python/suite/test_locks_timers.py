@@ -60,3 +60,26 @@ async def test_timer_schedule_fire_cancel(client, name):
     cancelled = await client.timers.cancel(q, "later", txn=keep["txn"])
     assert cancelled.get("status") == "cancelled" and cancelled.get("ok") is True, cancelled
     assert (await client.timers.peek(q, "later")).get("found") is False
+
+
+async def test_lock_on_lost_when_its_lifetime_passes(client, name):
+    import asyncio
+
+    lost = []
+    lock = client.lock(name("lost"), ttl_seconds=1, auto_renew=False).on_lost(lost.append)
+    assert await lock.acquire()
+    try:
+        await asyncio.wait_for(lock.lost.wait(), 10)
+    except asyncio.TimeoutError:
+        pytest.fail("a 1 s lock that is never renewed was not lost within 10 s")
+    assert lost == ["expired"] and not lock.held, lost
+
+
+async def test_release_all_gives_back_every_permit(client, name):
+    a, b = name("all-a"), name("all-b")
+    assert await client.lock(a, ttl_seconds=30, auto_renew=False).acquire()
+    assert await client.semaphore(b, 2, ttl_seconds=30, auto_renew=False).acquire()
+    assert await client.locks.release_all() == 2
+    assert (await client.locks.get(a)).get("held") is False
+    sem = await client.locks.get(b)
+    assert sem.get("held") is False and sem.get("holders") == [], sem
