@@ -167,7 +167,7 @@ func TestSinkThreeNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	if lease["found"] != false {
-		t.Errorf("after SIGTERM the lease of q1 is still held: %v", lease)
+		t.Errorf("after SIGTERM the lease of q1 is still held: %v\nnode %d's log, its end:\n%s", lease, term.id, tail(term.log(), 40))
 	}
 	ownerOf(t, rest, "q1")
 	term.start()
@@ -246,4 +246,10 @@ func (n *node) waitComplete(t *testing.T, queue string, partitions ...string) {
 // (pushEach).
 func pushQueues(ctx context.Context, t *testing.T, alive func() []*node) {
 	pushEach(ctx, sinkQueues, alive)
+}
+
+// tail is the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
 }

@@ -94,7 +94,8 @@ func (b *Broker) DeleteMessage(ctx context.Context, tenant, pid, txid string) (h
 	if !ok {
 		return httpd.MessageInfo{}, false, nil
 	}
-	done, err := b.cons.DeleteMessage(ctx, consume.DeleteMessageOp{Tenant: tenant, Queue: l.queue, Partition: l.partition, Offset: l.rec.Offset})
+	done, err := b.cons.DeleteMessage(ctx, consume.DeleteMessageOp{Tenant: tenant, Queue: l.queue, Partition: l.partition, UID: l.uid,
+		Offset: l.rec.Offset, TransactionID: txid})
 	if err != nil || !done {
 		return httpd.MessageInfo{}, false, mapErr(err)
 	}

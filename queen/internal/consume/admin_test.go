@@ -275,7 +275,19 @@ func TestADeletedMessageIsDeliveredToNoGroup(t *testing.T) {
 	held := e.pop(consume.PopRequest{Queue: "q", Group: "a", Mode: consume.ModeAll, Batch: 3})
 	only := e.pop(consume.PopRequest{Queue: "q", Group: "c", Mode: consume.ModeAll, Batch: 2})
 	e.ack(sub(only, 0), "c", consume.StatusCompleted, true) // c holds p-1 alone now
-	op := consume.DeleteMessageOp{Tenant: tenant, Queue: "q", Partition: "p", Offset: 1}
+	uid := held.Parts[0].UID
+	// An op that names another record, or an offset not pushed yet, or
+	// another life of the partition, deletes nothing.
+	for _, bad := range []consume.DeleteMessageOp{
+		{Tenant: tenant, Queue: "q", Partition: "p", UID: uid, Offset: 1, TransactionID: "p-2"},
+		{Tenant: tenant, Queue: "q", Partition: "p", UID: uid, Offset: 3, TransactionID: "p-3"},
+		{Tenant: tenant, Queue: "q", Partition: "p", UID: uid + 100, Offset: 1, TransactionID: "p-1"},
+	} {
+		if ok, err := e.c.DeleteMessage(e.ctx(), bad); err != nil || ok {
+			t.Fatalf("delete %+v: %v %v, want nothing deleted", bad, ok, err)
+		}
+	}
+	op := consume.DeleteMessageOp{Tenant: tenant, Queue: "q", Partition: "p", UID: uid, Offset: 1, TransactionID: "p-1"}
 	if ok, err := e.c.DeleteMessage(e.ctx(), op); err != nil || !ok {
 		t.Fatalf("delete: %v %v", ok, err)
 	}
@@ -295,7 +307,7 @@ func TestADeletedMessageIsDeliveredToNoGroup(t *testing.T) {
 	equal(t, "a new group", txids(e.pop(consume.PopRequest{Queue: "q", Group: "b", Mode: consume.ModeAll, Batch: 10})), []string{"p-0#1", "p-2#1"})
 	// A conflating group whose newest message is deleted gets nothing.
 	e.push("q", "p", 3, 1)
-	if ok, err := e.c.DeleteMessage(e.ctx(), consume.DeleteMessageOp{Tenant: tenant, Queue: "q", Partition: "p", Offset: 3}); err != nil || !ok {
+	if ok, err := e.c.DeleteMessage(e.ctx(), consume.DeleteMessageOp{Tenant: tenant, Queue: "q", Partition: "p", UID: uid, Offset: 3, TransactionID: "p-3"}); err != nil || !ok {
 		t.Fatalf("delete p-3: %v %v", ok, err)
 	}
 	if got := e.pop(consume.PopRequest{Queue: "q", Group: "l", Mode: consume.ModeAll, Batch: 10, Conflate: true}); len(got.Parts) != 0 {

@@ -20,7 +20,7 @@ func FuzzDecodeOp(f *testing.F) {
 	keep := DeleteOp{Tenant: "t", Group: "g", KeepSubscription: true}
 	subscribe := SubscriptionOp{Tenant: "t", Group: "g", From: 1e15}
 	drop := DropQueueOp{Tenant: "t", Queue: "q"}
-	delMsg := DeleteMessageOp{Tenant: "t", Queue: "q", Partition: "p", Offset: 7}
+	delMsg := DeleteMessageOp{Tenant: "t", Queue: "q", Partition: "p", UID: 3, Offset: 7, TransactionID: "x"}
 	rep := ReplayOp{Tenant: "t", ID: "i"}
 	purge := PurgeOp{Tenant: "t", Queue: "q"}
 	pos := PositionOp{Tenant: "t", Items: []Position{{Queue: "q", Group: "g", Partition: "p", Offset: Forget, Metadata: "m", Mode: ModeAll}}}

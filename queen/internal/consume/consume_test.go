@@ -404,3 +404,94 @@ func TestConflationDeliversTheNewestAndRetiresTheRest(t *testing.T) {
 		t.Fatalf("a plain group: %v %+v", txids(all), all)
 	}
 }
+
+// TestAConflatingGroupPoppedWithAutoAckSettlesWhatItDelivers: a pop with
+// autoAck of a group that conflates (its stored policy, whatever the pop
+// asks) settles the newest message it delivers: it never comes back.
+func TestAConflatingGroupPoppedWithAutoAckSettlesWhatItDelivers(t *testing.T) {
+	e := start(t)
+	e.push("q", "a", 0, 3)
+	first := e.pop(consume.PopRequest{Queue: "q", Group: "latest", Mode: consume.ModeAll, Conflate: true})
+	e.ack(first, "latest", consume.StatusCompleted, true)
+	e.push("q", "a", 3, 2)
+	got := e.pop(consume.PopRequest{Queue: "q", Group: "latest", Batch: 10, AutoAck: true})
+	equal(t, "autoAck on a conflating group", txids(got), []string{"a-4#1"})
+	if again := e.pop(consume.PopRequest{Queue: "q", Group: "latest", Batch: 10}); len(again.Parts) != 0 {
+		t.Fatalf("a message delivered with autoAck came back: %v", txids(again))
+	}
+}
+
+// TestANackCountsOncePerDelivery: a nack names a message a lease holds;
+// repeated (an HTTP retry, unfenced) it is refused, so one delivery spends
+// one retry.
+func TestANackCountsOncePerDelivery(t *testing.T) {
+	e := start(t)
+	e.configure("q", map[string]any{"retryLimit": 2, "retryDelay": 0})
+	e.push("q", "p", 0, 1)
+	res := e.pop(consume.PopRequest{Queue: "q"})
+	for i := range 3 {
+		a := e.ack(res, "", consume.StatusFailed, false)
+		if ok := i == 0; a[0].OK != ok || a[0].DLQ || !ok && !strings.Contains(a[0].Error, "held by no lease") {
+			t.Fatalf("unfenced failed ack %d: %+v", i, a[0])
+		}
+	}
+	equal(t, "after one charged nack", txids(e.pop(consume.PopRequest{Queue: "q"})), []string{"p-0#2"})
+	if n := len(e.letters("q", "__QUEUE_MODE__")); n != 0 {
+		t.Fatalf("%d dead letters after one failure of retryLimit 2", n)
+	}
+}
+
+// TestAnAckOfASharedTransactionIDSettlesTheLiveMessage: with
+// deduplication off two messages may share a transaction id; an ack names
+// the one still to settle, not the one settled.
+func TestAnAckOfASharedTransactionIDSettlesTheLiveMessage(t *testing.T) {
+	e := start(t)
+	op := raftlog.PushOp{Tenant: tenant}
+	for i, id := range []string{"A", "X", "X"} {
+		op.Items = append(op.Items, raftlog.PushItem{Queue: "q", Partition: "p", MessageID: [16]byte{byte(i + 1)}, TransactionID: id, Payload: []byte(`{}`)})
+	}
+	if _, _, err := e.shard.Push(e.ctx(), op); err != nil {
+		t.Fatal(err)
+	}
+	res := e.pop(consume.PopRequest{Queue: "q", Batch: 3})
+	if a := e.ack(sub(res, 1), "", consume.StatusDLQ, true); !a[0].DLQ {
+		t.Fatalf("dlq of the first X: %+v", a[0])
+	}
+	// The second X settles, and with it A, the lease's earlier message.
+	if a := e.ack(sub(res, 2), "", consume.StatusCompleted, true); !a[0].OK || a[0].Noop || !a[0].Released {
+		t.Fatalf("completed X after the first was filed: %+v, want the second X settled", a[0])
+	}
+	if got := e.pop(consume.PopRequest{Queue: "q", Batch: 10}); len(got.Parts) != 0 {
+		t.Fatalf("settled messages came back: %v", txids(got))
+	}
+}
+
+// TestACompletedAckOfTheNackedMessageIsRefusedInAnyOrder: in one call, a
+// completed ack of the message a failed ack of the same call names is
+// refused, before or after it, even when the failure files it in the DLQ.
+func TestACompletedAckOfTheNackedMessageIsRefusedInAnyOrder(t *testing.T) {
+	for _, failedFirst := range []bool{true, false} {
+		e := start(t)
+		e.configure("q", map[string]any{"retryLimit": 0, "retryDelay": 0})
+		e.push("q", "p", 0, 1)
+		res := e.pop(consume.PopRequest{Queue: "q"})
+		m := res.Parts[0].Messages[0]
+		failed := consume.AckItem{TransactionID: m.TransactionID, PartitionUID: res.Parts[0].UID, Group: "__QUEUE_MODE__", LeaseID: res.LeaseID, Status: consume.StatusFailed}
+		done := failed
+		done.Status = consume.StatusCompleted
+		items, at := []consume.AckItem{failed, done}, 1
+		if !failedFirst {
+			items, at = []consume.AckItem{done, failed}, 0
+		}
+		got, err := e.c.Ack(e.ctx(), tenant, items)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := got[at]; a.OK || !strings.Contains(a.Error, "not committed") {
+			t.Fatalf("failed first %v: the completed ack answered %+v", failedFirst, a)
+		}
+		if a := got[1-at]; !a.OK || !a.DLQ {
+			t.Fatalf("failed first %v: the failed ack answered %+v", failedFirst, a)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package consume
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/queen-mq/queen-go/raftlog"
@@ -17,9 +18,17 @@ const kindDeleteMessage byte = 12
 // that reads the partition later passes it. The record itself stays in
 // the queue log, for offset reads and the S3 sink, until retention trims
 // it; its dead letters stay in the DLQ.
+//
+// The op names the message as the proposer found it: the partition's id
+// (PartitionInfo.UID) and the record's transaction id with its offset. It
+// deletes nothing unless the entry finds that very record there: not an
+// offset not pushed yet, nor the same offset of a partition deleted and
+// created again since.
 type DeleteMessageOp struct {
 	Tenant, Queue, Partition string
+	UID                      uint64
 	Offset                   int64
+	TransactionID            string
 }
 
 // Op encodes o as an op of a command.
@@ -28,7 +37,9 @@ func (o *DeleteMessageOp) Op() raftlog.Op {
 	for _, x := range []string{o.Tenant, o.Queue, o.Partition} {
 		b = wire.AppendString(b, x)
 	}
-	return raftlog.Op{Kind: OpConsume, Data: binary.AppendVarint(b, o.Offset)}
+	b = binary.AppendUvarint(b, o.UID)
+	b = binary.AppendVarint(b, o.Offset)
+	return raftlog.Op{Kind: OpConsume, Data: wire.AppendString(b, o.TransactionID)}
 }
 
 func deletedKey(tenant, queue, partition string, off int64) []byte {
@@ -41,8 +52,22 @@ func delCountKey(tenant, queue, partition string) []byte {
 
 // deleteMessage marks the message deleted and settles it for every group
 // that has state on its partition; it answers 1, or 0 when it was deleted
-// already.
+// already or is not the record the op names.
 func (s *state) deleteMessage(op *DeleteMessageOp) ([]byte, error) {
+	pi, err := s.v.Partition(op.Tenant, op.Queue, op.Partition)
+	if errors.Is(err, raftlog.ErrUnknownPartition) {
+		return []byte{0}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if pi.UID != op.UID || op.Offset < pi.LogStart || op.Offset > pi.LastOffset {
+		return []byte{0}, nil
+	}
+	rec, ok, err := s.readRecord(op.Tenant, op.Queue, op.Partition, op.Offset)
+	if err != nil || !ok || rec.TransactionID != op.TransactionID {
+		return []byte{0}, err
+	}
 	k := deletedKey(op.Tenant, op.Queue, op.Partition, op.Offset)
 	_, done, err := s.tx.Get(k)
 	if err != nil || done {
@@ -54,10 +79,6 @@ func (s *state) deleteMessage(op *DeleteMessageOp) ([]byte, error) {
 		return nil, err
 	}
 	s.tx.Set(delCountKey(op.Tenant, op.Queue, op.Partition), binary.AppendUvarint(nil, n+1))
-	pi, err := s.v.Partition(op.Tenant, op.Queue, op.Partition)
-	if err != nil {
-		return nil, err
-	}
 	groups, err := GroupNames(s.v, op.Tenant, op.Queue)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,9 @@ type GroupInfo struct {
 	// first seek); Mode its subscription mode.
 	Subscribed int64
 	Mode       byte
+	// From is its subscription time (subscriptionFrom, or one set by
+	// SubscriptionOp), 0 when unset.
+	From       int64
 	Partitions []GroupPartition
 	// Lag is the records of its partitions not yet settled, summed.
 	Lag int64
@@ -82,7 +85,7 @@ func subscriptions(v *raftlog.View, tenant, queue, group string) ([]GroupInfo, e
 			return false
 		}
 		if group == "" || g == group {
-			out = append(out, GroupInfo{Queue: q, Group: g, Subscribed: m.Created, Mode: m.Mode})
+			out = append(out, GroupInfo{Queue: q, Group: g, Subscribed: m.Created, Mode: m.Mode, From: m.From})
 		}
 		return true
 	})
@@ -112,7 +115,7 @@ func groupPartitions(v *raftlog.View, tenant string, g *GroupInfo) error {
 				gp.LeaseID, gp.LeaseEnd = st.LeaseID, st.End
 			}
 			gp.Leased, gp.Settled = counts(&st, held, max(st.Cursor, pi.LogStart), gp.HighWatermark)
-		} else if gp.Cursor, err = startOf(v, tenant, g.Queue, groupMeta{Created: g.Subscribed, Mode: g.Mode}, pi); err != nil {
+		} else if gp.Cursor, err = startOf(v, tenant, g.Queue, groupMeta{Created: g.Subscribed, Mode: g.Mode, From: g.From}, pi); err != nil {
 			return false, err
 		}
 		g.Lag += max(gp.HighWatermark-max(gp.Cursor, pi.LogStart), 0)

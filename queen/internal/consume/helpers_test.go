@@ -16,12 +16,12 @@ const tenant = "00000000-0000-0000-0000-000000000001"
 
 // env is one node running the consuming family, with a Consumer on it.
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	shard *raftlog.Shard
 	c     *consume.Consumer
 }
 
-func start(t *testing.T) *env {
+func start(t testing.TB) *env {
 	t.Helper()
 	cl := raftlogtest.New(t, 1, consume.Appliers())
 	cl.StartAll()

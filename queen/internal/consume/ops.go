@@ -321,7 +321,7 @@ func decodeOp(b []byte) (any, error) {
 	case kindDropQueue:
 		out = &DropQueueOp{Tenant: str(&d), Queue: str(&d)}
 	case kindDeleteMessage:
-		o := &DeleteMessageOp{Tenant: str(&d), Queue: str(&d), Partition: str(&d), Offset: d.Varint()}
+		o := &DeleteMessageOp{Tenant: str(&d), Queue: str(&d), Partition: str(&d), UID: d.Uvarint(), Offset: d.Varint(), TransactionID: str(&d)}
 		if d.Err == nil && o.Offset < 0 {
 			d.Fail("delete message offset")
 		}

@@ -270,7 +270,11 @@ func (p *popper) deliverNewest(g *gpState, name string, pi raftlog.PartitionInfo
 		return nil, nil
 	}
 	m.Attempts++
-	m.Pending = true
+	if op.AutoAck {
+		m.Acked = true
+	} else {
+		m.Pending = true
+	}
 	p.budget--
 	return []Delivered{{Record: rec, Attempt: int(m.Attempts)}}, nil
 }
