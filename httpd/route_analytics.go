@@ -34,16 +34,9 @@ func (w window) holds(us int64) bool { return us >= w.from && us <= w.to }
 // say) are ignored: the interval is the Sampler's.
 func decodeWindow(q query) (window, error) {
 	w := window{from: math.MinInt64, to: math.MaxInt64}
-	from, fromOK, err := q.iso("from")
+	from, fromOK, to, toOK, err := q.isoRange()
 	if err != nil {
 		return w, err
-	}
-	to, toOK, err := q.iso("to")
-	if err != nil {
-		return w, err
-	}
-	if fromOK && toOK && from > to {
-		return w, badRequest("from %q is after to %q", q.get("from"), q.get("to"))
 	}
 	if fromOK {
 		w.from, w.tr.From = from, stampOrNull(from)

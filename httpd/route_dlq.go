@@ -64,22 +64,8 @@ func (s *server) dlq() http.Handler {
 			return err
 		}
 		dq.Offset = int(offset)
-		from, fromOK, err := q.iso("from")
-		if err != nil {
+		if dq.From, dq.To, err = q.stampRange(); err != nil {
 			return err
-		}
-		to, toOK, err := q.iso("to")
-		if err != nil {
-			return err
-		}
-		if fromOK && toOK && from > to {
-			return badRequest("from %q is after to %q", q.get("from"), q.get("to"))
-		}
-		if fromOK {
-			dq.From = max(from, 0)
-		}
-		if toOK {
-			dq.To = max(to, 1)
 		}
 		got, total, err := s.a.DLQ(r.Context(), tenantOf(r), dq)
 		if err != nil {

@@ -88,26 +88,40 @@ func decodeMessages(q query) (MessagesQuery, error) {
 		return mq, err
 	}
 	mq.Offset = int(offset)
-	from, fromOK, err := q.iso("from")
-	if err != nil {
-		return mq, err
+	mq.From, mq.To, err = q.stampRange()
+	return mq, err
+}
+
+// isoRange reads from and to as ISO-8601 times (iso), in µs; ok says
+// each was given. from after to is 400.
+func (q query) isoRange() (from int64, fromOK bool, to int64, toOK bool, err error) {
+	if from, fromOK, err = q.iso("from"); err != nil {
+		return
 	}
-	to, toOK, err := q.iso("to")
-	if err != nil {
-		return mq, err
+	if to, toOK, err = q.iso("to"); err != nil {
+		return
 	}
 	if fromOK && toOK && from > to {
-		return mq, badRequest("from %q is after to %q", q.get("from"), q.get("to"))
+		err = badRequest("from %q is after to %q", q.get("from"), q.get("to"))
 	}
-	// 0 is an open end: from at or before the epoch is open anyway, and
-	// to at or before it keeps the range (nearly) empty as 1 µs does.
+	return
+}
+
+// stampRange reads from and to (isoRange) as a range [from, to) of stamps
+// where 0 is an open end: from at or before the epoch is open anyway, and
+// to at or before it keeps the range (nearly) empty as 1 µs does.
+func (q query) stampRange() (from, to int64, err error) {
+	f, fromOK, t, toOK, err := q.isoRange()
+	if err != nil {
+		return 0, 0, err
+	}
 	if fromOK {
-		mq.From = max(from, 0)
+		from = max(f, 0)
 	}
 	if toOK {
-		mq.To = max(to, 1)
+		to = max(t, 1)
 	}
-	return mq, nil
+	return from, to, nil
 }
 
 // iso reads parameter k as an ISO-8601 time (as parseISO reads it), in
@@ -158,11 +172,8 @@ func appendMessageInfo(b []byte, m *MessageInfo) []byte {
 // name no message; 400 when partitionId is not decimal digits.
 func (s *server) message() http.Handler {
 	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		pid, txid, err := messagePath(r)
+		pid, txid, err := messageIDs(r)
 		if err != nil {
-			return err
-		}
-		if err := checkTxID(txid); err != nil {
 			return err
 		}
 		got, ok, err := s.a.Message(r.Context(), tenantOf(r), pid, txid)
@@ -266,6 +277,15 @@ func messagePath(r *http.Request) (pid, txid string, err error) {
 	return pid, txid, nil
 }
 
+// messageIDs reads the ids of GET and DELETE
+// /api/v1/messages/:partitionId/*transactionId, both checked.
+func messageIDs(r *http.Request) (pid, txid string, err error) {
+	if pid, txid, err = messagePath(r); err == nil {
+		err = checkTxID(txid)
+	}
+	return pid, txid, err
+}
+
 // checkTxID checks a transaction id of a message route's path.
 func checkTxID(txid string) error {
 	if txid == "" {
@@ -296,11 +316,8 @@ type deleteMessageAnswer struct {
 // already).
 func (s *server) deleteMessage() http.Handler {
 	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		pid, txid, err := messagePath(r)
+		pid, txid, err := messageIDs(r)
 		if err != nil {
-			return err
-		}
-		if err := checkTxID(txid); err != nil {
 			return err
 		}
 		got, ok, err := s.a.DeleteMessage(r.Context(), tenantOf(r), pid, txid)

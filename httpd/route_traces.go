@@ -153,24 +153,8 @@ func (s *server) tracesByName() http.Handler {
 			return err
 		}
 		tq.Limit, tq.Offset = int(limit), int(offset)
-		from, fromOK, err := q.iso("from")
-		if err != nil {
+		if tq.From, tq.To, err = q.stampRange(); err != nil {
 			return err
-		}
-		to, toOK, err := q.iso("to")
-		if err != nil {
-			return err
-		}
-		if fromOK && toOK && from > to {
-			return badRequest("from %q is after to %q", q.get("from"), q.get("to"))
-		}
-		// As messages' range: 0 is open, and a to at or before the epoch
-		// keeps the range empty as 1 µs does.
-		if fromOK {
-			tq.From = max(from, 0)
-		}
-		if toOK {
-			tq.To = max(to, 1)
 		}
 		rows, more, err := s.tr.TracesByName(r.Context(), tenantOf(r), tq)
 		if err != nil {
