@@ -99,6 +99,23 @@
 //     no dedup). Control characters are Unicode's (C0, DEL, C1). payload
 //     null is a payload. A broker result with Error set answers status
 //     "error" with that error and offset null.
+//   - binary bodies (httpd/wire, route_push_binary.go, route_txn_binary.go,
+//     route_pop_frames.go): a push or transaction body that starts with
+//     QPB1 or QTB1, or is sent as application/x-queen-push, is the official
+//     client's binary body. Its items are checked as JSON items are (names
+//     by the contract, each payload one JSON document, refusals naming
+//     groups[i].messages[j]); a body that decompresses past MaxBodyBytes is
+//     413. A framed message keeps the id the client minted and is always
+//     deduplicated (by its transaction id, or its id's text), so a retry of
+//     the same bytes answers duplicate. Flag 2 answers the counts only:
+//     push {count,queued,duplicate,error}, transaction the riders' results
+//     with pushed, duplicate and acked. A binary transaction's messages are
+//     operations after the head's, in the order written. A pop with
+//     frames=true answers application/x-queen-pop (QPF1): one claim per run
+//     of one partition and delivery attempt, one raw record per run of
+//     consecutive offsets of one stamp, and partitionsClaimed, the
+//     conflation flags and the autopilot's choice in the JSON object in
+//     front; an answer the layout cannot carry exactly goes out as JSON.
 //   - fetch: offset is required (0..2^63-1); partition as a number keeps
 //     its text as sent; maxWaitMs and minBytes are clamped (0..30000,
 //     0..8 GiB), not refused.
@@ -146,8 +163,8 @@
 //     numbers), or "now", which means mode new (the client sends it); a
 //     time at or before the epoch reads as 1 µs.
 //     commitOnDelivery and autoAck both given must agree. conflation=true
-//     is always 400 (not supported; the contract's two refusals get their
-//     own messages). The discovery form needs a non-empty namespace or
+//     needs a consumerGroup and refuses commitOnDelivery, each refusal
+//     with its own message. The discovery form needs a non-empty namespace or
 //     task and never long-polls. Path segments are unescaped (a partition
 //     "eu west/1" is eu%20west%2F1); an empty one is 400. HEAD on a pop
 //     route is 404: a pop leases, and a HEAD's messages would go unseen.

@@ -8,6 +8,8 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/queen-mq/queen-go/httpd/wire"
 )
 
 // DefaultMaxBodyBytes is Options.MaxBodyBytes when it is 0
@@ -75,6 +77,8 @@ type server struct {
 	// tr is b as a Tracer: nil when it is not one.
 	tr      Tracer
 	maxBody int64
+	// wire decodes the binary bodies, within maxBody once decompressed.
+	wire    *wire.Decoder
 	horizon time.Duration
 	subMode string
 	version string
@@ -97,7 +101,7 @@ func New(b Broker, o Options) http.Handler {
 		o.Registry = prometheus.NewRegistry()
 	}
 	s := &server{b: b, maxBody: o.MaxBodyBytes, horizon: o.TimerHorizon, subMode: o.DefaultSubscriptionMode, version: o.Version, log: o.Logger,
-		m: newMetrics(o.Registry), gather: o.Registry, samples: o.Sampler}
+		m: newMetrics(o.Registry), gather: o.Registry, samples: o.Sampler, wire: wire.NewDecoder(int(min(o.MaxBodyBytes, 1<<40)))}
 	if c, ok := b.(Consumer); ok {
 		s.c = c
 	}

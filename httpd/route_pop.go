@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,7 +65,15 @@ func (s *server) popDiscover() http.Handler {
 // runPop asks the broker and answers: 200 with the messages, or a bare
 // 204 (no body, no Content-Type; net/http sends no Content-Length on a
 // 204).
+//
+// frames=true asks for the framed answer (route_pop_frames.go); an answer
+// that cannot be framed exactly goes out as JSON, which the client reads
+// as well.
 func (s *server) runPop(w http.ResponseWriter, r *http.Request, req PopRequest) error {
+	frames, _, err := query(r.URL.Query()).boolean("frames")
+	if err != nil {
+		return err
+	}
 	ans, ok, err := s.c.Pop(r.Context(), tenantOf(r), req)
 	if err != nil {
 		return err
@@ -74,17 +83,48 @@ func (s *server) runPop(w http.ResponseWriter, r *http.Request, req PopRequest) 
 		return nil
 	}
 	s.m.count(msgDelivered, len(ans.Messages))
+	if frames && len(ans.Messages) > 0 {
+		if b, ok := appendPopFrames(nil, &ans, popOwnKeys(&ans, req)); ok {
+			writeFrames(w, b)
+			return nil
+		}
+	}
 	b := appendPop(nil, &ans)
 	if req.Autopilot {
 		// The client's AutopilotDecision: the width and budget used (no
 		// waitMs: the broker gives no pacing advice).
 		b = b[:len(b)-2]
 		b = append(b, ',')
-		b = appendKey(b, "autopilot")
-		b = fmt.Appendf(b, `{"partitions":%d,"batch":%d}}`+"\n", req.Partitions, req.Batch)
+		b = appendAutopilot(b, req)
+		b = append(b, '}', '\n')
 	}
 	writeRaw(w, http.StatusOK, b)
 	return nil
+}
+
+// appendAutopilot appends "autopilot":{"partitions","batch"}, the
+// client's AutopilotDecision.
+func appendAutopilot(b []byte, req PopRequest) []byte {
+	b = appendKey(b, "autopilot")
+	return fmt.Appendf(b, `{"partitions":%d,"batch":%d}`, req.Partitions, req.Batch)
+}
+
+// popOwnKeys is what a framed pop answer carries in its JSON object: what
+// the JSON answer has beside its messages and the framed layout does not
+// (partitionsClaimed, since a partition may take several claims there;
+// the conflation flags; the autopilot's choice).
+func popOwnKeys(a *PopAnswer, req PopRequest) []byte {
+	b := append([]byte(`{"partitionsClaimed":`), strconv.Itoa(a.PartitionsClaimed)...)
+	if a.Conflation {
+		b = append(b, `,"conflation":true`...)
+	}
+	if a.ConflationConflict {
+		b = append(b, `,"conflationConflict":true`...)
+	}
+	if req.Autopilot {
+		b = appendAutopilot(append(b, ','), req)
+	}
+	return append(b, '}')
 }
 
 // query is a request's query string, decoded. A parameter given more than

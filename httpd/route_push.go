@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/queen-mq/queen-go/contract"
+	"github.com/queen-mq/queen-go/httpd/wire"
 )
 
 // DefaultPartition is the partition of an item or entry that names none.
@@ -28,18 +29,12 @@ type pushAnswer struct {
 }
 
 // push is POST /api/v1/push (API.md §1): 201 with one answer per item,
-// in request order.
+// in request order. The body is JSON, or the binary push (wire.PushMagic,
+// route_push_binary.go), which may ask for the counts only.
 func (s *server) push() http.Handler {
 	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
+		items, counts, err := s.pushItems(r)
 		if err != nil {
-			return err
-		}
-		items, err := decodePush(body)
-		if err != nil {
-			return err
-		}
-		if err := newMessageIDs(items); err != nil {
 			return err
 		}
 		results, err := s.b.Push(r.Context(), tenantOf(r), items)
@@ -48,6 +43,10 @@ func (s *server) push() http.Handler {
 		}
 		if len(results) != len(items) {
 			return fmt.Errorf("httpd: broker answered %d push results for %d items", len(results), len(items))
+		}
+		if counts {
+			writeJSON(w, http.StatusCreated, s.countPush(results))
+			return nil
 		}
 		out := make([]pushAnswer, len(items))
 		for i, res := range results {
@@ -77,6 +76,26 @@ func (s *server) push() http.Handler {
 		writeJSON(w, http.StatusCreated, out)
 		return nil
 	})
+}
+
+// pushItems reads a push's body, JSON or binary, into its items with
+// their message ids; counts says the binary body asked for the counts.
+func (s *server) pushItems(r *http.Request) (items []PushItem, counts bool, err error) {
+	body, err := readBody(r, s.maxBody)
+	if err != nil {
+		return nil, false, err
+	}
+	if isBinary(r, body, wire.PushMagic) {
+		p, items, err := s.binaryPushItems(body)
+		return items, p.Counts, err
+	}
+	if err := parseJSON(body); err != nil {
+		return nil, false, err
+	}
+	if items, err = decodePush(body); err != nil {
+		return nil, false, err
+	}
+	return items, false, newMessageIDs(items)
 }
 
 // decodePush checks a push body, which must be valid JSON, and returns

@@ -27,24 +27,15 @@ const (
 // committed results, or with the reason of the rollback.
 func (s *server) transaction() http.Handler {
 	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
+		req, counts, err := s.txnRequest(r)
 		if err != nil {
 			return err
-		}
-		req, err := decodeTxn(body, s.horizon)
-		if err != nil {
-			return err
-		}
-		for i := range req.Pushes {
-			if err := newMessageID(&req.Pushes[i].Item); err != nil {
-				return err
-			}
 		}
 		ans, err := s.t.Transaction(r.Context(), tenantOf(r), req)
 		if err != nil {
 			return err
 		}
-		out, err := appendTxn(nil, &req, &ans)
+		out, err := appendTxn(nil, &req, &ans, counts)
 		if err != nil {
 			return err
 		}
@@ -79,31 +70,47 @@ func (s *server) countTxn(req *TxnRequest, a *TxnAnswer) {
 // refuses them, and kv[] over MaxTxnKVOps ops or MaxTxnKVKeys keys is
 // 413 kv_too_many_ops or kv_too_many_keys (KV shape).
 func decodeTxn(body []byte, horizon time.Duration) (TxnRequest, error) {
-	var req TxnRequest
-	o, err := asObject(body, "the body")
+	req, _, err := decodeTxnHead(body, horizon)
 	if err != nil {
 		return req, err
+	}
+	return req, finishTxn(&req)
+}
+
+// decodeTxnHead reads a transaction body as decodeTxn does, without its
+// final checks (finishTxn); ops is the length of its operations[].
+func decodeTxnHead(body []byte, horizon time.Duration) (req TxnRequest, ops int, err error) {
+	o, err := asObject(body, "the body")
+	if err != nil {
+		return req, 0, err
 	}
 	if raw := o["operations"]; !isNull(raw) {
 		list, err := asArray(raw, "operations")
 		if err != nil {
-			return req, err
+			return req, 0, err
 		}
 		for i, raw := range list {
 			if err := decodeTxnOp(raw, i, &req); err != nil {
-				return req, err
+				return req, 0, err
 			}
 		}
+		ops = len(list)
 	}
+	return req, ops, decodeTxnRiders(o, &req, horizon)
+}
+
+// decodeTxnRiders reads requiredLeases and the riders: kv, timers and
+// positions.
+func decodeTxnRiders(o object, req *TxnRequest, horizon time.Duration) (err error) {
 	if req.RequiredLeases, err = decodeRequiredLeases(o["requiredLeases"]); err != nil {
-		return req, err
+		return err
 	}
 	if req.KV, err = decodeTxnKV(o["kv"]); err != nil {
-		return req, err
+		return err
 	}
 	if raw := o["timers"]; !isNull(raw) {
 		if req.Timers, err = decodeTimerOps(raw, "timers", horizon); err != nil {
-			return req, err
+			return err
 		}
 		if len(req.Timers) == 0 {
 			req.Timers = nil
@@ -111,14 +118,20 @@ func decodeTxn(body []byte, horizon time.Duration) (TxnRequest, error) {
 	}
 	if raw := o["positions"]; !isNull(raw) {
 		if req.Positions, err = decodePositions(raw); err != nil {
-			return req, err
+			return err
 		}
 	}
+	return nil
+}
+
+// finishTxn refuses a transaction of no operation and resolves its acks'
+// leases.
+func finishTxn(req *TxnRequest) error {
 	if len(req.Pushes) == 0 && len(req.Acks) == 0 && len(req.KV) == 0 && len(req.Timers) == 0 && len(req.Positions) == 0 {
-		return req, badRequest("a transaction needs at least one operation")
+		return badRequest("a transaction needs at least one operation")
 	}
-	resolveLeases(&req)
-	return req, nil
+	resolveLeases(req)
+	return nil
 }
 
 // decodeTxnOp reads operations[i] into req.
@@ -336,7 +349,11 @@ func txnSlots(req *TxnRequest) []txnSlot {
 // A result's index, opIndex, transactionId and queueName are the
 // request's (the broker answers in order; its Type is checked); its
 // messageId is the broker's, else the one httpd minted.
-func appendTxn(b []byte, req *TxnRequest, a *TxnAnswer) ([]byte, error) {
+//
+// counts (the binary transaction's flag 2) leaves the pushes' and acks'
+// results out and counts them after results: pushed (stored, not
+// duplicates), duplicate and acked; the riders' results stay.
+func appendTxn(b []byte, req *TxnRequest, a *TxnAnswer, counts bool) ([]byte, error) {
 	if a.TransactionID == "" {
 		return nil, errors.New("httpd: broker answered a transaction without a transactionId")
 	}
@@ -351,14 +368,28 @@ func appendTxn(b []byte, req *TxnRequest, a *TxnAnswer) ([]byte, error) {
 			len(a.Results), len(slots))
 	}
 	b = append(b, `"success":true,"results":[`...)
+	var pushed, dups, acked int
+	first := true
 	for i, s := range slots {
 		res := &a.Results[i]
 		if res.Type != s.typ {
 			return nil, fmt.Errorf("httpd: transaction result %d is of type %q, want %q", i, res.Type, s.typ)
 		}
-		if i > 0 {
+		if counts && (s.typ == txnPush || s.typ == txnAck) {
+			switch {
+			case s.typ == txnAck:
+				acked++
+			case res.Duplicate:
+				dups++
+			default:
+				pushed++
+			}
+			continue
+		}
+		if !first {
 			b = append(b, ',')
 		}
+		first = false
 		b = append(b, '{')
 		b = appendKey(b, "index")
 		b = appendInt(b, int64(s.index))
@@ -406,7 +437,11 @@ func appendTxn(b []byte, req *TxnRequest, a *TxnAnswer) ([]byte, error) {
 		}
 		b = append(b, '}')
 	}
-	return append(b, ']', '}', '\n'), nil
+	b = append(b, ']')
+	if counts {
+		b = fmt.Appendf(b, `,"pushed":%d,"duplicate":%d,"acked":%d`, pushed, dups, acked)
+	}
+	return append(b, '}', '\n'), nil
 }
 
 // appendTxnRollback renders the rest of a rollback's answer, with the

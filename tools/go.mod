@@ -7,6 +7,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/credentials v1.21.0
 	github.com/aws/aws-sdk-go-v2/service/s3 v1.114.10
 	github.com/aws/smithy-go v1.28.9
+	github.com/queen-mq/queen-go/httpd v0.0.0
 	github.com/queen-mq/queen-go/lakeformat v0.0.0
 	github.com/queen-mq/queen-go/s3sink v0.0.0
 )
@@ -48,6 +49,8 @@ require (
 )
 
 replace (
+	github.com/queen-mq/queen-go/contract => ../contract
+	github.com/queen-mq/queen-go/httpd => ../httpd
 	github.com/queen-mq/queen-go/lakeformat => ../lakeformat
 	github.com/queen-mq/queen-go/s3sink => ../s3sink
 )

@@ -16,8 +16,8 @@ import (
 // method of queen-mq driven against real nodes (clients/python/suite).
 const clientSuite = "../../clients/python/suite"
 
-// TestClientSuite runs the client's pytest suite against one real node, then
-// against three (where the suite's three_nodes tests run too: push on one
+// TestClientSuite runs the client's pytest suite against one real node, again
+// there with the client's binary wire on, then against three (where the suite's three_nodes tests run too: push on one
 // node, pop on another, a client holding all three URLs). It fails with
 // pytest's output when pytest fails. Like TestPythonClient it needs the venv
 // of `make client-venv`: without it the test fails under CI or
@@ -32,6 +32,15 @@ func TestClientSuite(t *testing.T) {
 		n.start()
 		n.waitReady()
 		runSuite(t, []*node{n})
+	})
+	// The whole suite again with the client's binary wire switched on:
+	// binary push, binary transaction and framed pop (the suite's
+	// QUEEN_CLIENT_WIRE).
+	t.Run("1node-binary", func(t *testing.T) {
+		n := cluster(t, 1)[0]
+		n.start()
+		n.waitReady()
+		runSuite(t, []*node{n}, "QUEEN_CLIENT_WIRE=binary_push,push_compression,framed_pop")
 	})
 	t.Run("3nodes", func(t *testing.T) {
 		nodes := cluster(t, 3)
@@ -51,8 +60,9 @@ var pytestSummary = regexp.MustCompile(`(?m)^=+ (.*\d+ (passed|failed|error|erro
 // runSuite runs pytest over the suite with QUEEN_URLS naming the nodes, and
 // fails the test with pytest's whole output unless pytest passed. The
 // suite's own wire records of the failing tests go to a file beside the
-// nodes' logs (QUEEN_SUITE_WIRE, JSON lines).
-func runSuite(t *testing.T, nodes []*node) {
+// nodes' logs (QUEEN_SUITE_WIRE, JSON lines). env are more variables
+// for pytest, NAME=value.
+func runSuite(t *testing.T, nodes []*node, env ...string) {
 	t.Helper()
 	python := clientPython(t)
 	suite, err := filepath.Abs(clientSuite)
@@ -80,6 +90,7 @@ func runSuite(t *testing.T, nodes []*node) {
 	// between (httpx reads the proxy variables).
 	cmd.Env = append(os.Environ(), "QUEEN_URLS="+strings.Join(urls, ","), "QUEEN_SUITE_WIRE="+wire,
 		"PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1", "NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")
+	cmd.Env = append(cmd.Env, env...)
 	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.CombinedOutput()
 	summary := "no summary line"

@@ -30,6 +30,14 @@ import pytest_asyncio
 
 from queen import Queen
 
+# QUEEN_CLIENT_WIRE names client options every client of the suite is
+# made with, comma-separated: binary_push, push_compression, framed_pop. The
+# suite then runs over the client's binary push, binary transaction and
+# framed pop instead of JSON (queen/e2e TestClientSuite runs it both ways).
+WIRE_OPTIONS: Dict[str, Any] = {
+    o.strip(): True for o in os.environ.get("QUEEN_CLIENT_WIRE", "").split(",") if o.strip()
+}
+
 # Seconds one wait for a condition may take (a lease to expire, a timer to
 # fire, a follower to apply). Every wait is a poll of the condition.
 DEADLINE = float(os.environ.get("QUEEN_SUITE_DEADLINE", "20"))
@@ -145,7 +153,7 @@ async def make_client(urls: List[str], wire: List[Dict[str, Any]]) -> Any:
     made: List[Queen] = []
 
     def make(target: Any = None, **options: Any) -> Queen:
-        c = Queen(target if target is not None else urls[0], transport=Recorder(wire), **options)
+        c = Queen(target if target is not None else urls[0], transport=Recorder(wire), **{**WIRE_OPTIONS, **options})
         made.append(c)
         return c
 
@@ -158,7 +166,7 @@ async def make_client(urls: List[str], wire: List[Dict[str, Any]]) -> Any:
 
 @pytest_asyncio.fixture
 async def client(urls: List[str], wire: List[Dict[str, Any]]) -> Any:
-    c = Queen(urls[0], transport=Recorder(wire))
+    c = Queen(urls[0], transport=Recorder(wire), **WIRE_OPTIONS)
     try:
         yield c
     finally:
@@ -168,7 +176,7 @@ async def client(urls: List[str], wire: List[Dict[str, Any]]) -> Any:
 @pytest_asyncio.fixture
 async def clients(urls: List[str], wire: List[Dict[str, Any]]) -> Any:
     """One single-URL client per node (three_nodes tests)."""
-    cs = [Queen(u, transport=Recorder(wire)) for u in urls[:3]]
+    cs = [Queen(u, transport=Recorder(wire), **WIRE_OPTIONS) for u in urls[:3]]
     try:
         yield cs
     finally:

@@ -5,7 +5,8 @@
 //     bytes for -duration or until -count records (push.go); the report
 //     adds the raft entries applied and the broker's CPU seconds; with
 //     -parked N, N pops wait the whole run on partitions no push touches
-//     (parked.go): what parked pops cost a push load.
+//     (parked.go): what parked pops cost a push load. -body binary or frames
+//     sends the client's binary push instead of JSON (push_binary.go).
 //   - fetch: the same connections read them back by offset, maxBytes of
 //     -batch records of -size (fetch.go).
 //   - consume: before the clock starts, -prefill records are pushed over
@@ -47,6 +48,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/queen-mq/queen-go/httpd/wire"
 )
 
 type options struct {
@@ -67,6 +70,7 @@ type options struct {
 	delay      time.Duration
 	spread     time.Duration
 	wait       time.Duration
+	body       string
 }
 
 // maxPopBatch is the broker's cap on a pop's batch and on the items of an
@@ -96,6 +100,7 @@ func main() {
 	flag.DurationVar(&o.delay, "delay", 2*time.Second, "timers: the first timer is due this long after the start")
 	flag.DurationVar(&o.spread, "spread", 0, "timers: the timers are due evenly over this window after -delay (0: all at once)")
 	flag.DurationVar(&o.wait, "wait", time.Minute, "timers: how long past the last deliverAt to wait for the fires")
+	flag.StringVar(&o.body, "body", bodyJSON, "push: the request body, json, binary (the client's binary_push) or frames (binary_push with push_compression); binary and frames ask for the counts-only answer")
 	flag.Parse()
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -169,6 +174,7 @@ var modeFlags = map[string][]string{
 	"group":      {"consume", "longpoll"},
 	"prefill":    {"consume"},
 	"parked":     {"push"},
+	"body":       {"push"},
 	"shared":     {"locks"},
 	"timers":     {"timers"},
 	"delay":      {"timers"},
@@ -187,6 +193,9 @@ func (o *options) check(set map[string]bool) error {
 		if set[name] && !slices.Contains(modes, o.mode) {
 			return fmt.Errorf("-%s does not apply to -mode %s (only to %s)", name, o.mode, strings.Join(modes, ", "))
 		}
+	}
+	if !slices.Contains(bodies, o.body) {
+		return fmt.Errorf("-body %q: want json, binary or frames", o.body)
 	}
 	switch {
 	case o.conns < 1 || o.batch < 1 || o.partitions < 1:
@@ -305,7 +314,10 @@ func send(ctx context.Context, client *http.Client, url string, body []byte) (an
 	if err != nil {
 		return answer{}, err
 	}
-	if body != nil {
+	switch {
+	case bytes.HasPrefix(body, []byte(wire.PushMagic)):
+		req.Header.Set("content-type", wire.PushContentType)
+	case body != nil:
 		req.Header.Set("content-type", "application/json")
 	}
 	resp, err := client.Do(req)

@@ -38,7 +38,7 @@ func TestScheduleBody(t *testing.T) {
 // their bounds kept.
 func TestCheckModes(t *testing.T) {
 	base := options{conns: 1, batch: 1, partitions: 1, duration: time.Second, queue: "q", group: "g", prefill: 1,
-		timers: 1, wait: time.Second}
+		timers: 1, wait: time.Second, body: bodyJSON}
 	for _, c := range []struct {
 		mode, flag string
 		edit       func(*options)

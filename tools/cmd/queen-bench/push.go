@@ -43,8 +43,13 @@ func runLoad(o options) (*report, error) {
 				var err error
 				if o.mode == "fetch" {
 					n, err = fetch(ctx, client, url, fetchBody(o, part, offsets[part]))
-				} else {
+				} else if o.body == bodyJSON {
 					n, err = push(ctx, client, url, pushBody(o, c, i, payload))
+				} else {
+					var body []byte
+					if body, err = binaryPushBody(o, c, i, payload, o.body == bodyFrames); err == nil {
+						n, err = pushBinary(ctx, client, url, body)
+					}
 				}
 				if ctx.Err() != nil {
 					break
