@@ -36,6 +36,9 @@ type Config struct {
 	// memory, each message's payload plus 128 bytes
 	// (QUEEN_EPHEMERAL_MAX_BYTES); a push past it is 429.
 	EphemeralMaxBytes int64
+	// PprofAddr is where Go's profiler (net/http/pprof's /debug/pprof/)
+	// listens, host:port; "" (the default) serves none (QUEEN_PPROF_ADDR).
+	PprofAddr string
 
 	// Raft.
 	DataDir            string            // QUEEN_DATA_DIR
@@ -109,6 +112,12 @@ func Load(getenv func(string) string) (*Config, error) {
 	c.ShutdownGrace = ms(l.int("QUEEN_SHUTDOWN_GRACE_MS", 30_000, 0, 3_600_000, "how long SIGTERM waits for requests in flight, in milliseconds"))
 	c.EphemeralMaxBytes = l.int("QUEEN_EPHEMERAL_MAX_BYTES", 256<<20, 1<<20, 1<<40,
 		"the memory this node's ephemeral queues may hold, in bytes (each message counts its payload and 128)")
+	c.PprofAddr = l.str("QUEEN_PPROF_ADDR", "", func(s string) string {
+		if checkHostPort(s) != "" {
+			return "is not host:port. It is where Go's profiler listens (/debug/pprof/), such as 127.0.0.1:6060; unset serves none"
+		}
+		return ""
+	})
 
 	c.DataDir = l.str("QUEEN_DATA_DIR", "queen-data", nil)
 	c.NodeID = l.nodeID()

@@ -21,7 +21,7 @@ func TestDefaults(t *testing.T) {
 		c.MaxBodyBytes != 64<<20 || c.RequestTimeout != 30*time.Second || c.LogLevel != slog.LevelInfo ||
 		c.LogFormat != "auto" || c.TenancyHeader || c.Join || c.MaxClockSkew != 500*time.Millisecond ||
 		c.DefaultSubscriptionMode != "new" || c.TimerTick != 50*time.Millisecond || c.TimerHorizon != 90*24*time.Hour ||
-		c.EphemeralMaxBytes != 256<<20 ||
+		c.EphemeralMaxBytes != 256<<20 || c.PprofAddr != "" ||
 		c.TraceRetention != 7*24*time.Hour {
 		t.Errorf("defaults: %+v", c)
 	}
@@ -31,12 +31,14 @@ func TestCluster(t *testing.T) {
 	c, err := config.Load(env(map[string]string{
 		"QUEEN_RAFT_NODE_ID": "2", "QUEEN_RAFT_MEMBERS": "1=10.0.0.1:6633, 2=10.0.0.2:6633,3=10.0.0.3:6633",
 		"QUEEN_LOG_LEVEL": "WARN", "QUEEN_TENANCY_HEADER": "Yes", "PORT": "  ", "DEFAULT_SUBSCRIPTION_MODE": "From_Beginning",
+		"QUEEN_PPROF_ADDR": "127.0.0.1:6060",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.NodeID != 2 || c.RaftAddress != "10.0.0.2:6633" || len(c.Members) != 3 || c.Members[3] != "10.0.0.3:6633" ||
-		c.LogLevel != slog.LevelWarn || !c.TenancyHeader || c.Port != 6632 || c.DefaultSubscriptionMode != "all" {
+		c.LogLevel != slog.LevelWarn || !c.TenancyHeader || c.Port != 6632 || c.DefaultSubscriptionMode != "all" ||
+		c.PprofAddr != "127.0.0.1:6060" {
 		t.Errorf("cluster: %+v", c)
 	}
 	c, err = config.Load(env(map[string]string{"QUEEN_RAFT_NODE_ID": "ordinal", "HOSTNAME": "queen-2"}))
@@ -75,6 +77,7 @@ func TestRefusals(t *testing.T) {
 		{map[string]string{"QUEEN_LOG_LEVEL": "loud"}, "ERROR boot: FATAL: broker: QUEEN_LOG_LEVEL=loud is not a log level. It is one of debug, info, warn, error: how much the broker logs"},
 		{map[string]string{"DEFAULT_SUBSCRIPTION_MODE": "latest"}, "ERROR boot: FATAL: broker: DEFAULT_SUBSCRIPTION_MODE=latest is not a subscription mode. It is one of new, all, new-only, from_beginning: where a consumer group that has never popped starts: after the last record (new) or at the first (all)"},
 		{map[string]string{"QUEEN_RAFT_TIMER_TICK_MS": "0"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_TIMER_TICK_MS=0 is outside 1..=60000. It is how often the leader fires due timers, in milliseconds"},
+		{map[string]string{"QUEEN_PPROF_ADDR": "6060"}, "ERROR boot: FATAL: broker: QUEEN_PPROF_ADDR=6060 is not host:port. It is where Go's profiler listens (/debug/pprof/), such as 127.0.0.1:6060; unset serves none"},
 		{map[string]string{"QUEEN_EPHEMERAL_MAX_BYTES": "1000"}, "ERROR boot: FATAL: broker: QUEEN_EPHEMERAL_MAX_BYTES=1000 is outside 1048576..=1099511627776. It is the memory this node's ephemeral queues may hold, in bytes (each message counts its payload and 128)"},
 		{map[string]string{"QUEEN_EPHEMERAL_MAX_BYTES": "1GiB"}, "ERROR boot: FATAL: broker: QUEEN_EPHEMERAL_MAX_BYTES=1GiB is not a whole number. It is the memory this node's ephemeral queues may hold, in bytes (each message counts its payload and 128), in 1048576..=1099511627776"},
 		{map[string]string{"QUEEN_TRACES_RETENTION_S": "59"}, "ERROR boot: FATAL: broker: QUEEN_TRACES_RETENTION_S=59 is outside 60..=315360000. It is how long a trace event is kept, in seconds"},

@@ -167,6 +167,9 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	if err != nil {
 		return fmt.Errorf("listen on PORT=%d QUEEN_BIND_ADDR=%s: %w", cfg.Port, cfg.BindAddr, err)
 	}
+	if err := servePprof(cfg.PprofAddr, log); err != nil {
+		return err
+	}
 	srv := &http.Server{Handler: withDeadline(api, cfg.RequestTimeout), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
