@@ -35,8 +35,17 @@
 //     wakes watchers of a queue on every push. Other families read the
 //     queue log inside their own apply through Txn.View (queen's consumer
 //     groups do).
-//   - Snapshots (sm.go): a Pebble snapshot streamed key by key, and the
-//     whole state replaced from one in a single synced batch.
+//   - The record store (segments.go, record_ptr.go, segments_gc.go): a
+//     record's bytes are appended once to a segment file of its shard, and
+//     Pebble keeps a pointer to them (with the record's stamp and
+//     transaction id) beside the indexes and metadata: no LSM rewrite of
+//     payloads. A segment below every partition's first live record is
+//     removed by Sync. Records a store wrote before segments stay in
+//     Pebble and read as before.
+//   - Snapshots (sm.go): a Pebble snapshot streamed key by key, records
+//     inline (the logical state, whatever segments the node keeps), and
+//     the whole state replaced from one in a single batch, its records
+//     appended to the segments, then flushed.
 //
 // raftlog imports neither chi, the AWS SDK nor s3sink (a test enforces it).
 //
@@ -74,10 +83,15 @@
 // Result; only a storage error stops the node.
 //
 // Durability: a write is answered once its entry is committed, written and
-// fsynced on a majority (dragonboat's log), and applied here. Pebble writes
-// without its own sync; Sync, which dragonboat calls before it drops log
-// entries a snapshot covers, syncs Pebble's WAL. A crash loses nothing
-// answered: dragonboat replays its log from the index Open returns.
+// fsynced on a majority (dragonboat's log), and applied here. The raft log
+// is the state machine's only log: Pebble writes no WAL, and its state is
+// durable once a memtable is flushed (by Sync, which dragonboat calls
+// before it drops log entries a snapshot covers, by Close, or when a
+// memtable fills). Every flush fsyncs the active segment first, so a
+// durable pointer never outruns its bytes. A crash loses nothing
+// answered: Open returns the index of the last durable state, cuts the
+// active segment back to the length that state recorded, and dragonboat
+// replays its log from there, which appends the same records again.
 //
 // Unknown outcomes: dragonboat does not deduplicate proposals on on-disk
 // state machines, and a proposal that timed out (ErrTimeout) may still

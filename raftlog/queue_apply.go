@@ -381,14 +381,14 @@ func trimPartition(tx *Txn, at ApplyInfo, uid uint64, before int64) (uint64, err
 	var dedups [][]byte
 	var bad error
 	err = tx.Scan(recordKey(p.UID, start), recordKey(p.UID, p.NextOffset), func(k, v []byte) bool {
-		r, derr := decodeRecord(v)
-		if derr != nil || r.Stamp >= before {
+		stamp, txid, derr := recordHead(v)
+		if derr != nil || stamp >= before {
 			bad = derr
 			return false
 		}
 		off := int64(binary.BigEndian.Uint64(k[9:]))
 		if off >= p.DedupFrom { // below it, no entry is left
-			dedups = append(dedups, dedupKey(p.UID, r.TxID))
+			dedups = append(dedups, dedupKey(p.UID, txid))
 		}
 		p.LogStart = off + 1
 		return true
@@ -470,16 +470,16 @@ func applyDedupSweep(tx *Txn, at ApplyInfo, op *DedupSweepOp) ([]byte, error) {
 	next, limit := from, max(op.Limit, 1)
 	var bad error
 	err = tx.Scan(recordKey(p.UID, from), recordKey(p.UID, p.NextOffset), func(k, v []byte) bool {
-		r, derr := decodeRecord(v)
+		stamp, txid, derr := recordHead(v)
 		if derr != nil {
 			bad = derr
 			return false
 		}
-		if r.Stamp >= cutoff || len(walked) == limit {
+		if stamp >= cutoff || len(walked) == limit {
 			return false
 		}
 		off := int64(binary.BigEndian.Uint64(k[9:]))
-		walked = append(walked, done{dedupKey(p.UID, r.TxID), off})
+		walked = append(walked, done{dedupKey(p.UID, txid), off})
 		next = off + 1
 		return true
 	})

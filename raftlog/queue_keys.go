@@ -221,8 +221,13 @@ func decodeRecord(b []byte) (storedRecord, error) {
 	return r, nil
 }
 
-// recordStamp reads only the stamp of an encoded record.
+// recordStamp reads only the stamp of an 'R' value, a stored record or a
+// pointer.
 func recordStamp(b []byte) (int64, error) {
+	if len(b) > 0 && b[0] == recordInSegment {
+		_, stamp, _, err := decodePtr(b)
+		return stamp, err
+	}
 	if len(b) < 2 || b[0] != metaVersion && b[0] != recordTraced {
 		return 0, fmt.Errorf("%w: record version", ErrStorage)
 	}

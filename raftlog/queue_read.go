@@ -115,7 +115,7 @@ func (v *View) ReadRecords(tenant, queue, partition string, from int64, lim Read
 	bytes := 0
 	var derr error
 	err = v.Scan(recordKey(p.UID, from), recordKey(p.UID, p.NextOffset), func(k, val []byte) bool {
-		r, err := decodeRecord(val)
+		r, err := resolveRecord(v.segs, val)
 		if err != nil {
 			derr = err
 			return false

@@ -1,6 +1,7 @@
 package raftlog
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -44,12 +45,20 @@ type stateMachine struct {
 	stamp   atomic.Int64  // stamp of the last applied entry: safeTime
 	tx      Txn           // reused by Update, which dragonboat never runs concurrently
 	cache   metaCache     // the queue log's metadata, as of the last Update (Update's own)
+
+	// segs holds the record bytes (segments.go); segLimit is a segment's
+	// size limit (segmentBytes unless a test sets it).
+	segs     *segments
+	segLimit int64
+	// saving counts the snapshot saves in flight: segments they may read
+	// are not removed meanwhile.
+	saving atomic.Int32
 }
 
 var _ sm.IOnDiskStateMachine = (*stateMachine)(nil)
 
 func newStateMachine(shardID, replicaID uint64, dir string, appliers map[OpKind]Applier, log *slog.Logger, w *watchers) *stateMachine {
-	s := &stateMachine{shardID: shardID, replicaID: replicaID, dir: dir, appliers: appliers, log: log, watch: w}
+	s := &stateMachine{shardID: shardID, replicaID: replicaID, dir: dir, appliers: appliers, log: log, watch: w, segLimit: segmentBytes}
 	s.tx.appliers = appliers
 	return s
 }
@@ -59,11 +68,19 @@ var blockCache = sync.OnceValue(func() *pebble.Cache { return pebble.NewCache(12
 
 // pebbleOptions are the store's settings. Bloom filters on every level keep
 // the dedup lookups, which mostly miss, from reading data blocks.
-func pebbleOptions() *pebble.Options {
-	o := &pebble.Options{Logger: quietPebble{}, Cache: blockCache(),
+//
+// Pebble writes no WAL: the raft log is the state machine's log. A state
+// becomes durable when a memtable is flushed (by Sync, or when it fills),
+// and what is not yet is replayed from the raft log after a crash, from the
+// index Open returns; dragonboat drops its log only up to a snapshot, which
+// Sync precedes. flushBegin runs before every flush writes: it makes the
+// segments durable first, so a durable pointer never outruns its bytes.
+func pebbleOptions(flushBegin func()) *pebble.Options {
+	o := &pebble.Options{Logger: quietPebble{}, Cache: blockCache(), DisableWAL: true,
 		// A large memtable lets most records go by once: flushed late,
 		// many are trimmed or overwritten before a compaction rewrites them.
 		MemTableSize: 64 << 20}
+	o.EventListener = &pebble.EventListener{FlushBegin: func(pebble.FlushInfo) { flushBegin() }}
 	for i := range o.Levels {
 		o.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}
@@ -86,7 +103,7 @@ func (s *stateMachine) Open(<-chan struct{}) (uint64, error) {
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrStorage, err)
 	}
-	db, err := pebble.Open(s.dir, pebbleOptions())
+	db, err := pebble.Open(s.dir, pebbleOptions(s.flushBegin))
 	if err != nil {
 		return 0, fmt.Errorf("%w: open %s: %w", ErrStorage, s.dir, err)
 	}
@@ -99,15 +116,40 @@ func (s *stateMachine) Open(<-chan struct{}) (uint64, error) {
 		db.Close()
 		return 0, err
 	}
+	seg, end, err := readSegKey(pebbleSource{db}.Get)
+	if err == nil {
+		s.segs, err = openSegments(s.dir+".segments", s.segLimit, seg, end)
+	}
+	if err != nil {
+		db.Close()
+		return 0, err
+	}
+	s.tx.segs = s.segs
 	s.mu.Lock()
 	s.db = db
 	s.mu.Unlock()
 	if err := s.upgradeFamilies(); err != nil {
 		return 0, err
 	}
+	if err := db.Flush(); err != nil { // the upgrades' writes: there is no WAL
+		return 0, fmt.Errorf("%w: flush: %w", ErrStorage, err)
+	}
 	s.applied.Store(applied)
 	s.stamp.Store(stamp)
 	return applied, nil
+}
+
+// flushBegin is Pebble's FlushBegin hook: the active segment is made
+// durable before any memtable that points into it is.
+func (s *stateMachine) flushBegin() {
+	if s.segs == nil {
+		return
+	}
+	if err := s.segs.sync(); err != nil {
+		// A flush that went on would make pointers durable before their
+		// bytes: a node that cannot fsync must stop.
+		panic(fmt.Sprintf("raftlog: %v", err))
+	}
 }
 
 func readMeta(r pebble.Reader) (applied uint64, stamp int64, err error) {
@@ -162,6 +204,16 @@ func (s *stateMachine) Update(entries []sm.Entry) ([]sm.Entry, error) {
 		e.Result = sm.Result{Value: e.Index, Data: AppendResult(nil, &res)}
 	}
 	last := entries[len(entries)-1].Index
+	// The records' bytes reach the segment before the pointers the
+	// commit makes visible.
+	if err := s.segs.write(); err != nil {
+		s.cache.clear()
+		return nil, err
+	}
+	if err := b.Set(segKey, segValue(s.segs.position()), nil); err != nil {
+		s.cache.clear()
+		return nil, fmt.Errorf("%w: %w", ErrStorage, err)
+	}
 	if err := b.Set(metaKey, metaValue(last, stamp), nil); err != nil {
 		s.cache.clear()
 		return nil, fmt.Errorf("%w: %w", ErrStorage, err)
@@ -192,7 +244,7 @@ func (s *stateMachine) Lookup(q any) (any, error) {
 	}
 	switch fn := q.(type) {
 	case func(*View) (any, error):
-		return fn(&View{src: pebbleSource{snap}, stamp: stamp})
+		return fn(&View{src: pebbleSource{snap}, stamp: stamp, segs: s.segs})
 	case dryRun:
 		// Stamped as an entry proposed now would be: the proposer's clock,
 		// and at least one past the last entry applied.
@@ -210,16 +262,24 @@ type dryRun struct {
 }
 
 // Sync makes everything applied so far durable: dragonboat calls it before
-// it drops the raft log a snapshot covers.
+// it drops the raft log a snapshot covers. The segments first, then the
+// memtable (flushBegin syncs the segments again: cheap, nothing is new);
+// then the segments no live record points into are removed.
 func (s *stateMachine) Sync() error {
-	if err := s.db.LogData(nil, pebble.Sync); err != nil {
+	if err := s.segs.sync(); err != nil {
+		return err
+	}
+	if err := s.db.Flush(); err != nil {
 		return fmt.Errorf("%w: sync: %w", ErrStorage, err)
 	}
-	return nil
+	return s.collect()
 }
 
 // PrepareSnapshot pins the state a snapshot will stream.
-func (s *stateMachine) PrepareSnapshot() (any, error) { return s.db.NewSnapshot(), nil }
+func (s *stateMachine) PrepareSnapshot() (any, error) {
+	s.saving.Add(1)
+	return s.db.NewSnapshot(), nil
+}
 
 // snapshotMagic starts every snapshot stream; the version after it only grows.
 const snapshotMagic = "queen-raftlog-snapshot\x00\x01"
@@ -228,6 +288,7 @@ const snapshotMagic = "queen-raftlog-snapshot\x00\x01"
 // magic | (uvarint key length | key | uvarint value length | value)* | uvarint 0.
 func (s *stateMachine) SaveSnapshot(ctx any, w io.Writer, stop <-chan struct{}) error {
 	snap := ctx.(*pebble.Snapshot)
+	defer s.saving.Add(-1)
 	defer snap.Close()
 	if _, err := io.WriteString(w, snapshotMagic); err != nil {
 		return err
@@ -239,10 +300,25 @@ func (s *stateMachine) SaveSnapshot(ctx any, w io.Writer, stop <-chan struct{}) 
 	defer it.Close()
 	buf := make([]byte, 0, 64<<10)
 	for it.First(); it.Valid(); it.Next() {
-		buf = binary.AppendUvarint(buf, uint64(len(it.Key())))
-		buf = append(buf, it.Key()...)
-		buf = binary.AppendUvarint(buf, uint64(len(it.Value())))
-		buf = append(buf, it.Value()...)
+		k, v := it.Key(), it.Value()
+		if bytes.Equal(k, segKey) {
+			continue // node-local: where this node keeps its records
+		}
+		if isRecordKey(k) && len(v) > 0 && v[0] == recordInSegment {
+			// The stream carries the record itself, as a store without
+			// segments holds it: snapshots are the logical state.
+			p, _, _, err := decodePtr(v)
+			if err == nil {
+				v, err = s.segs.read(p)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		buf = binary.AppendUvarint(buf, uint64(len(k)))
+		buf = append(buf, k...)
+		buf = binary.AppendUvarint(buf, uint64(len(v)))
+		buf = append(buf, v...)
 		if len(buf) >= 64<<10 {
 			select {
 			case <-stop:
@@ -294,12 +370,39 @@ func (s *stateMachine) RecoverFromSnapshot(r io.Reader, stop <-chan struct{}) er
 		if err != nil {
 			return err
 		}
+		if isRecordKey(k) && len(v) > 0 && v[0] != recordInSegment {
+			// A record goes to the segments, its pointer to the store.
+			r, err := decodeRecord(v)
+			if err != nil {
+				return err
+			}
+			ptr, err := s.segs.append(v)
+			if err != nil {
+				return err
+			}
+			v = encodePtr(ptr, r.Stamp, r.TxID)
+		}
 		if err := b.Set(k, v, nil); err != nil {
 			return err
 		}
 	}
+	if err := b.Set(segKey, segValue(s.segs.position()), nil); err != nil {
+		return err
+	}
 	s.cache.clear()
-	if err := b.Commit(pebble.Sync); err != nil {
+	// The segments, then the batch, then a flush: durable in that order,
+	// and a crash before the flush leaves the old state (Open cuts the
+	// segments back to it).
+	if err := s.segs.write(); err != nil {
+		return err
+	}
+	if err := s.segs.sync(); err != nil {
+		return err
+	}
+	if err := b.Commit(pebble.NoSync); err != nil {
+		return fmt.Errorf("%w: %w", ErrStorage, err)
+	}
+	if err := s.db.Flush(); err != nil {
 		return fmt.Errorf("%w: %w", ErrStorage, err)
 	}
 	if err := upgradeStore(s.db); err != nil {
@@ -307,6 +410,9 @@ func (s *stateMachine) RecoverFromSnapshot(r io.Reader, stop <-chan struct{}) er
 	}
 	if err := s.upgradeFamilies(); err != nil {
 		return err
+	}
+	if err := s.db.Flush(); err != nil { // the upgrades' writes: there is no WAL
+		return fmt.Errorf("%w: %w", ErrStorage, err)
 	}
 	applied, stamp, err := readMeta(s.db)
 	if err != nil {
@@ -318,14 +424,22 @@ func (s *stateMachine) RecoverFromSnapshot(r io.Reader, stop <-chan struct{}) er
 	return nil
 }
 
-// Close closes the store. Lookups after it answer ErrClosed.
+// Close closes the store, durable as Sync leaves it (a clean stop
+// replays nothing). Lookups after it answer ErrClosed.
 func (s *stateMachine) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.db == nil {
 		return nil
 	}
-	err := s.db.Close()
+	err := s.segs.sync()
+	if err == nil {
+		err = s.db.Flush()
+	}
+	err = errors.Join(err, s.db.Close())
 	s.db = nil
+	if s.segs != nil {
+		err = errors.Join(err, s.segs.close())
+	}
 	return err
 }

@@ -43,7 +43,7 @@ func upgradeStore(db *pebble.DB) error {
 	if err := b.Set(formatKey, binary.AppendUvarint(nil, storeFormat), nil); err != nil {
 		return fmt.Errorf("%w: %w", ErrStorage, err)
 	}
-	if err := b.Commit(pebble.Sync); err != nil {
+	if err := b.Commit(pebble.NoSync); err != nil {
 		return fmt.Errorf("%w: upgrade the store: %w", ErrStorage, err)
 	}
 	return nil
@@ -150,7 +150,7 @@ func (s *stateMachine) upgradeFamilies() error {
 			err = tx.flush()
 		}
 		if err == nil && !b.Empty() {
-			err = b.Commit(pebble.Sync)
+			err = b.Commit(pebble.NoSync)
 		}
 		b.Close()
 		if err != nil {

@@ -91,7 +91,7 @@ func TestNamesStoredOnce(t *testing.T) {
 // layout, then pushes on.
 func TestUpgradeFormat1(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "sm")
-	db, err := pebble.Open(dir, pebbleOptions())
+	db, err := pebble.Open(dir, pebbleOptions(func() {}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,9 +110,12 @@ func TestUpgradeFormat1(t *testing.T) {
 		string(nextUIDKey):                                   binary.BigEndian.AppendUint64(nil, 8),
 		string(metaKey):                                      metaValue(3, 500),
 	} {
-		if err := db.Set([]byte(k), v, pebble.Sync); err != nil {
+		if err := db.Set([]byte(k), v, pebble.NoSync); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := db.Flush(); err != nil { // no WAL: a write is durable once flushed
+		t.Fatal(err)
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
@@ -150,7 +153,7 @@ func TestUpgradeFormat1(t *testing.T) {
 func TestNewerFormatRefused(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "sm")
 	s := openSM(t, dir)
-	if err := s.db.Set(formatKey, binary.AppendUvarint(nil, storeFormat+1), pebble.Sync); err != nil {
+	if err := s.db.Set(formatKey, binary.AppendUvarint(nil, storeFormat+1), pebble.NoSync); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -168,7 +171,7 @@ func TestStoredDedupWindowSaturates(t *testing.T) {
 	for _, window := range []string{"9223372036854775807", "9223372036855", "1e400"} {
 		s := openSM(t, t.TempDir())
 		q := queueMeta{Created: 1, Options: []byte(`{"dedupWindowSeconds":` + window + `}`)}
-		if err := s.db.Set(queueKey(formatTenant, "q1"), q.encode(), pebble.Sync); err != nil {
+		if err := s.db.Set(queueKey(formatTenant, "q1"), q.encode(), pebble.NoSync); err != nil {
 			t.Fatal(err)
 		}
 		once := pushCmd(1000, "q1", "p", 1)

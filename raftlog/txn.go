@@ -22,6 +22,9 @@ var ErrStorage = errors.New("raftlog: storage")
 type Txn struct {
 	base  pebble.Reader // what the entry reads: the Update's indexed batch, or a snapshot (a dry run)
 	batch *pebble.Batch // the Update's batch, where flush writes; nil in a dry run
+	// segs holds the records: flush appends each record the entry wrote
+	// and puts a pointer to it in the batch in its place.
+	segs *segments
 	cache *metaCache    // the state machine's, written through by flush
 	// INVARIANT: index[k] is the position in writes of the last write to k.
 	writes []write
@@ -137,7 +140,7 @@ func (t *Txn) DeleteRange(start, end []byte) {
 // writes included) through the View methods of the queue log, stamped at
 // the entry's stamp. It is for appliers of other families that read the
 // queue log (consumer groups): valid only during the Apply it came from.
-func (t *Txn) View(at ApplyInfo) *View { return &View{src: t, stamp: at.Stamp} }
+func (t *Txn) View(at ApplyInfo) *View { return &View{src: t, stamp: at.Stamp, segs: t.segs} }
 
 // Notify wakes the watchers of key (Shard.Watch) once the entry is stored.
 func (t *Txn) Notify(key string) { t.notify = append(t.notify, key) }
@@ -256,9 +259,12 @@ func (t *Txn) flush() error {
 			ri++
 		}
 		var err error
-		if w.del {
+		switch {
+		case w.del:
 			err = t.batch.Delete(w.key, nil)
-		} else {
+		case t.segs != nil && isRecordKey(w.key) && len(w.val) > 0 && w.val[0] != recordInSegment:
+			err = t.flushRecord(w.key, w.val)
+		default:
 			err = t.batch.Set(w.key, w.val, nil)
 		}
 		if t.cache != nil && cacheable(w.key) {
@@ -278,6 +284,20 @@ func (t *Txn) flush() error {
 		}
 	}
 	return nil
+}
+
+// flushRecord appends a record the entry wrote to the segments and sets
+// its key to the pointer (record_ptr.go).
+func (t *Txn) flushRecord(key, rec []byte) error {
+	r, err := decodeRecord(rec)
+	if err != nil {
+		return err
+	}
+	p, err := t.segs.append(rec)
+	if err != nil {
+		return err
+	}
+	return t.batch.Set(key, encodePtr(p, r.Stamp, r.TxID), nil)
 }
 
 func (t *Txn) flushRange(r keyRange) error {

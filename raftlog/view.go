@@ -20,6 +20,8 @@ var ErrClosed = errors.New("raftlog: closed")
 type View struct {
 	src   source
 	stamp int64
+	// segs reads the records 'R' pointers point at (nil: none to read).
+	segs *segments
 }
 
 // source is what a View reads: a Pebble snapshot, or an entry's Txn.

@@ -1,0 +1,196 @@
+package raftlog
+
+import (
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// openSMWith opens a state machine whose segments start anew past limit
+// bytes.
+func openSMWith(t testing.TB, dir string, limit int64) *stateMachine {
+	t.Helper()
+	s := newStateMachine(1, 1, dir, testAppliers(), slog.New(slog.DiscardHandler), newWatchers())
+	s.segLimit = limit
+	if _, err := s.Open(nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// crash stops s as SIGKILL would: nothing is flushed or synced, so the
+// store keeps only what its last flush made durable (Pebble writes no WAL)
+// and the segments what the OS already holds.
+func crash(t testing.TB, s *stateMachine) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s.db = nil
+	s.segs.close()
+}
+
+func segmentFiles(t testing.TB, s *stateMachine) []uint64 {
+	t.Helper()
+	ids, err := s.segs.list()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+func readView(t testing.TB, s *stateMachine, fn func(v *View) (any, error)) any {
+	t.Helper()
+	got, err := s.Lookup(fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// Records live in the segments: Pebble holds a pointer of a few dozen
+// bytes per record, and reads give the records back as pushed.
+func TestRecordsLiveInSegments(t *testing.T) {
+	s := openSM(t, t.TempDir())
+	update(t, s, 1, pushCmd(1000, "q", "p", 50))
+	v, ok, err := pebbleSource{s.db}.Get(recordKey(1, 7))
+	if err != nil || !ok || v[0] != recordInSegment || len(v) > 40 {
+		t.Fatalf("'R' value = %x (%v %v), want a pointer", v, ok, err)
+	}
+	b := readView(t, s, func(v *View) (any, error) {
+		return v.ReadRecords(formatTenant, "q", "p", 0, ReadLimits{})
+	}).(Batch)
+	if len(b.Records) != 50 || string(b.Records[49].Payload) != `{"n":1}` || b.Records[3].TransactionID != "tx-1000-3" {
+		t.Fatalf("read back %d records: %+v", len(b.Records), b.Records[:1])
+	}
+	st, err := os.Stat(filepath.Join(s.dir+".segments", segmentName(0)))
+	if err != nil || st.Size() < 50*7 {
+		t.Fatalf("segment 0: %v %v", st, err)
+	}
+}
+
+// A crash loses what no flush made durable; the replay of the raft log
+// from the index Open returns writes the same records again, and the
+// store ends as one that never crashed, segments cut back and rewritten.
+func TestCrashReplaysIntoTheSegments(t *testing.T) {
+	const n = 900
+	log := recordedLog(42, n)
+	dir := t.TempDir()
+	ref := openSMWith(t, filepath.Join(dir, "ref"), 8<<10)
+	var refResults [][]byte
+	applyRun(t, ref, log, 0, n, func() int { return 7 }, &refResults)
+	want, _ := digest(t, ref)
+
+	s := openSMWith(t, filepath.Join(dir, "crash"), 8<<10)
+	var results [][]byte
+	applyRun(t, s, log, 0, n/3, func() int { return 7 }, &results)
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	applyRun(t, s, log, n/3, 2*n/3, func() int { return 7 }, &results)
+	crash(t, s)
+
+	s = openSMWith(t, filepath.Join(dir, "crash"), 8<<10)
+	from := int(s.applied.Load())
+	if from < n/3 || from >= 2*n/3 {
+		t.Fatalf("reopened at index %d: want the synced %d (the flush after it lost), not %d", from, n/3, 2*n/3)
+	}
+	results = results[:from]
+	applyRun(t, s, log, from, n, func() int { return 7 }, &results)
+	if got, _ := digest(t, s); got != want {
+		t.Errorf("after the crash and replay the store digest is %x, want %x", got, want)
+	}
+	for i := range refResults {
+		if string(results[i]) != string(refResults[i]) {
+			t.Fatalf("entry %d answered differently after the replay", i+1)
+		}
+	}
+	// Sync removed the segments trims had emptied; the ones written since
+	// are the same.
+	a, b := segmentFiles(t, ref), segmentFiles(t, s)
+	if len(a) < 3 || len(b) == 0 || a[len(a)-1] != b[len(b)-1] {
+		t.Fatalf("segments %v after the replay, %v without a crash", b, a)
+	}
+	// The bytes the lost entries had appended were cut, not left before
+	// the replayed ones.
+	_, refEnd := ref.segs.position()
+	_, end := s.segs.position()
+	if refEnd != end {
+		t.Errorf("the active segment holds %d bytes without a crash, %d after it", refEnd, end)
+	}
+}
+
+// Segments below every partition's first live record are removed by Sync;
+// the records left read as before, across a reopen.
+func TestTrimmedSegmentsAreRemoved(t *testing.T) {
+	dir := t.TempDir()
+	s := openSMWith(t, dir, 512)
+	idx := uint64(1)
+	next := func(cmd Command) []Result { r := update(t, s, idx, cmd); idx++; return r }
+	next(pushCmd(1000, "q", "b", 1)) // one old record on b holds segment 0
+	for i := range 200 {
+		next(pushCmd(int64(2000+i), "q", "a", 1))
+	}
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	before := segmentFiles(t, s)
+	if len(before) < 8 || before[0] != 0 {
+		t.Fatalf("segments %v: want many from 0", before)
+	}
+	trim := func(partition string, until int64) {
+		op := TrimOp{Tenant: formatTenant, Queue: "q", Partition: partition, Before: until}
+		next(Command{Clock: 5000 + int64(idx), Ops: []Op{op.Op()}})
+	}
+	trim("a", 2150) // a keeps its last 50 records
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if got := segmentFiles(t, s); len(got) != len(before) {
+		t.Fatalf("segments %v after trimming a while b's record holds segment 0, want all %v", got, before)
+	}
+	trim("b", 1001)
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	after := segmentFiles(t, s)
+	if len(after) >= len(before)/2 || after[len(after)-1] != before[len(before)-1] {
+		t.Fatalf("segments %v after both trims, from %v: the ones below a's first live record stay", after, before)
+	}
+	check := func(s *stateMachine) {
+		b := readView(t, s, func(v *View) (any, error) {
+			return v.ReadRecords(formatTenant, "q", "a", 150, ReadLimits{})
+		}).(Batch)
+		if len(b.Records) != 50 || b.Records[0].Stamp != 2150 || b.Records[49].Stamp != 2199 {
+			t.Fatalf("a holds %d records from %d", len(b.Records), b.Records[0].Stamp)
+		}
+	}
+	check(s)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	check(openSMWith(t, dir, 512))
+}
+
+// A record whose segment bytes changed is a storage error, not a record.
+func TestSegmentChecksum(t *testing.T) {
+	s := openSM(t, t.TempDir())
+	update(t, s, 1, pushCmd(1000, "q", "p", 3))
+	f, err := os.OpenFile(filepath.Join(s.dir+".segments", segmentName(0)), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte{0xAA}, 5); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	_, err = s.Lookup(func(v *View) (any, error) { return v.ReadRecords(formatTenant, "q", "p", 0, ReadLimits{}) })
+	if !errors.Is(err, ErrStorage) {
+		t.Fatalf("read of a damaged record: %v, want ErrStorage", err)
+	}
+}
