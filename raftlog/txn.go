@@ -24,8 +24,8 @@ type Txn struct {
 	batch *pebble.Batch // the Update's batch, where flush writes; nil in a dry run
 	// segs holds the records: flush appends each record the entry wrote
 	// and puts a pointer to it in the batch in its place.
-	segs *segments
-	cache *metaCache    // the state machine's, written through by flush
+	segs  *segments
+	cache *metaCache // the state machine's, written through by flush
 	// INVARIANT: index[k] is the position in writes of the last write to k.
 	writes []write
 	index  map[string]int
