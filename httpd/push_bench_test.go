@@ -1,0 +1,51 @@
+package httpd
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+)
+
+// benchPushBody is a push body of n items as a client sends them: a
+// queue, a partition, a transactionId like a UUID, and a payload of 200
+// bytes of JSON.
+func benchPushBody(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"items":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		head := fmt.Sprintf(`{"orderId":%d,"customer":"c-%06d","status":"paid","total":42.50,"note":"`, i, i)
+		payload := head + strings.Repeat("x", 200-len(head)-2) + `"}`
+		fmt.Fprintf(&b, `{"queue":"orders","partition":"p-%d","transactionId":"%s","payload":%s}`,
+			i%4, uuid.NewSHA1(uuid.Nil, fmt.Append(nil, i)), payload)
+	}
+	b.WriteString(`]}`)
+	return []byte(b.String())
+}
+
+// BenchmarkDecodePush: the push body decoder against the encoding/json
+// one it replaced, over 100 items and over one.
+func BenchmarkDecodePush(b *testing.B) {
+	decoders := []struct {
+		name string
+		fn   func([]byte) ([]PushItem, error)
+	}{{"old", decodePushRef}, {"new", decodePush}}
+	for _, n := range []int{100, 1} {
+		body := benchPushBody(n)
+		for _, d := range decoders {
+			b.Run(fmt.Sprintf("items=%d/%s", n, d.name), func(b *testing.B) {
+				b.SetBytes(int64(len(body)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if items, err := d.fn(body); err != nil || len(items) != n {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
