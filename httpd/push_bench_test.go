@@ -49,3 +49,33 @@ func BenchmarkDecodePush(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPushAnswer: rendering a push answer by hand against rendering
+// it with encoding/json, over 100 results and over one.
+func BenchmarkPushAnswer(b *testing.B) {
+	for _, n := range []int{100, 1} {
+		items, err := decodePush(benchPushBody(n))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := newMessageIDs(items); err != nil {
+			b.Fatal(err)
+		}
+		results := make([]PushResult, n)
+		for i := range results {
+			results[i] = PushResult{Offset: int64(1000 + i), MessageID: items[i].MessageID}
+		}
+		b.Run(fmt.Sprintf("items=%d/old", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				renderPushRef(items, results)
+			}
+		})
+		b.Run(fmt.Sprintf("items=%d/new", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				appendPushAnswers(make([]byte, 0, pushAnswerBytes*n), items, results)
+			}
+		})
+	}
+}

@@ -14,17 +14,6 @@ const DefaultPartition = "Default"
 // (contract.TransactionID's MaxBytes).
 const MaxTransactionIDBytes = 65535
 
-// pushAnswer is one element of the answer of POST /api/v1/push.
-type pushAnswer struct {
-	Index         int    `json:"index"`
-	MessageID     string `json:"message_id"`
-	TransactionID string `json:"transaction_id"`
-	QueueName     string `json:"queueName"`
-	Status        string `json:"status"`
-	Error         string `json:"error,omitempty"`
-	Offset        *int64 `json:"offset"`
-}
-
 // push is POST /api/v1/push (API.md §1): 201 with one answer per item,
 // in request order.
 func (s *server) push() http.Handler {
@@ -47,32 +36,16 @@ func (s *server) push() http.Handler {
 		if len(results) != len(items) {
 			return fmt.Errorf("httpd: broker answered %d push results for %d items", len(results), len(items))
 		}
-		out := make([]pushAnswer, len(items))
-		for i, res := range results {
-			id := res.MessageID
-			if id == ([16]byte{}) {
-				id = items[i].MessageID
-			}
-			a := pushAnswer{
-				Index:         i,
-				MessageID:     uuid.UUID(id).String(),
-				TransactionID: items[i].TransactionID,
-				QueueName:     items[i].Queue,
-				Status:        "queued",
-			}
+		for _, res := range results {
 			switch {
 			case res.Error != "":
-				a.Status, a.Error = "error", res.Error
 			case res.Duplicate:
-				a.Status, a.Offset = "duplicate", &res.Offset
 				s.m.count(msgDuplicate, 1)
 			default:
-				a.Offset = &res.Offset
 				s.m.count(msgPushed, 1)
 			}
-			out[i] = a
 		}
-		writeJSON(w, http.StatusCreated, out)
+		writeRaw(w, http.StatusCreated, appendPushAnswers(make([]byte, 0, pushAnswerBytes*len(items)), items, results))
 		return nil
 	})
 }
