@@ -1,6 +1,7 @@
 package httpd
 
 import (
+	"encoding/binary"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -216,6 +217,9 @@ func (s *jsonScan) str() bool {
 	b := s.b
 	i := s.i + 1
 	for {
+		for i+8 <= len(b) && !strSpecial8(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+		}
 		for i < len(b) && strClass[b[i]] == 0 {
 			i++
 		}
@@ -245,6 +249,16 @@ func (s *jsonScan) str() bool {
 			return false
 		}
 	}
+}
+
+// strSpecial8 reports whether any of the eight bytes of x is special in
+// a string: '"', '\\' or a control character (SWAR: a byte is zero after
+// the xor, or below 0x20, when its high bit survives the borrow).
+func strSpecial8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	below20 := (x - 0x20*ones) & ^x & highs
+	return below20|zero(x^'"'*ones)|zero(x^'\\'*ones) != 0
 }
 
 // hex4 reads four hex digits at the start of b, -1 when there are not.

@@ -41,22 +41,15 @@ func scanPush(body []byte) ([]PushItem, error) {
 	var m itemsMember
 	ok := s.open()
 	if ok && !s.first('}') {
-		for ok {
+		for more := true; ok && more; {
 			var name []byte
-			if name, ok = s.key(); !ok {
-				break
-			}
-			if isName(name, "items") {
+			if name, ok = s.key(); ok && isName(name, "items") {
 				ok = s.items(&m)
-			} else {
+			} else if ok {
 				ok = s.value()
 			}
-			var more bool
 			if ok {
 				more, ok = s.next('}')
-			}
-			if !more {
-				break
 			}
 		}
 	}
