@@ -56,7 +56,10 @@
 //     the broker as the exact bytes of the request (a copy of them), and a
 //     fetched one is written out as the broker returns it. Answers that
 //     carry payloads are rendered by hand (json_append.go), because
-//     encoding/json compacts and re-escapes a json.RawMessage.
+//     encoding/json compacts and re-escapes a json.RawMessage. The push
+//     body is read by a scanner of its own (push_scan.go), which answers
+//     every body as decoding it with encoding/json did (FuzzPushDecode
+//     holds it to that decoder, kept in push_ref_test.go).
 //   - Every error body has a code: {"error":"<msg>","code":"<code>"} (plus
 //     "leader" on a 503 retry with a hint), or on KV routes
 //     {"error":"kv_bad_request","reason":"kv_…","detail":"…"}. A 503 and a

@@ -5,19 +5,33 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"reflect"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/queen-mq/queen-go/contract"
 )
 
-// FuzzPushDecode: the push body decoder never panics on any bytes, refuses
-// only with a 400 or 413 *Error, and every item it accepts has a payload that is
-// valid JSON and a byte-exact slice of the body. Seeds live in
-// testdata/fuzz/FuzzPushDecode.
+// FuzzPushDecode: the push body decoder answers every input exactly as
+// the encoding/json decoder it replaced (decodePushRef): the same items,
+// or the same *Error; so does decodePushItem over any object, as a
+// transaction's push operation. Over bodies parseJSON passes, it refuses
+// only with a 400 or 413 *Error, and every item it accepts has a payload
+// that is valid JSON and a byte-exact slice of the body. Seeds live in
+// testdata/fuzz/FuzzPushDecode and in pushSeeds.
 func FuzzPushDecode(f *testing.F) {
-	f.Add([]byte(`{"items":[{"queue":"q","payload":42.00}]}`))
+	for _, s := range pushSeeds {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, body []byte) {
+		samePush(t, body)
+		if o, err := asObject(body, "the body"); err == nil {
+			got, gotErr := decodePushItem(o, "operations[0]")
+			want, wantErr := decodePushItemRef(o, "operations[0]")
+			if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotErr, wantErr) {
+				t.Fatalf("decodePushItem(%q) = %+v, %v; the reference %+v, %v", body, got, gotErr, want, wantErr)
+			}
+		}
 		err := parseJSON(body)
 		var items []PushItem
 		if err == nil {
@@ -46,4 +60,17 @@ func FuzzPushDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// samePush fails t unless decodePush answers body as decodePushRef does.
+func samePush(t *testing.T, body []byte) {
+	t.Helper()
+	got, gotErr := decodePush(body)
+	want, wantErr := decodePushRef(body)
+	if !reflect.DeepEqual(gotErr, wantErr) {
+		t.Fatalf("decodePush(%q): error %v, the reference's %v", body, gotErr, wantErr)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("decodePush(%q) = %+v\nthe reference's %+v", body, got, want)
+	}
 }

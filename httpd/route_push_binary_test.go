@@ -57,7 +57,7 @@ func TestBinaryPushPlain(t *testing.T) {
 			t.Errorf("item %d has no minted UUIDv7", i)
 		}
 	}
-	var got []pushAnswer
+	var got []pushAnswerRef
 	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil || len(got) != 4 || got[3].TransactionID != "t-4" || got[0].Status != "queued" {
 		t.Fatalf("answer %s (%v)", w.Body, err)
 	}
@@ -72,7 +72,7 @@ func TestBinaryPushFramedKeepsClientIDs(t *testing.T) {
 	w := e.do(t, "POST", "/api/v1/push", clientBody(t, "push_frames.bin"))
 	wantStatus(t, w, http.StatusCreated)
 	items := fb.only(t).arg.([]PushItem)
-	var got []pushAnswer
+	var got []pushAnswerRef
 	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
