@@ -194,3 +194,19 @@ func TestSegmentChecksum(t *testing.T) {
 		t.Fatalf("read of a damaged record: %v, want ErrStorage", err)
 	}
 }
+
+// A dry run (Lookup of a dryRun: how a pop reads) reads records through
+// the segments as an entry does.
+func TestDryRunReadsSegments(t *testing.T) {
+	s := openSM(t, t.TempDir())
+	update(t, s, 1, pushCmd(1000, "q", "p", 2))
+	got, err := s.Lookup(dryRun{clock: 2000, fn: func(tx *Txn, at ApplyInfo) (any, error) {
+		return tx.View(at).ReadRecords(formatTenant, "q", "p", 0, ReadLimits{})
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := got.(Batch); len(b.Records) != 2 || string(b.Records[1].Payload) != `{"n":1}` {
+		t.Fatalf("dry run read %+v", b)
+	}
+}

@@ -248,7 +248,7 @@ func (s *stateMachine) Lookup(q any) (any, error) {
 	case dryRun:
 		// Stamped as an entry proposed now would be: the proposer's clock,
 		// and at least one past the last entry applied.
-		tx := &Txn{base: snap, appliers: s.appliers}
+		tx := &Txn{base: snap, appliers: s.appliers, segs: s.segs}
 		return fn.fn(tx, ApplyInfo{Shard: s.shardID, Index: s.applied.Load() + 1, Stamp: max(fn.clock, stamp+1)})
 	}
 	return nil, fmt.Errorf("raftlog: lookup of %T", q)

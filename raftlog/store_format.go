@@ -145,9 +145,13 @@ func (s *stateMachine) upgradeFamilies() error {
 		b := s.db.NewIndexedBatch()
 		var tx Txn
 		tx.reset(b, nil)
+		tx.segs = s.segs
 		err := u.UpgradeStore(&tx)
 		if err == nil {
 			err = tx.flush()
+		}
+		if err == nil {
+			err = s.segs.write() // records the upgrade wrote, before their pointers commit
 		}
 		if err == nil && !b.Empty() {
 			err = b.Commit(pebble.NoSync)
