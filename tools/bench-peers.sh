@@ -217,7 +217,10 @@ etcd_label() { echo "etcd $etcd_version, $1 member$([ "$1" -gt 1 ] && echo s) (W
 # The machine is shared: its load, beside the table (on stderr), says how
 # quiet it was.
 echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-trap 'echo "load average at the end: $(cut -d" " -f1-3 /proc/loadavg)" >&2; cleanup' EXIT
+perfpid=""
+trap 'echo "load average at the end: $(cut -d" " -f1-3 /proc/loadavg)" >&2
+[ -z "$perfpid" ] || kill -INT "$perfpid" 2>/dev/null || true
+cleanup' EXIT
 echo "| workload | nodes | peer (its fsync setting) | peer rate /s | ours rate /s | ours/peer |"
 echo "|---|---:|---|---:|---:|---:|"
 for n in $NODES; do
@@ -290,11 +293,18 @@ if [ "$PROFILE" = 1 ]; then
 	"$work/queen-bench" -url "$urls" -mode push -c "$CONNS" -batch "$BATCH" -size $SIZE -duration "$DURATION" -queue prof | sed -n '/records\/s/p'
 	kill -INT "$perfpid"
 	wait "$perfpid" || true
+	perfpid=""
 	stop
-	echo "== CPU by command"
-	perf report -i "$work/perf.data" --stdio --no-children --sort comm -g none 2>/dev/null | grep '%' | head -8
-	echo "== queen: functions by own CPU (flat)"
-	perf report -i "$work/perf.data" --stdio --no-children --comms queen --sort sym -g none 2>/dev/null | grep '%' | head -25
-	echo "== queen: functions by CPU under them (cumulative)"
-	perf report -i "$work/perf.data" --stdio --children --comms queen --sort sym -g none 2>/dev/null | grep '%' | head -40
+	# each report into a file, its first lines by awk: head closing a pipe would
+	# fail the run (pipefail)
+	report() { perf report -i "$work/perf.data" --stdio -g none "$@" >"$work/report" 2>/dev/null || true; }
+	echo "== CPU by command, % of every sample of both cores"
+	report --no-children --sort comm
+	awk -v n=8 '/%/ && n-- > 0' "$work/report"
+	echo "== queen: functions by own CPU (flat), % of queen's samples"
+	report --no-children --comms queen --percentage relative --sort sym
+	awk -v n=25 '/%/ && n-- > 0' "$work/report"
+	echo "== queen: functions by CPU under them (cumulative), % of queen's samples"
+	report --children --comms queen --percentage relative --sort sym
+	awk -v n=45 '/%/ && n-- > 0' "$work/report"
 fi
