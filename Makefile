@@ -9,6 +9,9 @@
 #   make bench-http         queen-bench over HTTP against one and three real queen processes
 #   make bench-locks-timers lock acquire+release pairs/s and timers fired/s with their fire delay, 1 and 3 nodes
 #   make bench-sink         the embedded S3 sink's throughput beside lakeformat's raw encode rate
+#   make bench-peers        queen beside NATS JetStream and etcd on this machine, one table of ratios
+#                           (manual: neither check nor .ci/run runs it)
+#   make peers-tools        nats-server, nats, etcd and etcd's benchmark into .cache/bin/peers
 #   make compat    the reader matrix: lakes written by the sink, read by six engines, compat/MATRIX.md
 #   make client-venv   the official Python client (clients/python/requirements.txt) into .cache/client-venv
 #   make clients   the client suite: pytest over every public method of the official Python client
@@ -31,7 +34,7 @@ CLIENT_VENV := $(ROOT)/.cache/client-venv
 # The Hadoop that pyspark (compat/requirements.txt) carries: its jars/hadoop-client-api-<v>.jar.
 HADOOP_AWS_VERSION := 3.5.0
 
-.PHONY: check test verify fmt vet tidy race fuzz tools bench-lakeformat bench-http bench-locks-timers bench-sink venv compat compat-venv compat-jars client-venv clients
+.PHONY: check test verify fmt vet tidy race fuzz tools bench-lakeformat bench-http bench-locks-timers bench-sink bench-peers peers-tools venv compat compat-venv compat-jars client-venv clients
 
 check: tools client-venv verify fuzz
 
@@ -96,6 +99,19 @@ bench-locks-timers:
 
 bench-sink: tools
 	bash tools/bench-sink.sh
+
+# The peers bench-peers compares with, pinned (tools/peers/install.sh;
+# etcd through the wrapper module tools/peers, outside go.work), each
+# skipped when .cache/bin/peers already holds that version. About 7
+# minutes cold.
+peers-tools:
+	bash tools/peers/install.sh
+
+# NATS JetStream (sync_interval: always) and etcd, then ours, started in
+# turn on 127.0.0.1, 1 and 3 nodes: push, KV and pop+ack rows, about 10
+# minutes. DURATION, CONNS, PREFILL, NODES, ROWS, PROFILE: tools/bench-peers.sh.
+bench-peers: peers-tools
+	bash tools/bench-peers.sh
 
 # The compat lane (compat/doc.go): compat-gen writes 20 lakes through the real
 # sink into versitygw (.cache/compat-out); compat/test_lane.py proves the

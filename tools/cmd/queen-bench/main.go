@@ -24,6 +24,12 @@
 //     due -delay from the start and spread over -spread, then read back
 //     from the queue as they fire: timers fired/s over the firing window
 //     and the fire delay past deliverAt (timers.go).
+//   - kvput: -c connections each put a value of -size bytes to one of -keys
+//     keys of namespace -queue, one write per call, until -duration
+//     (kv.go).
+//   - kvget: the -keys keys are put before the clock starts; then -c
+//     connections each read one of them per call (a linearizable GET)
+//     until -duration (kv.go).
 //
 // For example:
 //
@@ -33,6 +39,7 @@
 //	queen-bench -mode longpoll -c 8 -duration 10s -queue lp1
 //	queen-bench -mode locks -c 16 -duration 10s -shared
 //	queen-bench -mode timers -timers 10000 -delay 2s -spread 2s -queue t1
+//	queen-bench -mode kvput -c 64 -size 200 -keys 10000 -duration 10s
 package main
 
 import (
@@ -71,6 +78,7 @@ type options struct {
 	spread     time.Duration
 	wait       time.Duration
 	body       string
+	keys       int
 }
 
 // maxPopBatch is the broker's cap on a pop's batch and on the items of an
@@ -89,8 +97,8 @@ func main() {
 	flag.IntVar(&o.size, "size", 200, "payload bytes per record, about")
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "how long to run (not timers: it runs until every timer fired)")
 	flag.Int64Var(&o.count, "count", 0, "push, fetch: stop after this many records instead (0: run for -duration)")
-	flag.StringVar(&o.mode, "mode", "push", "push, fetch, consume, longpoll, locks or timers")
-	flag.StringVar(&o.queue, "queue", "bench", "queue to use (locks: the lock names start with it)")
+	flag.StringVar(&o.mode, "mode", "push", "push, fetch, consume, longpoll, locks, timers, kvput or kvget")
+	flag.StringVar(&o.queue, "queue", "bench", "queue to use (locks: the lock names start with it; kvput, kvget: the KV namespace)")
 	flag.IntVar(&o.partitions, "partitions", 100, "partitions the load spreads over (not longpoll: one partition per pair)")
 	flag.StringVar(&o.group, "group", "bench", "consume, longpoll: the consumer group")
 	flag.IntVar(&o.prefill, "prefill", 100000, "consume: records pushed before the clock starts")
@@ -101,6 +109,7 @@ func main() {
 	flag.DurationVar(&o.spread, "spread", 0, "timers: the timers are due evenly over this window after -delay (0: all at once)")
 	flag.DurationVar(&o.wait, "wait", time.Minute, "timers: how long past the last deliverAt to wait for the fires")
 	flag.StringVar(&o.body, "body", bodyJSON, "push: the request body, json, binary (the client's binary_push) or frames (binary_push with push_compression); binary and frames ask for the counts-only answer")
+	flag.IntVar(&o.keys, "keys", 10000, "kvput, kvget: how many keys the calls spread over")
 	flag.Parse()
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -127,6 +136,8 @@ func main() {
 		r, err = runLocks(o)
 	case "timers":
 		r, err = runTimers(o)
+	case "kvput", "kvget":
+		r, err = runKV(o)
 	default:
 		var p *parked
 		if o.mode == "push" {
@@ -169,7 +180,7 @@ func parseURLs(list string) ([]string, error) {
 var modeFlags = map[string][]string{
 	"count":      {"push", "fetch"},
 	"batch":      {"push", "fetch", "consume", "timers"},
-	"duration":   {"push", "fetch", "consume", "longpoll", "locks"},
+	"duration":   {"push", "fetch", "consume", "longpoll", "locks", "kvput", "kvget"},
 	"partitions": {"push", "fetch", "consume"},
 	"group":      {"consume", "longpoll"},
 	"prefill":    {"consume"},
@@ -180,14 +191,15 @@ var modeFlags = map[string][]string{
 	"delay":      {"timers"},
 	"spread":     {"timers"},
 	"wait":       {"timers"},
+	"keys":       {"kvput", "kvget"},
 }
 
-var allModes = []string{"push", "fetch", "consume", "longpoll", "locks", "timers"}
+var allModes = []string{"push", "fetch", "consume", "longpoll", "locks", "timers", "kvput", "kvget"}
 
 // check validates o; set holds the flags given on the command line.
 func (o *options) check(set map[string]bool) error {
 	if !slices.Contains(allModes, o.mode) {
-		return fmt.Errorf("-mode %q: want push, fetch, consume, longpoll, locks or timers", o.mode)
+		return fmt.Errorf("-mode %q: want push, fetch, consume, longpoll, locks, timers, kvput or kvget", o.mode)
 	}
 	for name, modes := range modeFlags {
 		if set[name] && !slices.Contains(modes, o.mode) {
@@ -216,6 +228,10 @@ func (o *options) check(set map[string]bool) error {
 		return fmt.Errorf("-batch %d: a timers call holds at most %d operations", o.batch, maxTimerOps)
 	case o.timers < 1 || o.delay < 0 || o.spread < 0 || o.wait <= 0:
 		return errors.New("-timers must be 1 or more, -delay and -spread not negative, -wait positive")
+	case o.keys < 1:
+		return errors.New("-keys must be 1 or more")
+	case (o.mode == "kvput" || o.mode == "kvget") && o.size > maxKVValue:
+		return fmt.Errorf("-size %d: a KV value holds at most %d bytes", o.size, maxKVValue)
 	}
 	return nil
 }
@@ -254,6 +270,9 @@ func (r *report) String(o options) string {
 	case "timers":
 		fmt.Fprintf(&b, "mode timers, %d timers, %d per call, %d connections, delay %s spread %s, %d bytes, %d nodes\n",
 			o.timers, o.batch, o.conns, o.delay, o.spread, o.size, len(o.urls))
+	case "kvput", "kvget":
+		fmt.Fprintf(&b, "mode %s, %d connections, 1 key/request, %d bytes, %d keys, namespace %s, %d nodes, %.1fs\n",
+			o.mode, o.conns, o.size, o.keys, o.queue, len(o.urls), s)
 	default:
 		fmt.Fprintf(&b, "mode %s, %d connections, %d records/request, %d bytes, %d nodes, %.1fs\n",
 			o.mode, o.conns, o.batch, o.size, len(o.urls), s)
@@ -306,9 +325,18 @@ type answer struct {
 // send makes one request (a POST of body, or a GET when body is nil) and
 // reads the whole answer. Any status of 300 or more is an error.
 func send(ctx context.Context, client *http.Client, url string, body []byte) (answer, error) {
-	method, rd := http.MethodGet, io.Reader(nil)
+	method := http.MethodGet
 	if body != nil {
-		method, rd = http.MethodPost, bytes.NewReader(body)
+		method = http.MethodPost
+	}
+	return sendMethod(ctx, client, method, url, body)
+}
+
+// sendMethod is send with the method given (a body is sent when not nil).
+func sendMethod(ctx context.Context, client *http.Client, method, url string, body []byte) (answer, error) {
+	rd := io.Reader(nil)
+	if body != nil {
+		rd = bytes.NewReader(body)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, url, rd)
 	if err != nil {
