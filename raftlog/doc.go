@@ -79,6 +79,20 @@
 // entries a snapshot covers, syncs Pebble's WAL. A crash loses nothing
 // answered: dragonboat replays its log from the index Open returns.
 //
+// The dedup filter (dedup_filter.go): a push looks its transactionId up
+// only when an in-memory Bloom filter over the store's dedup keys cannot
+// rule it out, so a new id costs no Pebble read. A "no" is exact: every
+// dedup key of the state is in the filter (it was in the snapshot the
+// filter was built from, or Txn.flush added it since; an entry's own
+// writes are checked before the filter), and a "maybe" reads as before.
+// The filter never decides an answer, only whether to read, so apply is
+// as deterministic with it as without it, whenever it is rebuilt. It is
+// built on its own goroutine from a Pebble snapshot on open, after a
+// snapshot recovery, and when its insertions pass its capacity (swept keys
+// stay in it until then); the next Update swaps it in with the keys
+// flushed meanwhile, and until the first is in every lookup reads.
+// Shard.DedupStats counts the reads it avoided.
+//
 // Unknown outcomes: dragonboat does not deduplicate proposals on on-disk
 // state machines, and a proposal that timed out (ErrTimeout) may still
 // apply. Callers retry with the same ids (transactionId, KV expect) and the

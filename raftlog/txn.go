@@ -23,6 +23,7 @@ type Txn struct {
 	base  pebble.Reader // what the entry reads: the Update's indexed batch, or a snapshot (a dry run)
 	batch *pebble.Batch // the Update's batch, where flush writes; nil in a dry run
 	cache *metaCache    // the state machine's, written through by flush
+	dedup *dedupFilter  // the state machine's, told of every dedup key flush writes; nil in a dry run
 	// INVARIANT: index[k] is the position in writes of the last write to k.
 	writes []write
 	index  map[string]int
@@ -45,8 +46,8 @@ type keyRange struct {
 	mark       int
 }
 
-func (t *Txn) reset(base *pebble.Batch, cache *metaCache) {
-	t.base, t.batch, t.cache = base, base, cache
+func (t *Txn) reset(base *pebble.Batch, cache *metaCache, dedup *dedupFilter) {
+	t.base, t.batch, t.cache, t.dedup = base, base, cache, dedup
 	t.writes = t.writes[:0]
 	clear(t.index)
 	t.ranges = t.ranges[:0]
@@ -260,6 +261,9 @@ func (t *Txn) flush() error {
 			err = t.batch.Delete(w.key, nil)
 		} else {
 			err = t.batch.Set(w.key, w.val, nil)
+		}
+		if t.dedup != nil && !w.del && len(w.key) > 0 && w.key[0] == prefixDedup {
+			t.dedup.add(w.key)
 		}
 		if t.cache != nil && cacheable(w.key) {
 			if w.del {
