@@ -8,7 +8,9 @@
 //   - Host (host.go): one node's dragonboat NodeHost, started from a Config
 //     (node id, raft address, data directory, initial members), and the
 //     shards it runs. Every API names its shard: one shard holds every
-//     queue today, and queues will later hash onto several.
+//     queue today, and queues will later hash onto several. Config.LogDB
+//     sizes dragonboat's raft log store (logdb.go): tiny by default, about
+//     5 MB of disk on a fresh node; small, medium and large for more load.
 //   - The entry codec (codec.go): a Command is the proposer's clock and one
 //     or more Ops, in a versioned binary encoding; a Result is what applying
 //     it answered.
