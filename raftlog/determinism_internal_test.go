@@ -136,6 +136,28 @@ func TestDeterminism(t *testing.T) {
 		}
 	}
 
+	// The dedup filter decides only whether a lookup reads: without one, or
+	// with one so small that it is rebuilt on another goroutine every few
+	// Updates and swapped in whenever the rebuild is done, apply answers and
+	// stores the same.
+	for _, tc := range []struct {
+		name  string
+		set   func(*dedupFilter)
+		built uint64
+	}{{"no dedup filter", func(d *dedupFilter) { d.off = true }, 0}, {"dedup filter rebuilt often", func(d *dedupFilter) { d.minKeys = 8 }, 5}} {
+		s := openSM(t, filepath.Join(dir, tc.name))
+		tc.set(&s.dedup)
+		s.dedup.rebuild(s.db)
+		var results [][]byte
+		applyRun(t, s, log, 0, n, random, &results)
+		record(tc.name, s, results)
+		st := statsOf(s)
+		t.Logf("%s: %+v", tc.name, st)
+		if st.Builds < tc.built {
+			t.Fatalf("%s: %+v", tc.name, st)
+		}
+	}
+
 	// Stopped and opened again halfway: the new process has no cache.
 	{
 		s := openSM(t, filepath.Join(dir, "restart"))

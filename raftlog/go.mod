@@ -3,9 +3,12 @@ module github.com/queen-mq/queen-go/raftlog
 go 1.26
 
 require (
+	github.com/bits-and-blooms/bloom/v3 v3.7.1
 	github.com/cockroachdb/pebble/v2 v2.1.7
 	github.com/lni/dragonboat/v4 v4.0.0-20250723143628-076c7f6497dc
 )
+
+require github.com/bits-and-blooms/bitset v1.24.2 // indirect
 
 require (
 	github.com/DataDog/zstd v1.5.7 // indirect

@@ -47,6 +47,9 @@ type Config struct {
 	// MaxInMemLogSize bounds the raft log in memory not yet applied
 	// (default 512 MiB); past it proposals wait (ErrSystemBusy, retried).
 	MaxInMemLogSize uint64
+	// LogDB sizes dragonboat's raft log store (default DefaultLogDB): see
+	// LogDBSize.
+	LogDB LogDBSize
 	// TickInterval is how often the leader proposes an empty entry when
 	// nothing else was proposed, so safeTime keeps moving on an idle
 	// cluster (default 1 s; negative: never).
@@ -82,6 +85,9 @@ func (c *Config) withDefaults() Config {
 	if d.TickInterval == 0 {
 		d.TickInterval = time.Second
 	}
+	if d.LogDB == "" {
+		d.LogDB = DefaultLogDB
+	}
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
@@ -103,6 +109,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("raftlog: Members do not name node %d, this node", c.NodeID)
 	case c.ElectionRTT != 0 && c.ElectionRTT <= 2*max(c.HeartbeatRTT, 1):
 		return fmt.Errorf("raftlog: ElectionRTT %d must exceed twice HeartbeatRTT %d", c.ElectionRTT, c.HeartbeatRTT)
+	case c.LogDB != "" && !slices.Contains(LogDBSizes, c.LogDB):
+		return fmt.Errorf("raftlog: LogDB %q is not one of %v", c.LogDB, LogDBSizes)
 	}
 	return nil
 }
@@ -132,6 +140,7 @@ func NewHost(cfg Config) (*Host, error) {
 		RTTMillisecond:    uint64(max(c.RTT.Milliseconds(), 1)),
 		RaftAddress:       c.RaftAddress,
 		RaftEventListener: leaderListener{h},
+		Expert:            config.ExpertConfig{LogDB: c.LogDB.config()},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("raftlog: start raft host %d at %s: %w", c.NodeID, c.RaftAddress, err)

@@ -78,6 +78,8 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *raftlog.Config) { c.Join = true }, "Members"},
 		{func(c *raftlog.Config) { c.Members = map[uint64]string{2: "127.0.0.1:2"} }, "Members"},
 		{func(c *raftlog.Config) { c.ElectionRTT, c.HeartbeatRTT = 4, 2 }, "ElectionRTT"},
+		{func(c *raftlog.Config) { c.LogDB = "huge" }, "LogDB"},
+		{func(c *raftlog.Config) { c.LogDB = "Tiny" }, "LogDB"}, // the broker's config folds case, not raftlog
 	} {
 		c := ok
 		tc.change(&c)

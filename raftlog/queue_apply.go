@@ -142,7 +142,7 @@ func applyPush(tx *Txn, at ApplyInfo, op *PushOp) ([]byte, error) {
 		a := PushAnswer{Offset: p.NextOffset, MessageID: it.MessageID, PartitionID: p.ID}
 		dk := dedupKey(p.UID, it.TransactionID)
 		if it.Dedup && q.window > 0 {
-			v, ok, err := tx.Get(dk)
+			v, ok, err := tx.getDedup(dk)
 			if err != nil {
 				return nil, err
 			}

@@ -54,6 +54,11 @@ func TestRestart(t *testing.T) {
 	}
 	ans, _ = push(t, s, item("q", "p1", "f1", nil))
 	checkAnswer(t, "f1 again after a restart", ans[0], true, 0, mid("f1"))
+	// A duplicate is always read from the store, filter or not; "next" was
+	// a lookup too, read or avoided.
+	if st := s.DedupStats(); st.Read < 1 || st.Read+st.Avoided < 2 {
+		t.Fatalf("dedup stats after two lookups: %+v", st)
+	}
 }
 
 // TestRestartFollower: a follower stopped while the others go on catches up

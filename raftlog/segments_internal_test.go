@@ -28,6 +28,7 @@ func crash(t testing.TB, s *stateMachine) {
 	t.Helper()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.dedup.stop()
 	if err := s.db.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -45,6 +45,9 @@ type stateMachine struct {
 	stamp   atomic.Int64  // stamp of the last applied entry: safeTime
 	tx      Txn           // reused by Update, which dragonboat never runs concurrently
 	cache   metaCache     // the queue log's metadata, as of the last Update (Update's own)
+	dedup   dedupFilter   // the dedup keys, as of the last Update (Update's own)
+
+	dedupStats dedupCounters
 
 	// segs holds the record bytes (segments.go); segLimit is a segment's
 	// size limit (segmentBytes unless a test sets it).
@@ -60,6 +63,7 @@ var _ sm.IOnDiskStateMachine = (*stateMachine)(nil)
 func newStateMachine(shardID, replicaID uint64, dir string, appliers map[OpKind]Applier, log *slog.Logger, w *watchers) *stateMachine {
 	s := &stateMachine{shardID: shardID, replicaID: replicaID, dir: dir, appliers: appliers, log: log, watch: w, segLimit: segmentBytes}
 	s.tx.appliers = appliers
+	s.dedup.minKeys, s.dedup.stats = defaultFilterKeys, &s.dedupStats
 	return s
 }
 
@@ -134,6 +138,7 @@ func (s *stateMachine) Open(<-chan struct{}) (uint64, error) {
 	if err := db.Flush(); err != nil { // the upgrades' writes: there is no WAL
 		return 0, fmt.Errorf("%w: flush: %w", ErrStorage, err)
 	}
+	s.dedup.rebuild(db)
 	s.applied.Store(applied)
 	s.stamp.Store(stamp)
 	return applied, nil
@@ -175,6 +180,9 @@ func metaValue(applied uint64, stamp int64) []byte {
 // Update applies a run of committed entries in one Pebble batch, with the
 // last entry's index and stamp.
 func (s *stateMachine) Update(entries []sm.Entry) ([]sm.Entry, error) {
+	if err := s.dedup.swap(); err != nil {
+		s.log.Warn("dedup filter rebuild failed; the old filter stays", "err", err)
+	}
 	b := s.db.NewIndexedBatch()
 	defer b.Close()
 	stamp := s.stamp.Load()
@@ -187,7 +195,7 @@ func (s *stateMachine) Update(entries []sm.Entry) ([]sm.Entry, error) {
 		if derr != nil {
 			res = Result{Stamp: stamp, Aborted: 0, Ops: [][]byte{rejected(derr)}}
 		} else {
-			s.tx.reset(b, &s.cache)
+			s.tx.reset(b, &s.cache, &s.dedup)
 			var err error
 			if res, err = s.applyCommand(&s.tx, cmd, e.Index, stamp); err != nil {
 				s.cache.clear()
@@ -224,6 +232,7 @@ func (s *stateMachine) Update(entries []sm.Entry) ([]sm.Entry, error) {
 	}
 	s.applied.Store(last)
 	s.stamp.Store(stamp)
+	s.dedup.full(s.db)
 	s.watch.wake(append(woken, appliedKey))
 	return entries, nil
 }
@@ -346,6 +355,7 @@ func (s *stateMachine) RecoverFromSnapshot(r io.Reader, stop <-chan struct{}) er
 	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != snapshotMagic {
 		return fmt.Errorf("%w: not a raftlog snapshot", ErrCorruptEntry)
 	}
+	s.dedup.stop() // its snapshot is of the state about to go
 	b := s.db.NewBatch()
 	defer b.Close()
 	if err := b.DeleteRange(nil, keyspaceEnd, nil); err != nil {
@@ -414,6 +424,7 @@ func (s *stateMachine) RecoverFromSnapshot(r io.Reader, stop <-chan struct{}) er
 	if err := s.db.Flush(); err != nil { // the upgrades' writes: there is no WAL
 		return fmt.Errorf("%w: %w", ErrStorage, err)
 	}
+	s.dedup.rebuild(s.db)
 	applied, stamp, err := readMeta(s.db)
 	if err != nil {
 		return err
@@ -432,6 +443,7 @@ func (s *stateMachine) Close() error {
 	if s.db == nil {
 		return nil
 	}
+	s.dedup.stop()
 	err := s.segs.sync()
 	if err == nil {
 		err = s.db.Flush()

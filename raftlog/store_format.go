@@ -144,7 +144,7 @@ func (s *stateMachine) upgradeFamilies() error {
 		done[u] = true
 		b := s.db.NewIndexedBatch()
 		var tx Txn
-		tx.reset(b, nil)
+		tx.reset(b, nil, nil)
 		tx.segs = s.segs
 		err := u.UpgradeStore(&tx)
 		if err == nil {

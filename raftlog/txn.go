@@ -25,7 +25,8 @@ type Txn struct {
 	// segs holds the records: flush appends each record the entry wrote
 	// and puts a pointer to it in the batch in its place.
 	segs  *segments
-	cache *metaCache // the state machine's, written through by flush
+	cache *metaCache   // the state machine's, written through by flush
+	dedup *dedupFilter // the state machine's, told of every dedup key flush writes; nil in a dry run
 	// INVARIANT: index[k] is the position in writes of the last write to k.
 	writes []write
 	index  map[string]int
@@ -48,8 +49,8 @@ type keyRange struct {
 	mark       int
 }
 
-func (t *Txn) reset(base *pebble.Batch, cache *metaCache) {
-	t.base, t.batch, t.cache = base, base, cache
+func (t *Txn) reset(base *pebble.Batch, cache *metaCache, dedup *dedupFilter) {
+	t.base, t.batch, t.cache, t.dedup = base, base, cache, dedup
 	t.writes = t.writes[:0]
 	clear(t.index)
 	t.ranges = t.ranges[:0]
@@ -266,6 +267,9 @@ func (t *Txn) flush() error {
 			err = t.flushRecord(w.key, w.val)
 		default:
 			err = t.batch.Set(w.key, w.val, nil)
+		}
+		if t.dedup != nil && !w.del && len(w.key) > 0 && w.key[0] == prefixDedup {
+			t.dedup.add(w.key)
 		}
 		if t.cache != nil && cacheable(w.key) {
 			if w.del {

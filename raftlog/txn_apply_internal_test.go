@@ -44,7 +44,7 @@ func TestTxnApplyNested(t *testing.T) {
 	b := db.NewIndexedBatch()
 	defer b.Close()
 	tx := &Txn{appliers: map[OpKind]Applier{9: writeThen{}}}
-	tx.reset(b, nil)
+	tx.reset(b, nil, nil)
 	tx.Set([]byte("a"), []byte("1"))
 	tx.Notify("before")
 
@@ -108,7 +108,7 @@ func TestTxnApplyNumbers(t *testing.T) {
 	defer b.Close()
 	tx := &Txn{appliers: map[OpKind]Applier{5: nestedNum{}}}
 	for range 2 {
-		tx.reset(b, nil)
+		tx.reset(b, nil, nil)
 		for want := 1; want <= 3; want++ {
 			answer, applied, err := tx.Apply(ApplyInfo{Op: 0}, Op{Kind: 5})
 			if err != nil || !applied || string(answer) != strconv.Itoa(want) {

@@ -73,7 +73,7 @@ func TestTxnOwnWrites(t *testing.T) {
 	b := db.NewIndexedBatch()
 	defer b.Close()
 	var tx Txn
-	tx.reset(b, nil)
+	tx.reset(b, nil, nil)
 	get := func(k string) string {
 		v, ok, err := tx.Get([]byte(k))
 		if err != nil {
@@ -147,7 +147,7 @@ func TestTxnModel(t *testing.T) {
 		b := db.NewIndexedBatch()
 		inBatch := maps.Clone(stored)
 		for entry := range 1 + rng.IntN(4) {
-			tx.reset(b, &cache)
+			tx.reset(b, &cache, nil)
 			m := maps.Clone(inBatch)
 			for op := range 1 + rng.IntN(12) {
 				k := keys[rng.IntN(len(keys))]

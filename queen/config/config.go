@@ -52,6 +52,12 @@ type Config struct {
 	SnapshotEntries    uint64            // QUEEN_RAFT_SNAPSHOT_ENTRIES
 	CompactionOverhead uint64            // QUEEN_RAFT_COMPACTION_OVERHEAD
 	TickInterval       time.Duration     // QUEEN_RAFT_TICK_MS
+	// RaftLogDB sizes the raft log store: tiny (the default), small,
+	// medium or large (QUEEN_RAFT_LOGDB, case ignored). Each step up
+	// quadruples its memtables (4, 16, 64, 128 MiB), what it may hold in
+	// memory (256 MiB, 1, 4, 8 GiB) and the write-ahead log it preallocates
+	// on disk; see raftlog.LogDBSize and BENCHMARKS.md for what they buy.
+	RaftLogDB string
 	// ReadyLag is the apply lag past which /health says settling
 	// (QUEEN_RAFT_READY_LAG_MS).
 	ReadyLag time.Duration
@@ -140,6 +146,9 @@ func Load(getenv func(string) string) (*Config, error) {
 	c.SnapshotEntries = uint64(l.int("QUEEN_RAFT_SNAPSHOT_ENTRIES", 100_000, 100, 100_000_000, "how many entries apply between snapshots"))
 	c.CompactionOverhead = uint64(l.int("QUEEN_RAFT_COMPACTION_OVERHEAD", 20_000, 10, 100_000_000, "how many entries the raft log keeps behind a snapshot"))
 	c.TickInterval = ms(l.int("QUEEN_RAFT_TICK_MS", 1000, 10, 60_000, "how often an idle leader moves safeTime, in milliseconds"))
+	c.RaftLogDB = l.enum("QUEEN_RAFT_LOGDB", "tiny", "raft log store size", map[string]string{
+		"tiny": "tiny", "small": "small", "medium": "medium", "large": "large"},
+		"tiny, small, medium, large", "the memory and disk the raft log store may take, from 256 MiB of memory (tiny) to 8 GiB (large)")
 	c.ReadyLag = ms(l.int("QUEEN_RAFT_READY_LAG_MS", 2000, 0, 3_600_000, "the apply lag past which /health answers settling, in milliseconds"))
 	c.MaxClockSkew = ms(l.int("QUEEN_RAFT_MAX_CLOCK_SKEW_MS", 500, 0, 60_000, "the clock skew between nodes that leases allow for, in milliseconds"))
 	c.ClockOffset = ms(l.int("QUEEN_RAFT_CLOCK_OFFSET_MS", 0, 0, 86_400_000, "a test-only shift of this node's proposer clock, forward, in milliseconds"))

@@ -21,7 +21,7 @@ func TestDefaults(t *testing.T) {
 		c.MaxBodyBytes != 64<<20 || c.RequestTimeout != 30*time.Second || c.LogLevel != slog.LevelInfo ||
 		c.LogFormat != "auto" || c.TenancyHeader || c.Join || c.MaxClockSkew != 500*time.Millisecond ||
 		c.DefaultSubscriptionMode != "new" || c.TimerTick != 50*time.Millisecond || c.TimerHorizon != 90*24*time.Hour ||
-		c.EphemeralMaxBytes != 256<<20 || c.PprofAddr != "" ||
+		c.EphemeralMaxBytes != 256<<20 || c.PprofAddr != "" || c.RaftLogDB != "tiny" ||
 		c.TraceRetention != 7*24*time.Hour {
 		t.Errorf("defaults: %+v", c)
 	}
@@ -32,13 +32,14 @@ func TestCluster(t *testing.T) {
 		"QUEEN_RAFT_NODE_ID": "2", "QUEEN_RAFT_MEMBERS": "1=10.0.0.1:6633, 2=10.0.0.2:6633,3=10.0.0.3:6633",
 		"QUEEN_LOG_LEVEL": "WARN", "QUEEN_TENANCY_HEADER": "Yes", "PORT": "  ", "DEFAULT_SUBSCRIPTION_MODE": "From_Beginning",
 		"QUEEN_PPROF_ADDR": "127.0.0.1:6060",
+		"QUEEN_RAFT_LOGDB": " Medium ",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.NodeID != 2 || c.RaftAddress != "10.0.0.2:6633" || len(c.Members) != 3 || c.Members[3] != "10.0.0.3:6633" ||
 		c.LogLevel != slog.LevelWarn || !c.TenancyHeader || c.Port != 6632 || c.DefaultSubscriptionMode != "all" ||
-		c.PprofAddr != "127.0.0.1:6060" {
+		c.PprofAddr != "127.0.0.1:6060" || c.RaftLogDB != "medium" {
 		t.Errorf("cluster: %+v", c)
 	}
 	c, err = config.Load(env(map[string]string{"QUEEN_RAFT_NODE_ID": "ordinal", "HOSTNAME": "queen-2"}))
@@ -82,6 +83,7 @@ func TestRefusals(t *testing.T) {
 		{map[string]string{"QUEEN_EPHEMERAL_MAX_BYTES": "1GiB"}, "ERROR boot: FATAL: broker: QUEEN_EPHEMERAL_MAX_BYTES=1GiB is not a whole number. It is the memory this node's ephemeral queues may hold, in bytes (each message counts its payload and 128), in 1048576..=1099511627776"},
 		{map[string]string{"QUEEN_TRACES_RETENTION_S": "59"}, "ERROR boot: FATAL: broker: QUEEN_TRACES_RETENTION_S=59 is outside 60..=315360000. It is how long a trace event is kept, in seconds"},
 		{map[string]string{"QUEEN_TRACES_RETENTION_S": "7d"}, "ERROR boot: FATAL: broker: QUEEN_TRACES_RETENTION_S=7d is not a whole number. It is how long a trace event is kept, in seconds, in 60..=315360000"},
+		{map[string]string{"QUEEN_RAFT_LOGDB": "huge"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_LOGDB=huge is not a raft log store size. It is one of tiny, small, medium, large: the memory and disk the raft log store may take, from 256 MiB of memory (tiny) to 8 GiB (large)"},
 		{map[string]string{"QUEEN_LOG_FORMAT": "xml"}, "ERROR boot: FATAL: broker: QUEEN_LOG_FORMAT=xml is not a log format. It is one of auto, text, json: auto writes colored text to a terminal and JSON otherwise"},
 	}
 	for _, c := range cases {

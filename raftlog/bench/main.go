@@ -4,6 +4,7 @@
 // majority, and applied. It prints a Markdown table for BENCHMARKS.md.
 //
 //	go run ./bench -nodes 1,3 -proposers 1,16,64 -batch 1,100   (from raftlog/)
+//	go run ./bench -nodes 1 -proposers 64 -batch 1,100 -logdb tiny,small,medium,large
 package main
 
 import (
@@ -33,6 +34,7 @@ func main() {
 	partitions := flag.Int("partitions", 100, "partitions the pushes spread over")
 	rtt := flag.Duration("rtt", 50*time.Millisecond, "raft round trip time (dragonboat RTTMillisecond)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file")
+	logdbs := flag.String("logdb", string(raftlog.DefaultLogDB), "raft log store presets to run (tiny, small, medium, large)")
 	flag.Parse()
 	log.SetFlags(0)
 	if *cpuprofile != "" {
@@ -48,18 +50,20 @@ func main() {
 
 	fmt.Printf("payload %d bytes, %d partitions, %s per row, every push committed (fsync on a majority) before it is answered\n\n",
 		*size, *partitions, *duration)
-	fmt.Println("| nodes | proposers | records/push | records/s | MB/s | pushes/s | p50 ms | p99 ms |")
-	fmt.Println("|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Println("| log store | nodes | proposers | records/push | records/s | MB/s | pushes/s | p50 ms | p99 ms |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, n := range ints(*nodes) {
 		for _, p := range ints(*proposers) {
 			for _, b := range ints(*batches) {
-				// A fresh cluster for every row: a row never pays for the
-				// compactions of the rows before it.
-				shard, stop := startCluster(n, *rtt)
-				r := run(shard, p, b, *size, *partitions, *duration)
-				stop()
-				fmt.Printf("| %d | %d | %d | %.0f | %.1f | %.0f | %.2f | %.2f |\n", n, p, b,
-					r.records, r.records*float64(*size)/1e6, r.pushes, ms(r.p50), ms(r.p99))
+				for _, logdb := range strings.Split(*logdbs, ",") {
+					// A fresh cluster for every row: a row never pays for the
+					// compactions of the rows before it.
+					shard, stop := startCluster(n, *rtt, raftlog.LogDBSize(strings.TrimSpace(logdb)))
+					r := run(shard, p, b, *size, *partitions, *duration)
+					stop()
+					fmt.Printf("| %s | %d | %d | %d | %.0f | %.1f | %.0f | %.2f | %.2f |\n", logdb, n, p, b,
+						r.records, r.records*float64(*size)/1e6, r.pushes, ms(r.p50), ms(r.p99))
+				}
 			}
 		}
 	}
@@ -80,9 +84,9 @@ func ints(s string) []int {
 }
 
 // startCluster starts n hosts in this process and returns the leader's shard.
-func startCluster(n int, rtt time.Duration) (*raftlog.Shard, func()) {
+func startCluster(n int, rtt time.Duration, logdb raftlog.LogDBSize) (*raftlog.Shard, func()) {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	l, err := raftlogtest.StartLocal(n, nil, rtt, logger)
+	l, err := raftlogtest.StartLocal(n, nil, rtt, logger, func(c *raftlog.Config) { c.LogDB = logdb })
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -22,8 +22,9 @@ type Local struct {
 }
 
 // StartLocal starts n nodes on free 127.0.0.1 ports with the given raft
-// round trip time; logs go to logger.
-func StartLocal(n int, appliers map[raftlog.OpKind]raftlog.Applier, rtt time.Duration, logger *slog.Logger) (*Local, error) {
+// round trip time; logs go to logger. Each tweak changes every node's
+// Config before its host starts.
+func StartLocal(n int, appliers map[raftlog.OpKind]raftlog.Applier, rtt time.Duration, logger *slog.Logger, tweaks ...func(*raftlog.Config)) (*Local, error) {
 	dir, err := os.MkdirTemp("", "raftlog-local")
 	if err != nil {
 		return nil, err
@@ -40,8 +41,12 @@ func StartLocal(n int, appliers map[raftlog.OpKind]raftlog.Applier, rtt time.Dur
 	}
 	// Every host listens before any shard starts (see StartAll).
 	for id := uint64(1); id <= uint64(n); id++ {
-		h, err := raftlog.NewHost(raftlog.Config{NodeID: id, RaftAddress: members[id], Members: members,
-			DataDir: filepath.Join(dir, strconv.FormatUint(id, 10)), RTT: rtt, Logger: logger, TickInterval: -1})
+		cfg := raftlog.Config{NodeID: id, RaftAddress: members[id], Members: members,
+			DataDir: filepath.Join(dir, strconv.FormatUint(id, 10)), RTT: rtt, Logger: logger, TickInterval: -1}
+		for _, tweak := range tweaks {
+			tweak(&cfg)
+		}
+		h, err := raftlog.NewHost(cfg)
 		if err != nil {
 			l.Close()
 			return nil, err

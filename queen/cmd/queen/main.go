@@ -102,7 +102,7 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 		"dataDir", cfg.DataDir, "rttMs", cfg.RTT.Milliseconds(), "electionRtt", cfg.ElectionRTT,
 		"heartbeatRtt", cfg.HeartbeatRTT, "snapshotEntries", cfg.SnapshotEntries, "tenancyHeader", cfg.TenancyHeader,
 		"requestTimeoutMs", cfg.RequestTimeout.Milliseconds(), "maxBodyBytes", cfg.MaxBodyBytes,
-		"ephemeralMaxBytes", cfg.EphemeralMaxBytes)
+		"ephemeralMaxBytes", cfg.EphemeralMaxBytes, "raftLogDB", cfg.RaftLogDB)
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return fmt.Errorf("data directory QUEEN_DATA_DIR=%s: %w", cfg.DataDir, err)
 	}
@@ -113,8 +113,8 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	host, err := raftlog.NewHost(raftlog.Config{NodeID: cfg.NodeID, RaftAddress: cfg.RaftAddress, DataDir: cfg.DataDir,
 		Members: members, Join: cfg.Join, RTT: cfg.RTT, ElectionRTT: cfg.ElectionRTT, HeartbeatRTT: cfg.HeartbeatRTT,
 		SnapshotEntries: cfg.SnapshotEntries, CompactionOverhead: cfg.CompactionOverhead, TickInterval: cfg.TickInterval,
-		ClockOffset: cfg.ClockOffset,
-		Logger:      log.With("component", "raft")})
+		ClockOffset: cfg.ClockOffset, LogDB: raftlog.LogDBSize(cfg.RaftLogDB),
+		Logger: log.With("component", "raft")})
 	if err != nil {
 		return err
 	}
