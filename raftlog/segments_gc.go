@@ -21,6 +21,10 @@ func (s *stateMachine) collect() error {
 	if err != nil {
 		return err
 	}
+	ids, err := s.segs.list()
+	if err != nil || len(ids) == 0 || ids[0] >= low {
+		return err // nothing to remove: no need to stop the Lookups
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.saving.Load() > 0 {

@@ -1,11 +1,15 @@
 package raftlog
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cockroachdb/pebble/v2"
 )
 
 // openSMWith opens a state machine whose segments start anew past limit
@@ -209,5 +213,107 @@ func TestDryRunReadsSegments(t *testing.T) {
 	}
 	if b := got.(Batch); len(b.Records) != 2 || string(b.Records[1].Payload) != `{"n":1}` {
 		t.Fatalf("dry run read %+v", b)
+	}
+}
+
+// A store of format 2 (records in Pebble) moves its records into the
+// segments when it opens, so that a partition's records take segments in
+// offset order; then removal keeps every segment a live record needs.
+func TestOlderStoreMovesRecordsIntoSegments(t *testing.T) {
+	dir := t.TempDir()
+	s := openSMWith(t, dir, 512)
+	idx := uint64(1)
+	next := func(s *stateMachine, cmd Command) { update(t, s, idx, cmd); idx++ }
+	next(s, pushCmd(1000, "q", "p", 3))
+	for off := int64(0); off < 3; off++ { // as a store from before segments holds them
+		v, _, _ := pebbleSource{s.db}.Get(recordKey(1, off))
+		rec, err := resolveRecord(s.segs, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.db.Set(recordKey(1, off), rec.encode(), pebble.NoSync); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.db.Set(formatKey, binary.AppendUvarint(nil, 2), pebble.NoSync); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openSMWith(t, dir, 512)
+	if f, err := readFormat(s.db); err != nil || f != storeFormat {
+		t.Fatalf("format %d after open (%v), want %d", f, err, storeFormat)
+	}
+	for off := int64(0); off < 3; off++ {
+		if v, _, _ := (pebbleSource{s.db}).Get(recordKey(1, off)); len(v) == 0 || v[0] != recordInSegment {
+			t.Fatalf("record %d is not in a segment after the upgrade: %x", off, v)
+		}
+	}
+	for i := range 200 {
+		next(s, pushCmd(int64(2000+i), "q", "p", 1))
+	}
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	b := readView(t, s, func(v *View) (any, error) { return v.ReadRecords(formatTenant, "q", "p", 0, ReadLimits{}) }).(Batch)
+	if len(b.Records) != 203 || b.Records[0].TransactionID != "tx-1000-0" {
+		t.Fatalf("read %d records after the upgrade and a Sync, want 203", len(b.Records))
+	}
+}
+
+type recordUpgrader struct{ queueApplier }
+
+func (recordUpgrader) UpgradeStore(tx *Txn) error {
+	if _, ok, err := tx.Get([]byte("Yupgraded")); err != nil || ok {
+		return err
+	}
+	tx.Set([]byte("Yupgraded"), []byte{1})
+	r := storedRecord{Stamp: 1, TxID: "up", Payload: []byte("upgrade-wrote-me")}
+	tx.Set(recordKey(99, 0), r.encode())
+	return nil
+}
+
+// A record a store upgrade writes survives a crash right after the open:
+// the upgrade's batch carries the segments' length, so Open never cuts it.
+func TestUpgradeRecordSurvivesCrash(t *testing.T) {
+	dir := t.TempDir()
+	ap := testAppliers()
+	ap[OpPush] = recordUpgrader{queueApplier{OpPush}}
+	open := func() *stateMachine {
+		s := newStateMachine(1, 1, dir, ap, slog.New(slog.DiscardHandler), newWatchers())
+		if _, err := s.Open(nil); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	s := open()
+	update(t, s, 1, pushCmd(1000, "q", "p", 1)) // not flushed
+	crash(t, s)
+	s = open()
+	v, ok, err := pebbleSource{s.db}.Get(recordKey(99, 0))
+	if err != nil || !ok {
+		t.Fatalf("upgrade record: %v %v", ok, err)
+	}
+	if r, err := resolveRecord(s.segs, v); err != nil || string(r.Payload) != "upgrade-wrote-me" {
+		t.Fatalf("the upgrade's record after a crash: %+v %v", r, err)
+	}
+}
+
+// A snapshot stream holding a record pointer (a binary that streamed its
+// store raw) is refused: a pointer means nothing on another node.
+func TestSnapshotWithAPointerIsRefused(t *testing.T) {
+	s := openSM(t, t.TempDir())
+	var b []byte
+	b = append(b, snapshotMagic...)
+	k, v := recordKey(1, 0), encodePtr(recordPtr{seg: 0, pos: 0, n: 5}, 1, "x")
+	b = binary.AppendUvarint(b, uint64(len(k)))
+	b = append(b, k...)
+	b = binary.AppendUvarint(b, uint64(len(v)))
+	b = append(b, v...)
+	b = binary.AppendUvarint(b, 0)
+	if err := s.RecoverFromSnapshot(bytes.NewReader(b), make(chan struct{})); !errors.Is(err, ErrCorruptEntry) {
+		t.Fatalf("recovery from a stream with a pointer: %v", err)
 	}
 }

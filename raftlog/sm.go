@@ -53,6 +53,9 @@ type stateMachine struct {
 	// size limit (segmentBytes unless a test sets it).
 	segs     *segments
 	segLimit int64
+	// hookSegs is segs for flushBegin, which Pebble calls from its own
+	// goroutines, from Open on.
+	hookSegs atomic.Pointer[segments]
 	// saving counts the snapshot saves in flight: segments they may read
 	// are not removed meanwhile.
 	saving atomic.Int32
@@ -111,15 +114,6 @@ func (s *stateMachine) Open(<-chan struct{}) (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%w: open %s: %w", ErrStorage, s.dir, err)
 	}
-	if err := upgradeStore(db); err != nil {
-		db.Close()
-		return 0, err
-	}
-	applied, stamp, err := readMeta(db)
-	if err != nil {
-		db.Close()
-		return 0, err
-	}
 	seg, end, err := readSegKey(pebbleSource{db}.Get)
 	if err == nil {
 		s.segs, err = openSegments(s.dir+".segments", s.segLimit, seg, end)
@@ -127,6 +121,20 @@ func (s *stateMachine) Open(<-chan struct{}) (uint64, error) {
 	if err != nil {
 		db.Close()
 		return 0, err
+	}
+	s.hookSegs.Store(s.segs)
+	fail := func(err error) (uint64, error) {
+		s.hookSegs.Store(nil)
+		db.Close()
+		s.segs.close()
+		return 0, err
+	}
+	if err := upgradeStore(db, s.segs); err != nil {
+		return fail(err)
+	}
+	applied, stamp, err := readMeta(db)
+	if err != nil {
+		return fail(err)
 	}
 	s.tx.segs = s.segs
 	s.mu.Lock()
@@ -147,10 +155,11 @@ func (s *stateMachine) Open(<-chan struct{}) (uint64, error) {
 // flushBegin is Pebble's FlushBegin hook: the active segment is made
 // durable before any memtable that points into it is.
 func (s *stateMachine) flushBegin() {
-	if s.segs == nil {
-		return
+	segs := s.hookSegs.Load()
+	if segs == nil {
+		return // Pebble replaying an old WAL as it opens: no segments yet
 	}
-	if err := s.segs.sync(); err != nil {
+	if err := segs.sync(); err != nil {
 		// A flush that went on would make pointers durable before their
 		// bytes: a node that cannot fsync must stop.
 		panic(fmt.Sprintf("raftlog: %v", err))
@@ -380,7 +389,12 @@ func (s *stateMachine) RecoverFromSnapshot(r io.Reader, stop <-chan struct{}) er
 		if err != nil {
 			return err
 		}
-		if isRecordKey(k) && len(v) > 0 && v[0] != recordInSegment {
+		if isRecordKey(k) && len(v) > 0 && v[0] == recordInSegment {
+			// A pointer means nothing off the node that wrote it: a
+			// snapshot carries records.
+			return fmt.Errorf("%w: the snapshot holds a record pointer, not a record", ErrCorruptEntry)
+		}
+		if isRecordKey(k) && len(v) > 0 {
 			// A record goes to the segments, its pointer to the store.
 			r, err := decodeRecord(v)
 			if err != nil {
@@ -415,7 +429,7 @@ func (s *stateMachine) RecoverFromSnapshot(r io.Reader, stop <-chan struct{}) er
 	if err := s.db.Flush(); err != nil {
 		return fmt.Errorf("%w: %w", ErrStorage, err)
 	}
-	if err := upgradeStore(s.db); err != nil {
+	if err := upgradeStore(s.db, s.segs); err != nil {
 		return err
 	}
 	if err := s.upgradeFamilies(); err != nil {
@@ -450,6 +464,7 @@ func (s *stateMachine) Close() error {
 	}
 	err = errors.Join(err, s.db.Close())
 	s.db = nil
+	s.hookSegs.Store(nil)
 	if s.segs != nil {
 		err = errors.Join(err, s.segs.close())
 	}

@@ -18,16 +18,19 @@ import (
 //	1  (no formatKey) 'P' keys held the partition meta, 'C' keys the name
 //	2  'P' keys hold the partition's uid, 'M' keys its meta, 'C' keys
 //	   uid and name (queue_keys.go)
+//	3  every record lives in the segments, its 'R' key a pointer
+//	   (record_ptr.go); a binary that knows only 2 refuses the store
 var formatKey = []byte{0x00, 'f'}
 
 // storeFormat is the format this code writes.
-const storeFormat = 2
+const storeFormat = 3
 
-// upgradeStore brings the store to storeFormat, in one synced batch: a
-// crash midway leaves the old format, which the next open upgrades again.
-// It runs when the store opens and after a snapshot replaced the state
-// (a snapshot of an older node holds the older format).
-func upgradeStore(db *pebble.DB) error {
+// upgradeStore brings the store to storeFormat. Format 1 to 2 is one
+// batch: a crash midway leaves the old format, which the next open
+// upgrades again. 2 to 3 moves the records into segs (moveRecords). It
+// runs when the store opens and after a snapshot replaced the state (a
+// snapshot of an older node holds the older format).
+func upgradeStore(db *pebble.DB, segs *segments) error {
 	format, err := readFormat(db)
 	if err != nil || format == storeFormat {
 		return err
@@ -35,12 +38,21 @@ func upgradeStore(db *pebble.DB) error {
 	if format > storeFormat {
 		return fmt.Errorf("%w: the store is of format %d, newer than this broker's %d", ErrStorage, format, storeFormat)
 	}
+	if format < 2 {
+		if err := upgradeToFormat2(db); err != nil {
+			return err
+		}
+	}
+	return moveRecords(db, segs)
+}
+
+func upgradeToFormat2(db *pebble.DB) error {
 	b := db.NewBatch()
 	defer b.Close()
 	if err := upgradeFormat1(db, b); err != nil {
 		return err
 	}
-	if err := b.Set(formatKey, binary.AppendUvarint(nil, storeFormat), nil); err != nil {
+	if err := b.Set(formatKey, binary.AppendUvarint(nil, 2), nil); err != nil {
 		return fmt.Errorf("%w: %w", ErrStorage, err)
 	}
 	if err := b.Commit(pebble.NoSync); err != nil {
@@ -152,6 +164,10 @@ func (s *stateMachine) upgradeFamilies() error {
 		}
 		if err == nil {
 			err = s.segs.write() // records the upgrade wrote, before their pointers commit
+		}
+		if err == nil && !b.Empty() {
+			// With the segments' new length, so that Open never cuts them.
+			err = b.Set(segKey, segValue(s.segs.position()), nil)
 		}
 		if err == nil && !b.Empty() {
 			err = b.Commit(pebble.NoSync)

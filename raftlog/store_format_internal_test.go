@@ -129,7 +129,7 @@ func TestUpgradeFormat1(t *testing.T) {
 		if f, err := readFormat(s.db); err != nil || f != storeFormat {
 			t.Fatalf("round %d: format %d %v", round, f, err)
 		}
-		v := &View{src: pebbleSource{s.db}}
+		v := &View{src: pebbleSource{s.db}, segs: s.segs}
 		b, err := v.ReadRecords(formatTenant, "orders", "eu/1", 1, ReadLimits{MaxRecords: 1})
 		if err != nil || len(b.Records) != 1 || b.HighWatermark != int64(2+round) || b.LogStart != 1 || b.Records[0].TransactionID != "tx1" {
 			t.Fatalf("round %d: read %+v %v", round, b, err)

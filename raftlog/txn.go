@@ -264,6 +264,9 @@ func (t *Txn) flush() error {
 		case w.del:
 			err = t.batch.Delete(w.key, nil)
 		case t.segs != nil && isRecordKey(w.key) && len(w.val) > 0 && w.val[0] != recordInSegment:
+			if t.index[string(w.key)] != i {
+				continue // written again later in the entry: only the last goes to a segment
+			}
 			err = t.flushRecord(w.key, w.val)
 		default:
 			err = t.batch.Set(w.key, w.val, nil)
