@@ -94,6 +94,7 @@ func groupItems(groups []wire.Group, framed bool) ([]PushItem, error) {
 				if !it.Dedup {
 					it.TransactionID = uuid.UUID(m.ID).String()
 				}
+				it.Dedup = true // the client minted the id: a retry sends it again
 			} else if err := newMessageID(&it); err != nil {
 				return nil, err
 			}

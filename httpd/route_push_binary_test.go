@@ -87,6 +87,24 @@ func TestBinaryPushFramedKeepsClientIDs(t *testing.T) {
 	}
 }
 
+// A framed message without a transaction id of its own is deduplicated by
+// its id's text, so a retry of the same bytes is a duplicate.
+func TestBinaryPushFramedWithoutTransactionID(t *testing.T) {
+	fb := &fakeBroker{}
+	e := newEnv(t, fb, Options{})
+	id := uuid.Must(uuid.NewV7())
+	body, err := wire.AppendPush(nil, []wire.Group{{Queue: "q", Partition: "p", Messages: []wire.Message{{ID: id, Payload: []byte("1")}}}},
+		wire.PushOptions{Frames: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, e.do(t, "POST", "/api/v1/push", string(body)), http.StatusCreated)
+	it := fb.only(t).arg.([]PushItem)[0]
+	if !it.Dedup || it.TransactionID != id.String() || it.MessageID != id {
+		t.Errorf("item = %+v, want deduplicated by %s", it, id)
+	}
+}
+
 func TestBinaryPushCounts(t *testing.T) {
 	fb := &fakeBroker{push: func(_ context.Context, _ string, items []PushItem) ([]PushResult, error) {
 		return []PushResult{{Offset: 1}, {Duplicate: true}, {Error: "queue is being deleted"}}, nil
