@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/queen-mq/queen-go/httpd/wire"
 )
 
 // runConsume is -mode consume. Before the clock starts it pushes -prefill
@@ -35,6 +37,9 @@ func runConsume(o options) (*report, error) {
 	defer cancel()
 	q := url.Values{"consumerGroup": {o.group}, "batch": {strconv.Itoa(o.batch)}, "partitions": {"1"},
 		"wait": {"false"}, "subscriptionMode": {"all"}}
+	if o.body == bodyFrames {
+		q.Set("frames", "true") // the framed answer (QPF1), as the client's framed_pop asks
+	}
 	path := "/api/v1/pop/queue/" + url.PathEscape(o.queue) + "?" + q.Encode()
 	var records, ours, requests, empty, errs atomic.Int64
 	var doneAt atomic.Int64 // when the last prefilled record was acked, since start
@@ -211,8 +216,39 @@ func pop(ctx context.Context, client *http.Client, url, path string) (p popAnswe
 	if err != nil || a.status == http.StatusNoContent {
 		return p, false, err
 	}
+	if a.status == http.StatusOK && bytes.HasPrefix(a.body, []byte(wire.PopMagic)) {
+		return framedPop(a)
+	}
 	if err := json.Unmarshal(a.body, &p); err != nil || a.status != http.StatusOK || len(p.Messages) == 0 {
 		return p, false, fmt.Errorf("pop answered %d: %.200s", a.status, a.body)
+	}
+	return p, true, nil
+}
+
+// popDecoder reads framed pop answers.
+var popDecoder = wire.NewDecoder(64 << 20)
+
+// framedPop reads a framed pop answer (QPF1) as pop's popAnswer: every
+// message of its claims, with its claim's partition and the lease.
+func framedPop(a answer) (p popAnswer, ok bool, err error) {
+	p.at = a.at
+	f, err := popDecoder.DecodePop(a.body)
+	if err != nil {
+		return p, false, err
+	}
+	p.LeaseID = f.LeaseID
+	for _, c := range f.Claims {
+		pid := strconv.FormatUint(c.PartitionID, 10)
+		for _, r := range c.Records {
+			for k, fr := range r.Frames {
+				if off := r.BaseOffset + uint64(k); off >= c.Start && off <= c.End {
+					p.Messages = append(p.Messages, popMessage{TransactionID: fr.TransactionID, PartitionID: pid, LeaseID: f.LeaseID})
+				}
+			}
+		}
+	}
+	if len(p.Messages) == 0 {
+		return p, false, fmt.Errorf("a framed pop answer of %d bytes leased nothing", len(a.body))
 	}
 	return p, true, nil
 }

@@ -7,13 +7,17 @@
 //     -parked N, N pops wait the whole run on partitions no push touches
 //     (parked.go): what parked pops cost a push load. -body binary or frames
 //     sends the client's binary push instead of JSON (push_binary.go).
+//   - txn: as push, each request a transaction of one push operation of
+//     -batch records; -body frames sends the client's binary transaction
+//     (QTB1, txn.go).
 //   - fetch: the same connections read them back by offset, maxBytes of
 //     -batch records of -size (fetch.go).
 //   - consume: before the clock starts, -prefill records are pushed over
 //     -partitions partitions; then -c consumers each loop pop (consumer
 //     group -group, batch -batch) and ack/batch of what they leased, until
 //     -duration or until every prefilled record is acked; latency is the
-//     pop+ack round trip of a batch (consume.go).
+//     pop+ack round trip of a batch (consume.go); -body frames asks for
+//     framed pops (frames=true) and reads them as the client does.
 //   - longpoll: -c pairs, each a pop parked on a partition of its own and
 //     then a push of one record to it; latency is from the push's answer to
 //     the parked pop's answer (longpoll.go).
@@ -108,7 +112,7 @@ func main() {
 	flag.DurationVar(&o.delay, "delay", 2*time.Second, "timers: the first timer is due this long after the start")
 	flag.DurationVar(&o.spread, "spread", 0, "timers: the timers are due evenly over this window after -delay (0: all at once)")
 	flag.DurationVar(&o.wait, "wait", time.Minute, "timers: how long past the last deliverAt to wait for the fires")
-	flag.StringVar(&o.body, "body", bodyJSON, "push: the request body, json, binary (the client's binary_push) or frames (binary_push with push_compression); binary and frames ask for the counts-only answer")
+	flag.StringVar(&o.body, "body", bodyJSON, "push: the request body, json, binary (the client's binary_push) or frames (binary_push with push_compression), binary and frames asking for the counts-only answer; txn: json or frames (the binary transaction); consume: json or frames (framed pops, frames=true)")
 	flag.IntVar(&o.keys, "keys", 10000, "kvput, kvget: how many keys the calls spread over")
 	flag.Parse()
 	set := map[string]bool{}
@@ -178,14 +182,14 @@ func parseURLs(list string) ([]string, error) {
 // modeFlags lists the flags that only some modes read; giving one to
 // another mode is refused rather than silently ignored.
 var modeFlags = map[string][]string{
-	"count":      {"push", "fetch"},
-	"batch":      {"push", "fetch", "consume", "timers"},
-	"duration":   {"push", "fetch", "consume", "longpoll", "locks", "kvput", "kvget"},
-	"partitions": {"push", "fetch", "consume"},
+	"count":      {"push", "fetch", "txn"},
+	"batch":      {"push", "fetch", "consume", "timers", "txn"},
+	"duration":   {"push", "fetch", "consume", "longpoll", "locks", "kvput", "kvget", "txn"},
+	"partitions": {"push", "fetch", "consume", "txn"},
 	"group":      {"consume", "longpoll"},
 	"prefill":    {"consume"},
 	"parked":     {"push"},
-	"body":       {"push"},
+	"body":       {"push", "txn", "consume"},
 	"shared":     {"locks"},
 	"timers":     {"timers"},
 	"delay":      {"timers"},
@@ -194,12 +198,12 @@ var modeFlags = map[string][]string{
 	"keys":       {"kvput", "kvget"},
 }
 
-var allModes = []string{"push", "fetch", "consume", "longpoll", "locks", "timers", "kvput", "kvget"}
+var allModes = []string{"push", "fetch", "consume", "longpoll", "locks", "timers", "kvput", "kvget", "txn"}
 
 // check validates o; set holds the flags given on the command line.
 func (o *options) check(set map[string]bool) error {
 	if !slices.Contains(allModes, o.mode) {
-		return fmt.Errorf("-mode %q: want push, fetch, consume, longpoll, locks, timers, kvput or kvget", o.mode)
+		return fmt.Errorf("-mode %q: want push, fetch, consume, longpoll, locks, timers, kvput, kvget or txn", o.mode)
 	}
 	for name, modes := range modeFlags {
 		if set[name] && !slices.Contains(modes, o.mode) {
@@ -208,6 +212,9 @@ func (o *options) check(set map[string]bool) error {
 	}
 	if !slices.Contains(bodies, o.body) {
 		return fmt.Errorf("-body %q: want json, binary or frames", o.body)
+	}
+	if o.body == bodyBinary && o.mode != "push" {
+		return fmt.Errorf("-body binary is a push body: -mode %s takes json or frames", o.mode)
 	}
 	switch {
 	case o.conns < 1 || o.batch < 1 || o.partitions < 1:

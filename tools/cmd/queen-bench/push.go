@@ -43,6 +43,11 @@ func runLoad(o options) (*report, error) {
 				var err error
 				if o.mode == "fetch" {
 					n, err = fetch(ctx, client, url, fetchBody(o, part, offsets[part]))
+				} else if o.mode == "txn" {
+					var body []byte
+					if body, err = txnBody(o, c, i, payload); err == nil {
+						n, err = transact(ctx, client, url, body)
+					}
 				} else if o.body == bodyJSON {
 					n, err = push(ctx, client, url, pushBody(o, c, i, payload))
 				} else {

@@ -27,23 +27,7 @@ var bodies = []string{bodyJSON, bodyBinary, bodyFrames}
 // client groups consecutive items of one partition. frames frames and
 // compresses each group, with a version-7 id minted per message.
 func binaryPushBody(o options, c, i int, payload string, frames bool) ([]byte, error) {
-	var groups []wire.Group
-	at := map[string]int{}
-	now := time.Now().UnixNano()
-	for j := 0; j < o.batch; j++ {
-		part := fmt.Sprintf("p-%d", (c*7919+i+j)%o.partitions)
-		g, ok := at[part]
-		if !ok {
-			g = len(groups)
-			at[part] = g
-			groups = append(groups, wire.Group{Queue: o.queue, Partition: part})
-		}
-		m := wire.Message{TransactionID: fmt.Sprintf("qb-%d-%d-%d-%d", now, c, i, j), Payload: []byte(payload)}
-		if frames {
-			m.ID = newV7()
-		}
-		groups[g].Messages = append(groups[g].Messages, m)
-	}
+	groups := recordGroups(o, c, i, payload, frames)
 	return wire.AppendPush(nil, groups, wire.PushOptions{Counts: true, TxnIDs: true, Frames: frames})
 }
 
