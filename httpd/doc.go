@@ -119,6 +119,9 @@
 //     consecutive offsets of one stamp, and partitionsClaimed, the
 //     conflation flags and the autopilot's choice in the JSON object in
 //     front; an answer the layout cannot carry exactly goes out as JSON.
+//     (The layout carries createdAt in microseconds; the client renders a
+//     framed message's to the millisecond, the JSON answer has all six
+//     digits.)
 //   - fetch: offset is required (0..2^63-1); partition as a number keeps
 //     its text as sent; maxWaitMs and minBytes are clamped (0..30000,
 //     0..8 GiB), not refused.

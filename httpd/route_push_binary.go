@@ -110,7 +110,9 @@ func checkPayload(path string, p []byte) error {
 	if len(bytes.TrimSpace(p)) == 0 {
 		return badBody("%s is empty: a payload is one JSON document", path)
 	}
-	err := contract.CheckJSON(p, contract.MaxJSONDepth)
+	// As deep as a JSON push's payload may be: the body's object, items[]
+	// and the item take three of the body's levels.
+	err := contract.CheckJSON(p, contract.MaxJSONDepth-3)
 	var je *contract.JSONError
 	if !errors.As(err, &je) {
 		return err

@@ -196,6 +196,18 @@ func TestBinaryTransaction(t *testing.T) {
 		t.Errorf("results = %+v", ans.Results)
 	}
 
+	// A head of acks alone, no groups: a transaction too.
+	fb.calls = nil
+	head := `{"operations":[{"type":"ack","transactionId":"m-1","partitionId":"7","status":"completed"}]}`
+	only, err := wire.AppendTransaction(nil, []byte(head), nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, e.do(t, "POST", "/api/v1/transaction", string(only)), http.StatusOK)
+	if req := fb.only(t).arg.(TxnRequest); len(req.Acks) != 1 || len(req.Pushes) != 0 {
+		t.Errorf("head-only transaction = %+v", req)
+	}
+
 	fb.calls = nil
 	w = e.do(t, "POST", "/api/v1/transaction", clientBody(t, "txn_counts.bin"), "Content-Type", wire.PushContentType)
 	wantJSON(t, w, http.StatusOK, `{"transactionId":"`+fakeTxnID+`","success":true,"results":[],"pushed":1,"duplicate":0,"acked":0}`)
@@ -237,7 +249,14 @@ func TestFramedPop(t *testing.T) {
 		t.Errorf("first frame = %+v", f)
 	}
 
-	// Without frames=true, and with a message the layout cannot carry, JSON.
+	// Without frames=true, JSON.
+	w = e.do(t, "GET", "/api/v1/pop/queue/q?consumerGroup=g&batch=10", "")
+	var js struct{ Messages []struct{ ID string } }
+	if err := json.Unmarshal(w.Body.Bytes(), &js); err != nil || len(js.Messages) != 3 || w.Header().Get("Content-Type") != "application/json" {
+		t.Errorf("pop without frames=true: %v %.80s", err, w.Body.String())
+	}
+
+	// With a message the layout cannot carry, JSON.
 	msgs[1].ID = "not-a-uuid"
 	w = e.do(t, "GET", "/api/v1/pop/queue/q?consumerGroup=g&frames=true", "")
 	if !strings.HasPrefix(w.Body.String(), `{"success":true`) {

@@ -46,9 +46,11 @@ func (s *server) txnRequest(r *http.Request) (req TxnRequest, counts bool, err e
 			return req, false, err
 		}
 	}
-	items, err := groupItems(t.Groups, true)
-	if err != nil {
-		return req, false, err
+	var items []PushItem
+	if len(t.Groups) > 0 { // a head of acks alone is a transaction too
+		if items, err = groupItems(t.Groups, true); err != nil {
+			return req, false, err
+		}
 	}
 	for k, it := range items {
 		req.Pushes = append(req.Pushes, TxnPush{OpIndex: ops + k, Item: it})

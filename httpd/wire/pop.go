@@ -189,7 +189,7 @@ func (d *Decoder) readRecord(r *reader, at string, rec *Record, spent *int) erro
 		return &Error{Body: r.body, Where: at + ".codec", Problem: fmt.Sprintf("unknown codec %d", codec)}
 	}
 	fr := &reader{body: r.body, b: raw}
-	if n > len(raw)/(4+frameHead+2) {
+	if n < 0 || n > len(raw)/(4+frameHead+2) {
 		return &Error{Body: r.body, Where: at + ".count", Problem: fmt.Sprintf("%d frames cannot fit in %d bytes", n, len(raw))}
 	}
 	rec.Frames = make([]Frame, n)

@@ -148,7 +148,7 @@ const frameHead = 1 + 16
 // readFrames reads the n frames of a group's decompressed z.
 func readFrames(body, at string, raw []byte, n int) ([]Message, error) {
 	fr := &reader{body: body, b: raw}
-	if n > len(raw)/(4+frameHead+2) {
+	if n < 0 || n > len(raw)/(4+frameHead+2) {
 		return nil, &Error{Body: body, Where: at + ".n", Problem: fmt.Sprintf("%d frames cannot fit in the %d bytes of z", n, len(raw))}
 	}
 	msgs := make([]Message, n)

@@ -98,7 +98,7 @@ func (r *reader) text(where string) string {
 // count the body cannot hold.
 func (r *reader) count(where string, min int) int {
 	n := r.u32(where)
-	if r.err == nil && n > r.left()/min {
+	if r.err == nil && (n < 0 || n > r.left()/min) { // n < 0: a count past 2^31 on a 32-bit int
 		r.fail(where, "%d entries cannot fit in the %d bytes left", n, r.left())
 		return 0
 	}

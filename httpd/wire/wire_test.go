@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -171,5 +172,22 @@ func TestDecompressionBomb(t *testing.T) {
 		if _, err := NewDecoder(2 << 20).Push(body); err != nil {
 			t.Errorf("%+v: within the budget: %v", o, err)
 		}
+	}
+}
+
+// A tiny body that declares a huge decompressed size does not make the
+// decoder reserve it.
+func TestDeclaredSizeIsNotReserved(t *testing.T) {
+	body := []byte("QPB1\x01\xff\xff\xff\x03\x28\xb5\x2f\xfd") // raw_len 64 MiB - 1, a truncated frame
+	d := NewDecoder(64 << 20)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := d.Push(body)
+	runtime.ReadMemStats(&after)
+	if err == nil {
+		t.Fatal("a truncated zstd frame decoded")
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 8<<20 {
+		t.Errorf("a 13-byte body made the decoder allocate %d bytes", grew)
 	}
 }

@@ -39,7 +39,10 @@ func (d *Decoder) inflate(body, where string, z []byte, want int, spent *int) ([
 		if want > d.budget-*spent {
 			return nil, ErrTooLarge
 		}
-		size = want
+		// What the frame declares, but never more than its bytes could
+		// plausibly hold: a 13-byte body that declares 64 MiB must not
+		// reserve them (DecodeAll grows the buffer as it decodes).
+		size = min(want, 16*len(z)+4096)
 	}
 	out, err := d.zd.DecodeAll(z, make([]byte, 0, size))
 	switch {

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/queen-mq/queen-go/httpd/wire"
 )
 
@@ -85,9 +87,15 @@ func (p *producer) runBinary(ctx context.Context, t testing.TB, nodes func() []*
 		var txids, parts []string
 		for j := 0; j < 3; j++ {
 			part := fmt.Sprintf("p-%d", (worker+i+j)%partitions)
-			txid := fmt.Sprintf("b%d-%d-%d", worker, i, j)
+			id := v7()
+			txid, sent := fmt.Sprintf("b%d-%d-%d", worker, i, j), ""
+			if j == 2 { // none of its own: deduplicated by its id's text, as the client's default
+				txid = uuid.UUID(id).String()
+			} else {
+				sent = txid
+			}
 			groups = append(groups, wire.Group{Queue: "orders", Partition: part, Messages: []wire.Message{{
-				TransactionID: txid, ID: v7(),
+				TransactionID: sent, ID: id,
 				Payload: fmt.Appendf(nil, `{"w":%d,"i":%d,"j":%d,"total":42.00}`, worker, i, j)}}})
 			txids, parts = append(txids, txid), append(parts, part)
 		}
