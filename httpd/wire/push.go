@@ -93,10 +93,8 @@ func plainGroups(r *reader, txnIDs bool) ([]Group, error) {
 	}
 	groups := make([]Group, r.count("groups", 8))
 	for i := range groups {
-		at := "groups[" + strconv.Itoa(i) + "]"
 		g := &groups[i]
-		g.Queue = r.text(at + ".queue")
-		g.Partition = r.text(at + ".partition")
+		at := readGroupHead(r, i, g)
 		g.Messages = make([]Message, r.count(at+".n", minItem))
 		for j := range g.Messages {
 			m := &g.Messages[j]
@@ -114,16 +112,24 @@ func plainGroups(r *reader, txnIDs bool) ([]Group, error) {
 	return groups, r.err
 }
 
+// readGroupHead reads group i's u16 queue and u16 partition into g (the
+// reading side of appendGroupHead) and returns the group's place for
+// errors, "groups[i]".
+func readGroupHead(r *reader, i int, g *Group) (at string) {
+	at = "groups[" + strconv.Itoa(i) + "]"
+	g.Queue = r.text(at + ".queue")
+	g.Partition = r.text(at + ".partition")
+	return at
+}
+
 // frameGroups reads u32 groups and the groups of a push with flag 8 (and
 // of a binary transaction): each group's messages are one zstd frame of
 // message frames.
 func (d *Decoder) frameGroups(r *reader, spent *int) ([]Group, error) {
 	groups := make([]Group, r.count("groups", 12))
 	for i := range groups {
-		at := "groups[" + strconv.Itoa(i) + "]"
 		g := &groups[i]
-		g.Queue = r.text(at + ".queue")
-		g.Partition = r.text(at + ".partition")
+		at := readGroupHead(r, i, g)
 		n := r.u32(at + ".n")
 		z := r.take(r.u32(at+".z_len"), at+".z")
 		if r.err != nil {
