@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -29,60 +28,29 @@ const maxKVOps = 256
 // linearizable read. records counts the calls that did what they were sent
 // for (a put applied, a get that found its key).
 func runKV(o options) (*report, error) {
-	client := newClient(o.conns)
-	value := padPayload(o.size)
 	if o.mode == "kvget" {
-		if err := kvPrefill(client, o, value); err != nil {
+		if err := kvPrefill(newClient(o.conns), o, padPayload(o.size)); err != nil {
 			return nil, err
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), o.duration)
-	defer cancel()
-	putBody := []byte(`{"value":` + value + `,"forever":true}`)
-	var records, requests, errs atomic.Int64
-	var firstErr atomic.Value
-	var mu sync.Mutex
-	var lat []time.Duration
-	var wg sync.WaitGroup
-	start := time.Now()
-	for c := 0; c < o.conns; c++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			base := o.urls[c%len(o.urls)] + "/api/v1/kv/" + url.PathEscape(o.queue) + "/"
-			var mine []time.Duration
-			for i := 0; ctx.Err() == nil; i++ {
-				key := kvKey((c*7919 + i) % o.keys)
-				t0 := time.Now()
-				var err error
-				if o.mode == "kvput" {
-					err = kvPut(ctx, client, base+key, putBody)
-				} else {
-					err = kvGet(ctx, client, base+key)
-				}
-				if ctx.Err() != nil {
-					break // cut by -duration
-				}
-				mine = append(mine, time.Since(t0))
-				requests.Add(1)
-				if err != nil {
-					errs.Add(1)
-					firstErr.CompareAndSwap(nil, err.Error())
-					continue
-				}
-				records.Add(1)
-			}
-			mu.Lock()
-			lat = append(lat, mine...)
-			mu.Unlock()
-		}()
+	return runLoad(o)
+}
+
+// kvCall is connection c's call i of -mode kvput or kvget, on base's
+// single-key route of one of the -keys keys; value is the put's value.
+// It moves one record when the put applied or the get found its key.
+func kvCall(ctx context.Context, client *http.Client, base string, o options, c, i int, value string) (int, error) {
+	key := base + "/api/v1/kv/" + url.PathEscape(o.queue) + "/" + kvKey((c*7919+i)%o.keys)
+	var err error
+	if o.mode == "kvput" {
+		err = kvPut(ctx, client, key, []byte(`{"value":`+value+`,"forever":true}`))
+	} else {
+		err = kvGet(ctx, client, key)
 	}
-	wg.Wait()
-	r := &report{records: records.Load(), requests: requests.Load(), errors: errs.Load(), elapsed: time.Since(start), lat: lat}
-	if e, ok := firstErr.Load().(string); ok && r.records == 0 {
-		return nil, fmt.Errorf("every request failed, the first with: %s", e)
+	if err != nil {
+		return 0, err
 	}
-	return r, nil
+	return 1, nil
 }
 
 // kvKey is the name of key i of a run.

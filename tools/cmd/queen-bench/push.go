@@ -12,8 +12,9 @@ import (
 	"time"
 )
 
-// runLoad is -mode push and -mode fetch: -c connections, each a loop of
-// one request after another, until -duration or -count records.
+// runLoad is -mode push, fetch, txn, kvput and kvget: -c connections,
+// each a loop of one request after another (request), until -duration or
+// -count records.
 func runLoad(o options) (*report, error) {
 	client := newClient(o.conns)
 	ctx, cancel := context.WithTimeout(context.Background(), o.duration)
@@ -37,25 +38,12 @@ func runLoad(o options) (*report, error) {
 			var mine []time.Duration
 			offsets := map[string]int64{}
 			for i := 0; ctx.Err() == nil; i++ {
-				part := fmt.Sprintf("p-%d", (c*7919+i)%o.partitions)
-				t0 := time.Now()
-				var n int
-				var err error
+				var part string // fetch's: which partition it reads next
 				if o.mode == "fetch" {
-					n, err = fetch(ctx, client, url, fetchBody(o, part, offsets[part]))
-				} else if o.mode == "txn" {
-					var body []byte
-					if body, err = txnBody(o, c, i, payload); err == nil {
-						n, err = transact(ctx, client, url, body)
-					}
-				} else if o.body == bodyJSON {
-					n, err = push(ctx, client, url, pushBody(o, c, i, payload))
-				} else {
-					var body []byte
-					if body, err = binaryPushBody(o, c, i, payload, o.body == bodyFrames); err == nil {
-						n, err = pushBinary(ctx, client, url, body)
-					}
+					part = fmt.Sprintf("p-%d", (c*7919+i)%o.partitions)
 				}
+				t0 := time.Now()
+				n, err := request(ctx, client, url, o, c, i, payload, part, offsets)
 				if ctx.Err() != nil {
 					break
 				}
@@ -82,6 +70,31 @@ func runLoad(o options) (*report, error) {
 		return nil, fmt.Errorf("every request failed, the first with: %s", e)
 	}
 	return r, nil
+}
+
+// request sends connection c's request i of -mode to url and returns how
+// many records it moved; payload is a record's (or a KV value's) JSON,
+// part and offsets a fetch's partition and where it stands.
+func request(ctx context.Context, client *http.Client, url string, o options, c, i int, payload, part string, offsets map[string]int64) (int, error) {
+	switch {
+	case o.mode == "fetch":
+		return fetch(ctx, client, url, fetchBody(o, part, offsets[part]))
+	case o.mode == "kvput" || o.mode == "kvget":
+		return kvCall(ctx, client, url, o, c, i, payload)
+	case o.mode == "txn":
+		body, err := txnBody(o, c, i, payload)
+		if err != nil {
+			return 0, err
+		}
+		return transact(ctx, client, url, body)
+	case o.body == bodyJSON:
+		return push(ctx, client, url, pushBody(o, c, i, payload))
+	}
+	body, err := binaryPushBody(o, c, i, payload, o.body == bodyFrames)
+	if err != nil {
+		return 0, err
+	}
+	return pushBinary(ctx, client, url, body)
 }
 
 // padPayload is a JSON object of about size bytes.
