@@ -104,33 +104,11 @@ func (p *producer) runBinary(ctx context.Context, t testing.TB, nodes func() []*
 			t.Errorf("encode: %v", err)
 			return
 		}
+		// Every node is down for a while: the retries go on for 90 s.
 		deadline := time.Now().Add(90 * time.Second)
-		for attempt := 0; ; attempt++ {
-			if ns := nodes(); len(ns) > 0 {
-				ans, err := pushRaw(ns[(worker+attempt)%len(ns)], body)
-				if err == nil {
-					p.mu.Lock()
-					for k, a := range ans {
-						if a.Status != "queued" && a.Status != "duplicate" {
-							t.Errorf("push answered status %q for %s", a.Status, txids[k])
-						}
-						p.acked[txids[k]] = parts[k]
-					}
-					p.mu.Unlock()
-					break
-				}
-			}
-			if time.Now().After(deadline) {
-				t.Errorf("push of %s never succeeded in 90 s", txids[0])
-				return
-			}
-			select {
-			case <-time.After(20 * time.Millisecond): // back off before the retry, as a client should
-			case <-ctx.Done():
-				if attempt > 50 {
-					return // the run is over and this push could not be placed: not answered
-				}
-			}
+		send := func(n *node) ([]pushAnswer, error) { return pushRaw(n, body) }
+		if !p.deliver(ctx, t, nodes, worker, txids, parts, send, func(int) bool { return time.Now().After(deadline) }) {
+			return
 		}
 	}
 }

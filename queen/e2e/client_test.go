@@ -109,33 +109,56 @@ func (p *producer) run(ctx context.Context, t testing.TB, nodes func() []*node, 
 			items = append(items, pushItem{Queue: "orders", Partition: part, TransactionID: txid,
 				Payload: json.RawMessage(fmt.Sprintf(`{"w":%d,"i":%d,"j":%d,"total":42.00}`, worker, i, j))})
 		}
-		for attempt := 0; ; attempt++ {
-			ns := nodes()
-			n := ns[(worker+attempt)%len(ns)]
+		var txids, parts []string
+		for _, it := range items {
+			txids, parts = append(txids, it.TransactionID), append(parts, it.Partition)
+		}
+		send := func(n *node) ([]pushAnswer, error) {
 			pctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			ans, err := n.push(pctx, items...)
-			cancel()
+			defer cancel()
+			return n.push(pctx, items...)
+		}
+		if !p.deliver(ctx, t, nodes, worker, txids, parts, send, func(attempt int) bool { return attempt > 400 }) {
+			return
+		}
+	}
+}
+
+// deliver sends one push with send to the nodes in turn, worker's first,
+// until one answers, and records the answer: txids[k] acked on parts[k].
+// Between attempts it backs off 20 ms, as a client should; nodes may be
+// none for a while (all down). It fails the test and answers false once
+// giveUp(attempt) says so, and answers false quietly once ctx is done and
+// 50 attempts are past: the run is over and the push could not be placed,
+// so nothing of it is acked.
+func (p *producer) deliver(ctx context.Context, t testing.TB, nodes func() []*node, worker int, txids, parts []string,
+	send func(*node) ([]pushAnswer, error), giveUp func(attempt int) bool) bool {
+	var last error
+	for attempt := 0; ; attempt++ {
+		if ns := nodes(); len(ns) > 0 {
+			ans, err := send(ns[(worker+attempt)%len(ns)])
 			if err == nil {
 				p.mu.Lock()
 				for k, a := range ans {
 					if a.Status != "queued" && a.Status != "duplicate" {
-						t.Errorf("push answered status %q for %s", a.Status, items[k].TransactionID)
+						t.Errorf("push answered status %q for %s", a.Status, txids[k])
 					}
-					p.acked[items[k].TransactionID] = items[k].Partition
+					p.acked[txids[k]] = parts[k]
 				}
 				p.mu.Unlock()
-				break
+				return true
 			}
-			if attempt > 400 {
-				t.Errorf("push of %s never succeeded: %v", items[0].TransactionID, err)
-				return
-			}
-			select {
-			case <-time.After(20 * time.Millisecond): // back off before the retry, as a client should
-			case <-ctx.Done():
-				if attempt > 50 {
-					return // the run is over and this push could not be placed: not acked
-				}
+			last = err
+		}
+		if giveUp(attempt) {
+			t.Errorf("push of %s never succeeded: %v", txids[0], last)
+			return false
+		}
+		select {
+		case <-time.After(20 * time.Millisecond):
+		case <-ctx.Done():
+			if attempt > 50 {
+				return false
 			}
 		}
 	}
