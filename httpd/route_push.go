@@ -32,18 +32,9 @@ func (s *server) push() http.Handler {
 		if len(results) != len(items) {
 			return fmt.Errorf("httpd: broker answered %d push results for %d items", len(results), len(items))
 		}
-		if counts {
-			writeJSON(w, http.StatusCreated, s.countPush(results))
+		if c := s.countPush(results); counts {
+			writeJSON(w, http.StatusCreated, c)
 			return nil
-		}
-		for _, res := range results {
-			switch {
-			case res.Error != "":
-			case res.Duplicate:
-				s.m.count(msgDuplicate, 1)
-			default:
-				s.m.count(msgPushed, 1)
-			}
 		}
 		writeRaw(w, http.StatusCreated, appendPushAnswers(make([]byte, 0, pushAnswerBytes*len(items)), items, results))
 		return nil

@@ -135,7 +135,8 @@ type pushCounts struct {
 	Error     int `json:"error"`
 }
 
-// countPush counts a push's results, and its messages in the metrics.
+// countPush counts a push's results, and its messages in the metrics (of
+// every push: JSON or binary, counted answer or not).
 func (s *server) countPush(results []PushResult) pushCounts {
 	c := pushCounts{Count: len(results)}
 	for _, res := range results {
