@@ -198,12 +198,7 @@ func TestMaxSize(t *testing.T) {
 // several nodes stored far more than maxSize.)
 func TestMaxSizeAcrossNodes(t *testing.T) {
 	nodes := cluster(t, 3)
-	for _, n := range nodes {
-		n.start()
-	}
-	for _, n := range nodes {
-		n.waitReady()
-	}
+	startAll(nodes)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	const maxSize = 20

@@ -31,12 +31,7 @@ func TestKillAllDuringBinaryPush(t *testing.T) {
 		t.Skip("three processes killed and restarted; run without -short")
 	}
 	nodes := cluster(t, 3)
-	for _, n := range nodes {
-		n.start()
-	}
-	for _, n := range nodes {
-		n.waitReady()
-	}
+	startAll(nodes)
 	var mu sync.Mutex
 	up := true
 	alive := func() []*node {
@@ -62,12 +57,7 @@ func TestKillAllDuringBinaryPush(t *testing.T) {
 		n.signal(syscall.SIGKILL)
 	}
 	killed := ackedCount(p)
-	for _, n := range nodes {
-		n.start()
-	}
-	for _, n := range nodes {
-		n.waitReady()
-	}
+	startAll(nodes)
 	mu.Lock()
 	up = true
 	mu.Unlock()

@@ -72,12 +72,7 @@ func TestLeaderKill(t *testing.T) {
 		t.Skip("three processes and a failover; run without -short")
 	}
 	nodes := cluster(t, 3)
-	for _, n := range nodes {
-		n.start()
-	}
-	for _, n := range nodes {
-		n.waitReady()
-	}
+	startAll(nodes)
 	var mu sync.Mutex
 	live := append([]*node(nil), nodes...)
 	alive := func() []*node { mu.Lock(); defer mu.Unlock(); return append([]*node(nil), live...) }

@@ -471,12 +471,7 @@ func TestConsumeChecker(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	nodes := cluster(t, 3, fmt.Sprintf("QUEEN_RAFT_MAX_CLOCK_SKEW_MS=%d", ckSkew.Milliseconds()))
-	for _, n := range nodes {
-		n.start()
-	}
-	for _, n := range nodes {
-		n.waitReady()
-	}
+	startAll(nodes)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	// retryLimit high enough that a failed ack never files a message in the
 	// DLQ: every message ends completed.

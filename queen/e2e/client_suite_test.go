@@ -44,12 +44,7 @@ func TestClientSuite(t *testing.T) {
 	})
 	t.Run("3nodes", func(t *testing.T) {
 		nodes := cluster(t, 3)
-		for _, n := range nodes {
-			n.start()
-		}
-		for _, n := range nodes {
-			n.waitReady()
-		}
+		startAll(nodes)
 		runSuite(t, nodes)
 	})
 }

@@ -66,12 +66,7 @@ func TestConsumeThreeNodes(t *testing.T) {
 	}
 	const skew = 300 * time.Millisecond
 	nodes := cluster(t, 3, fmt.Sprintf("QUEEN_RAFT_MAX_CLOCK_SKEW_MS=%d", skew.Milliseconds()))
-	for _, n := range nodes {
-		n.start()
-	}
-	for _, n := range nodes {
-		n.waitReady()
-	}
+	startAll(nodes)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	leader, followers := leaderOf(t, nodes)

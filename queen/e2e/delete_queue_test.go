@@ -20,12 +20,7 @@ func TestDeleteQueue(t *testing.T) {
 		t.Skip("three processes; run without -short")
 	}
 	nodes := cluster(t, 3)
-	for _, n := range nodes {
-		n.start()
-	}
-	for _, n := range nodes {
-		n.waitReady()
-	}
+	startAll(nodes)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	for i := range 3 {

@@ -189,12 +189,7 @@ func TestEphemeralPerNodeMemory(t *testing.T) {
 		t.Skip("three processes; run without -short")
 	}
 	nodes := cluster(t, 3, "QUEEN_EPHEMERAL_MAX_BYTES=1048576")
-	for _, n := range nodes {
-		n.start()
-	}
-	for _, n := range nodes {
-		n.waitReady()
-	}
+	startAll(nodes)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	leader, followers := leaderOf(t, nodes)

@@ -157,6 +157,17 @@ func (n *node) health() (int, map[string]any) {
 	return resp.StatusCode, body
 }
 
+// startAll starts every node, then waits until each is ready: they start
+// together, so a cluster can elect its leader while the later ones boot.
+func startAll(nodes []*node) {
+	for _, n := range nodes {
+		n.start()
+	}
+	for _, n := range nodes {
+		n.waitReady()
+	}
+}
+
 // waitReady polls /health until it answers 200: the process offers no
 // other signal that its raft shard has a leader and has caught up.
 func (n *node) waitReady() {

@@ -293,12 +293,7 @@ func TestLocksSurviveLeaderKills(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	nodes := cluster(t, 3, fmt.Sprintf("QUEEN_RAFT_MAX_CLOCK_SKEW_MS=%d", lkSkew.Milliseconds()))
-	for _, n := range nodes {
-		n.start()
-	}
-	for _, n := range nodes {
-		n.waitReady()
-	}
+	startAll(nodes)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	for _, l := range lkLocks { // a record in each partition, so that each can be read
 		if _, err := nodes[0].push(ctx, pushItem{Queue: lkQueue, Partition: l, TransactionID: "seed-" + l, Payload: json.RawMessage(`{"seed":true}`)}); err != nil {

@@ -102,12 +102,7 @@ func TestSinkThreeNodes(t *testing.T) {
 	// A lease TTL of 5 s: short enough for the test, long enough that a
 	// busy machine does not let leases lapse on their own.
 	nodes := cluster(t, 3, sinkEnv(gw, "lake", "QUEEN_S3_QUEUES="+strings.Join(sinkQueues, ","), "QUEEN_S3_LEASE_TTL_MS=5000")...)
-	for _, n := range nodes {
-		n.start()
-	}
-	for _, n := range nodes {
-		n.waitReady()
-	}
+	startAll(nodes)
 	var mu sync.Mutex
 	live := append([]*node(nil), nodes...)
 	alive := func() []*node { mu.Lock(); defer mu.Unlock(); return append([]*node(nil), live...) }

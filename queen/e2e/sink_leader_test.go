@@ -214,12 +214,7 @@ func TestSinkLeaderLoss(t *testing.T) {
 		fmt.Sprintf("QUEEN_S3_LEASE_TTL_MS=%d", leaderTTL.Milliseconds()),
 		fmt.Sprintf("QUEEN_S3_MAX_WINDOW_MS=%d", leaderWindow.Milliseconds()),
 		fmt.Sprintf("QUEEN_S3_SAFE_GUARD_MS=%d", leaderGuard.Milliseconds()))...)
-	for _, n := range nodes {
-		n.start()
-	}
-	for _, n := range nodes {
-		n.waitReady()
-	}
+	startAll(nodes)
 	var mu sync.Mutex
 	live := append([]*node(nil), nodes...)
 	alive := func() []*node { mu.Lock(); defer mu.Unlock(); return append([]*node(nil), live...) }

@@ -275,12 +275,7 @@ func TestTimersSurviveLeaderKills(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	nodes := cluster(t, 3, fmt.Sprintf("QUEEN_RAFT_MAX_CLOCK_SKEW_MS=%d", tmSkew.Milliseconds()), "QUEEN_RAFT_TIMER_TICK_MS=50")
-	for _, n := range nodes {
-		n.start()
-	}
-	for _, n := range nodes {
-		n.waitReady()
-	}
+	startAll(nodes)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	// No dedup window on the timers' queues: a fire is a deduplicated push,
 	// so with one a timer the family fired twice would leave one record and

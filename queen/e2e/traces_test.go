@@ -75,12 +75,7 @@ func TestTracesThreeNodes(t *testing.T) {
 		t.Skip("three processes and a failover; run without -short")
 	}
 	nodes := cluster(t, 3)
-	for _, n := range nodes {
-		n.start()
-	}
-	for _, n := range nodes {
-		n.waitReady()
-	}
+	startAll(nodes)
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	leader, followers := leaderOf(t, nodes)

@@ -52,12 +52,7 @@ func TestTransactionsSurviveALeaderKill(t *testing.T) {
 		t.Skip("three processes and a failover; run without -short")
 	}
 	nodes := cluster(t, 3, "QUEEN_RAFT_MAX_CLOCK_SKEW_MS=100")
-	for _, n := range nodes {
-		n.start()
-	}
-	for _, n := range nodes {
-		n.waitReady()
-	}
+	startAll(nodes)
 	const messages = 300
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
