@@ -134,9 +134,8 @@ func TestEncryptedQueues(t *testing.T) {
 	n.waitReady()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if code, err := n.call(ctx, http.MethodPost, "/api/v1/configure", map[string]any{"queue": "secret",
-		"options": map[string]any{"encryptionEnabled": true}}, nil); err != nil || code != 200 {
-		t.Fatalf("configure: %d %v", code, err)
+	if err := n.configure(ctx, "secret", map[string]any{"encryptionEnabled": true}); err != nil {
+		t.Fatalf("configure: %v", err)
 	}
 	payload := `{"card":"4111 1111 1111 1111","total":42.00}`
 	if _, err := n.push(ctx, pushItem{Queue: "secret", Partition: "p", Payload: json.RawMessage(payload)}); err != nil {
@@ -178,9 +177,8 @@ func TestMaxSize(t *testing.T) {
 	n.waitReady()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if code, err := n.call(ctx, http.MethodPost, "/api/v1/configure", map[string]any{"queue": "small",
-		"options": map[string]any{"maxSize": 2}}, nil); err != nil || code != 200 {
-		t.Fatalf("configure: %d %v", code, err)
+	if err := n.configure(ctx, "small", map[string]any{"maxSize": 2}); err != nil {
+		t.Fatalf("configure: %v", err)
 	}
 	ans, err := n.push(ctx, pushItem{Queue: "small", Payload: json.RawMessage(`1`)}, pushItem{Queue: "small", Payload: json.RawMessage(`2`)},
 		pushItem{Queue: "small", Payload: json.RawMessage(`3`)}, pushItem{Queue: "other", Payload: json.RawMessage(`4`)})
@@ -202,9 +200,8 @@ func TestMaxSizeAcrossNodes(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	const maxSize = 20
-	if code, err := nodes[0].call(ctx, http.MethodPost, "/api/v1/configure", map[string]any{"queue": "small",
-		"options": map[string]any{"maxSize": maxSize}}, nil); err != nil || code != 200 {
-		t.Fatalf("configure: %d %v", code, err)
+	if err := nodes[0].configure(ctx, "small", map[string]any{"maxSize": maxSize}); err != nil {
+		t.Fatalf("configure: %v", err)
 	}
 	// Every node has applied the configure before the pushes start.
 	for _, n := range nodes {

@@ -475,9 +475,8 @@ func TestConsumeChecker(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	// retryLimit high enough that a failed ack never files a message in the
 	// DLQ: every message ends completed.
-	if code, err := nodes[0].call(ctx, http.MethodPost, "/api/v1/configure", map[string]any{"queue": ckQueue,
-		"options": map[string]any{"retryLimit": 1000, "retryDelay": 100, "leaseTime": ckLease}}, nil); err != nil || code != 200 {
-		t.Fatalf("configure: %d %v", code, err)
+	if err := nodes[0].configure(ctx, ckQueue, map[string]any{"retryLimit": 1000, "retryDelay": 100, "leaseTime": ckLease}); err != nil {
+		t.Fatalf("configure: %v", err)
 	}
 	cancel()
 

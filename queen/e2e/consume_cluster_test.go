@@ -270,9 +270,8 @@ func TestConsumeThreeNodes(t *testing.T) {
 
 	// Failed acks spend retries across nodes, then the message lands in the
 	// DLQ; a replay through another node brings it back once.
-	if code, err := nodes[0].call(ctx, http.MethodPost, "/api/v1/configure", map[string]any{"queue": "flaky",
-		"options": map[string]any{"retryLimit": 1, "retryDelay": 0}}, nil); err != nil || code != 200 {
-		t.Fatalf("configure: %d %v", code, err)
+	if err := nodes[0].configure(ctx, "flaky", map[string]any{"retryLimit": 1, "retryDelay": 0}); err != nil {
+		t.Fatalf("configure: %v", err)
 	}
 	if _, err := nodes[1].push(ctx, pushItem{Queue: "flaky", Partition: "f", TransactionID: "flaky-0", Payload: json.RawMessage(`{"n":1.50}`)}); err != nil {
 		t.Fatal(err)

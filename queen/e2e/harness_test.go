@@ -250,3 +250,21 @@ func leaderOf(t *testing.T, nodes []*node) (*node, []*node) {
 	})
 	return leader, followers
 }
+
+// configure sets a queue's options. A 503 (no leader yet, or a proposal an
+// election dropped: its outcome unknown) is asked again until ctx ends:
+// configure is idempotent, so a retry is what a client does.
+func (n *node) configure(ctx context.Context, queue string, options map[string]any) error {
+	body := map[string]any{"queue": queue, "options": options}
+	for {
+		code, err := n.call(ctx, http.MethodPost, "/api/v1/configure", body, nil)
+		if code != http.StatusServiceUnavailable || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

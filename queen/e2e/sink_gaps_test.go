@@ -174,9 +174,8 @@ func TestSinkReportsRecordsTrimmedWhileItWasDown(t *testing.T) {
 	n.env = sinkOff
 	n.start()
 	n.waitReady()
-	if code, err := n.call(ctx, http.MethodPost, "/api/v1/configure", map[string]any{"queue": "orders",
-		"options": map[string]any{"retentionEnabled": true, "retentionSeconds": 1}}, nil); err != nil || code != 200 {
-		t.Fatalf("configure: %d %v", code, err)
+	if err := n.configure(ctx, "orders", map[string]any{"retentionEnabled": true, "retentionSeconds": 1}); err != nil {
+		t.Fatalf("configure: %v", err)
 	}
 	pushOrders(ctx, t, n, 6, 9) // offsets 2..4 of each partition
 	deadline := time.Now().Add(30 * time.Second)
@@ -186,9 +185,8 @@ func TestSinkReportsRecordsTrimmedWhileItWasDown(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	if code, err := n.call(ctx, http.MethodPost, "/api/v1/configure", map[string]any{"queue": "orders",
-		"options": map[string]any{"retentionEnabled": false}}, nil); err != nil || code != 200 {
-		t.Fatalf("configure: %d %v", code, err)
+	if err := n.configure(ctx, "orders", map[string]any{"retentionEnabled": false}); err != nil {
+		t.Fatalf("configure: %v", err)
 	}
 	n.signal(syscall.SIGTERM)
 

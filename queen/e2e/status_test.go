@@ -22,9 +22,8 @@ func TestStatusRoutes(t *testing.T) {
 	n.waitReady()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if code, err := n.call(ctx, http.MethodPost, "/api/v1/configure", map[string]any{"queue": "jobs",
-		"options": map[string]any{"namespace": "ops", "task": "nightly"}}, nil); err != nil || code != 200 {
-		t.Fatalf("configure: %d %v", code, err)
+	if err := n.configure(ctx, "jobs", map[string]any{"namespace": "ops", "task": "nightly"}); err != nil {
+		t.Fatalf("configure: %v", err)
 	}
 	for i := range 4 {
 		if _, err := n.push(ctx, pushItem{Queue: "jobs", Partition: "p", TransactionID: fmt.Sprint("job-", i),

@@ -281,9 +281,8 @@ func TestTimersSurviveLeaderKills(t *testing.T) {
 	// so with one a timer the family fired twice would leave one record and
 	// the checker could not see it.
 	for _, q := range tmQueues {
-		body := map[string]any{"queue": q, "options": map[string]any{"dedupWindowSeconds": 0}}
-		if code, err := nodes[0].call(ctx, "POST", "/api/v1/configure", body, nil); err != nil || code != 200 {
-			t.Fatalf("configure %s: %d %v", q, code, err)
+		if err := nodes[0].configure(ctx, q, map[string]any{"dedupWindowSeconds": 0}); err != nil {
+			t.Fatalf("configure %s: %v", q, err)
 		}
 	}
 	for _, p := range tmParts { // a record in each partition, so that each can be read
