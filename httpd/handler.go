@@ -43,6 +43,11 @@ type Options struct {
 	// series; it should read Registry. nil: no history, only the
 	// metrics read at each request.
 	Sampler *Sampler
+	// ControlPlane serves /api/cp/* when CPToken is set too
+	// (QUEEN_PROXY_CP_TOKEN); otherwise those paths are 404
+	// no_such_route.
+	ControlPlane ControlPlane
+	CPToken      string
 }
 
 // server is the state the routes share.
@@ -140,6 +145,9 @@ func New(b Broker, o Options) http.Handler {
 	r.Method(http.MethodGet, "/metrics/prometheus", metricsHandler(o.Registry))
 	r.Method(http.MethodGet, "/metrics", metricsJSON(s.gather))
 
+	if o.ControlPlane != nil && o.CPToken != "" {
+		r.Route("/api/cp", func(r chi.Router) { s.cpRoutes(r, o.ControlPlane, o.CPToken) })
+	}
 	r.Route("/api/v1", func(r chi.Router) {
 		r.Use(tenancy(o.TenancyHeader))
 		r.Method(http.MethodPost, "/push", s.push())

@@ -29,6 +29,10 @@ type Config struct {
 	// (QUEEN_ENCRYPTION_KEY: 32 bytes in hex or base64; nil when unset).
 	// Every node must have the same.
 	EncryptionKey []byte
+	// CPToken enables the control plane under /api/cp/ (QUEEN_PROXY_CP_TOKEN,
+	// at least 16 characters; "" when unset: those routes are 404). Every
+	// control-plane request carries it in x-queen-cp-token.
+	CPToken string
 	// ShutdownGrace is how long SIGTERM waits for requests in flight
 	// (QUEEN_SHUTDOWN_GRACE_MS).
 	ShutdownGrace time.Duration
@@ -114,6 +118,13 @@ func Load(getenv func(string) string) (*Config, error) {
 			l.fail("QUEEN_ENCRYPTION_KEY (%d characters) is not a key: %v", len(raw), err)
 		}
 		c.EncryptionKey = key
+	}
+	if raw := l.raw("QUEEN_PROXY_CP_TOKEN"); raw != "" {
+		if len(raw) < 16 {
+			// A secret too: the line names its length, never its text.
+			l.fail("QUEEN_PROXY_CP_TOKEN (%d characters) is too short: it is the control plane's token, at least 16 characters", len(raw))
+		}
+		c.CPToken = raw
 	}
 	c.ShutdownGrace = ms(l.int("QUEEN_SHUTDOWN_GRACE_MS", 30_000, 0, 3_600_000, "how long SIGTERM waits for requests in flight, in milliseconds"))
 	c.EphemeralMaxBytes = l.int("QUEEN_EPHEMERAL_MAX_BYTES", 256<<20, 1<<20, 1<<40,

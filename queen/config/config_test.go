@@ -74,6 +74,7 @@ func TestRefusals(t *testing.T) {
 		{map[string]string{"QUEEN_RAFT_SNAPSHOT_ENTRIES": "1"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_SNAPSHOT_ENTRIES=1 is outside 100..=100000000. It is how many entries apply between snapshots"},
 		{map[string]string{"QUEEN_RAFT_MAX_CLOCK_SKEW_MS": "60001"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_MAX_CLOCK_SKEW_MS=60001 is outside 0..=60000. It is the clock skew between nodes that leases allow for, in milliseconds"},
 		{map[string]string{"QUEEN_ENCRYPTION_KEY": "s3cr3t"}, "ERROR boot: FATAL: broker: QUEEN_ENCRYPTION_KEY (6 characters) is not a key: it must be 32 bytes, as 64 hex digits or in base64"},
+		{map[string]string{"QUEEN_PROXY_CP_TOKEN": "short-token"}, "ERROR boot: FATAL: broker: QUEEN_PROXY_CP_TOKEN (11 characters) is too short: it is the control plane's token, at least 16 characters"},
 		{map[string]string{"QUEEN_RAFT_TICK_MS": "1"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_TICK_MS=1 is outside 10..=60000. It is how often an idle leader moves safeTime, in milliseconds"},
 		{map[string]string{"QUEEN_LOG_LEVEL": "loud"}, "ERROR boot: FATAL: broker: QUEEN_LOG_LEVEL=loud is not a log level. It is one of debug, info, warn, error: how much the broker logs"},
 		{map[string]string{"DEFAULT_SUBSCRIPTION_MODE": "latest"}, "ERROR boot: FATAL: broker: DEFAULT_SUBSCRIPTION_MODE=latest is not a subscription mode. It is one of new, all, new-only, from_beginning: where a consumer group that has never popped starts: after the last record (new) or at the first (all)"},

@@ -27,6 +27,7 @@ import (
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/queen/config"
 	"github.com/queen-mq/queen-go/queen/internal/broker"
+	"github.com/queen-mq/queen-go/queen/internal/controlplane"
 	"github.com/queen-mq/queen-go/queen/internal/ephemeral"
 	"github.com/queen-mq/queen-go/queen/internal/retention"
 	"github.com/queen-mq/queen-go/queen/internal/seal"
@@ -158,9 +159,18 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 		b.StatusExtra = func(ctx context.Context) map[string]any { return map[string]any{"s3": sink.status(ctx)} }
 	}
 	samples := httpd.NewSampler(reg, sampleEvery, sampleKeep)
-	api := httpd.New(b, httpd.Options{MaxBodyBytes: cfg.MaxBodyBytes,
+	ho := httpd.Options{MaxBodyBytes: cfg.MaxBodyBytes,
 		TenancyHeader: cfg.TenancyHeader, Logger: log.With("component", "http"), Registry: reg, Version: version,
-		TimerHorizon: cfg.TimerHorizon, DefaultSubscriptionMode: cfg.DefaultSubscriptionMode, Sampler: samples})
+		TimerHorizon: cfg.TimerHorizon, DefaultSubscriptionMode: cfg.DefaultSubscriptionMode, Sampler: samples}
+	if cfg.CPToken != "" {
+		// The control plane (API.md §10): its rows in the replicated KV,
+		// under the system tenant.
+		ho.ControlPlane = controlplane.New(controlplane.Options{KV: kv, Sealer: sealer, TenancyHeader: cfg.TenancyHeader,
+			S3Embedded: sinkCfg.Embedded, Queues: b})
+		ho.CPToken = cfg.CPToken
+		log.Info("control plane on", "routes", "/api/cp/")
+	}
+	api := httpd.New(b, ho)
 	samples.Sample(time.Now()) // the history starts before the first request
 	go samples.Run(ctx)
 	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.BindAddr, strconv.Itoa(cfg.Port)))

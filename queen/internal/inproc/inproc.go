@@ -21,7 +21,9 @@ import (
 	"github.com/queen-mq/queen-go/httpd"
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/queen/internal/broker"
+	"github.com/queen-mq/queen-go/queen/internal/controlplane"
 	"github.com/queen-mq/queen-go/queen/internal/retention"
+	"github.com/queen-mq/queen-go/queen/internal/seal"
 	"github.com/queen-mq/queen-go/queen/internal/timers"
 	"github.com/queen-mq/queen-go/raftlog"
 )
@@ -35,6 +37,8 @@ type Node struct {
 	KV        *kvstore.Store
 	Broker    *broker.Broker
 	Retention *retention.Job
+	// CP is the control plane (nil without Options.CPToken).
+	CP *controlplane.Plane
 	// Handler is the HTTP API, as cmd/queen serves it.
 	Handler http.Handler
 	tmp     string
@@ -50,6 +54,14 @@ type Options struct {
 	TenancyHeader bool
 	// Logger gets the node's logs; nil discards them.
 	Logger *slog.Logger
+	// CPToken is QUEEN_PROXY_CP_TOKEN: set, the node serves the control
+	// plane (Node.CP) under /api/cp/.
+	CPToken string
+	// S3Embedded is QUEEN_S3_EMBEDDED, as the control plane sees it (no
+	// sink runs in an inproc node).
+	S3Embedded bool
+	// Sealer is the QUEEN_ENCRYPTION_KEY's (nil: none).
+	Sealer *seal.Sealer
 }
 
 // Start starts a node and waits until it leads its shard.
@@ -95,7 +107,13 @@ func Start(o Options) (*Node, error) {
 	}
 	n.Retention = &retention.Job{Shard: shard, KV: n.KV, NodeID: 1, Interval: time.Hour, Log: o.Logger}
 	n.Broker = broker.New(host, shard, broker.Options{Version: "inproc", ReadyLag: 2 * time.Second, Skew: 500 * time.Millisecond})
-	n.Handler = httpd.New(n.Broker, httpd.Options{TenancyHeader: o.TenancyHeader, Logger: o.Logger})
+	ho := httpd.Options{TenancyHeader: o.TenancyHeader, Logger: o.Logger}
+	if o.CPToken != "" {
+		n.CP = controlplane.New(controlplane.Options{KV: n.KV, Sealer: o.Sealer, TenancyHeader: o.TenancyHeader,
+			S3Embedded: o.S3Embedded, Queues: n.Broker})
+		ho.ControlPlane, ho.CPToken = n.CP, o.CPToken
+	}
+	n.Handler = httpd.New(n.Broker, ho)
 	fctx, stop := context.WithCancel(context.Background())
 	n.stop = stop
 	go (&timers.Firer{Shard: shard, Node: 1, Tick: 10 * time.Millisecond, Log: o.Logger}).Run(fctx)

@@ -1,0 +1,173 @@
+package controlplane
+
+import (
+	"context"
+
+	"github.com/queen-mq/queen-go/httpd"
+)
+
+// purgeCluster removes what a cluster holds: its sink row, its keys and,
+// unless its broker tenant is the default tenant (the broker's own, on a
+// broker without tenancy), every queue of its broker tenant. Nothing is
+// deleted from a bucket. The broker tenant's KV rows, locks and timers
+// stay (see doc.go).
+func (p *Plane) purgeCluster(ctx context.Context, c cluster, out *httpd.CPPurge) error {
+	if removed, err := p.deleteRow(ctx, sinkPrefix+c.slug); err != nil {
+		return err
+	} else if removed {
+		out.Sinks++
+	}
+	rows, err := p.kv.list(ctx, keyPrefix)
+	if err != nil {
+		return err
+	}
+	ks, err := decodeRows[keyRow](rows)
+	if err != nil {
+		return err
+	}
+	for i, k := range ks {
+		if k.Cluster != c.slug {
+			continue
+		}
+		if removed, err := p.deleteRow(ctx, rows[i].Key); err != nil {
+			return err
+		} else if removed {
+			out.Keys++
+		}
+	}
+	p.keys.flush()
+	if p.o.Queues == nil || c.row.BrokerTenant == httpd.DefaultTenant {
+		return nil
+	}
+	qs, err := p.o.Queues.Queues(ctx, c.row.BrokerTenant)
+	if err != nil {
+		return err
+	}
+	for _, q := range qs {
+		if _, found, err := p.o.Queues.DeleteQueue(ctx, c.row.BrokerTenant, q.Name); err != nil {
+			return err
+		} else if found {
+			out.Queues++
+		}
+	}
+	return nil
+}
+
+// markDeleting sets a cluster's status to deleting, so that no key, sink
+// or write reaches it while it is taken apart.
+func (p *Plane) markDeleting(ctx context.Context, slug string) (cluster, bool, error) {
+	for range casTries {
+		c, _, err := p.lookup(ctx, slug)
+		if isCode(err, httpd.CodeCPClusterUnknown) {
+			return c, false, nil
+		}
+		if err != nil {
+			return c, false, err
+		}
+		if c.row.Status == httpd.CPStatusDeleting {
+			return c, true, nil
+		}
+		c.row.Status, c.row.UpdatedAtUs = httpd.CPStatusDeleting, p.later(c.row.UpdatedAtUs)
+		applied, err := p.kv.write(ctx, putOp(clusterPrefix+slug, c.row, c.version))
+		if err != nil {
+			return c, false, err
+		}
+		if applied {
+			p.keys.flush()
+			return c, true, nil
+		}
+	}
+	return cluster{}, false, errBusy
+}
+
+// DeleteCluster takes a cluster apart: status deleting, purged, then its
+// rows removed. Removed is false when there was no such cluster.
+func (p *Plane) DeleteCluster(ctx context.Context, slug string) (httpd.CPPurge, error) {
+	out := httpd.CPPurge{Cluster: slug, Clusters: []string{}}
+	return out, p.deleteCluster(ctx, slug, &out)
+}
+
+func (p *Plane) deleteCluster(ctx context.Context, slug string, out *httpd.CPPurge) error {
+	c, found, err := p.markDeleting(ctx, slug)
+	if err != nil || !found {
+		return err
+	}
+	if err := p.purgeCluster(ctx, c, out); err != nil {
+		return err
+	}
+	if _, err := p.deleteRow(ctx, brokerPrefix+c.row.BrokerTenant); err != nil {
+		return err
+	}
+	if _, err := p.deleteRow(ctx, clusterPrefix+slug); err != nil {
+		return err
+	}
+	out.Clusters = append(out.Clusters, slug)
+	out.Removed = true
+	return nil
+}
+
+// tenantClusters lists a tenant's clusters: 404 tenant_unknown when there
+// is no such tenant.
+func (p *Plane) tenantClusters(ctx context.Context, slug string) ([]cluster, error) {
+	var t tenantRow
+	if _, ok, err := p.kv.get(ctx, tenantPrefix+slug, &t); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, tenantUnknown(slug)
+	}
+	cs, err := p.clusters(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var mine []cluster
+	for _, c := range cs {
+		if c.row.Tenant == slug {
+			mine = append(mine, c)
+		}
+	}
+	return mine, nil
+}
+
+// PurgeTenant empties every cluster of a tenant (purgeCluster) and keeps
+// the tenant and its clusters.
+func (p *Plane) PurgeTenant(ctx context.Context, slug string) (httpd.CPPurge, error) {
+	out := httpd.CPPurge{Tenant: slug, Clusters: []string{}}
+	cs, err := p.tenantClusters(ctx, slug)
+	if err != nil {
+		return out, err
+	}
+	for _, c := range cs {
+		if err := p.purgeCluster(ctx, c, &out); err != nil {
+			return out, err
+		}
+		out.Clusters = append(out.Clusters, c.slug)
+	}
+	out.Removed = true
+	return out, nil
+}
+
+// DeleteTenant takes a tenant apart: status deleting, each cluster
+// deleted, then the tenant's row. Removed is false when there was no
+// such tenant; a delete cut short is finished by the next one.
+func (p *Plane) DeleteTenant(ctx context.Context, slug string) (httpd.CPPurge, error) {
+	out := httpd.CPPurge{Tenant: slug, Clusters: []string{}}
+	if _, err := p.SetTenantStatus(ctx, slug, httpd.CPStatusDeleting); isCode(err, httpd.CodeCPTenantUnknown) {
+		return out, nil
+	} else if err != nil {
+		return out, err
+	}
+	cs, err := p.tenantClusters(ctx, slug)
+	if err != nil {
+		return out, err
+	}
+	for _, c := range cs {
+		if err := p.deleteCluster(ctx, c.slug, &out); err != nil {
+			return out, err
+		}
+	}
+	if _, err := p.deleteRow(ctx, tenantPrefix+slug); err != nil {
+		return out, err
+	}
+	out.Removed = true
+	return out, nil
+}
