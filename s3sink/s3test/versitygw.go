@@ -26,9 +26,17 @@ const startDeadline = 20 * time.Second
 // fails: CI installs it with `make tools`, and a skip would hide that.
 func Versitygw(t testing.TB) *Server {
 	t.Helper()
+	return VersitygwAs(t, "queen-test-access", "queen-test-secret-key")
+}
+
+// VersitygwAs is Versitygw whose one account has the given access key id
+// and secret: two servers, two sets of credentials, as two tenants'
+// buckets have.
+func VersitygwAs(t testing.TB, access, secret string) *Server {
+	t.Helper()
 	bin := findVersitygw(t)
 	dir := t.TempDir()
-	s := &Server{Access: "queen-test-access", Secret: "queen-test-secret-key", Region: Region, Dir: dir}
+	s := &Server{Access: access, Secret: secret, Region: Region, Dir: dir}
 	// A free port can be taken between our probe and versitygw's bind;
 	// a second port then does it.
 	var last string
