@@ -31,8 +31,12 @@
 //   - internal/retention: the leader's retention pass (retentionSeconds
 //     with the S3 sink's hold, completedRetentionSeconds).
 //   - internal/sinkadapter: the S3 sink's view of the log and the KV.
+//   - internal/sinks: the node's S3 sinks, the default tenant's from the
+//     environment and one per control-plane tenant, supervised: started,
+//     rebuilt when their row changes, restarted with backoff, drained
+//     within QUEEN_S3_SHUTDOWN_GRACE_MS; the s3 block of GET /status.
 //   - cmd/queen: wiring (raft host, shard 1 with the KV, consume, locks
-//     and timers appliers, the leader's timer firer, the embedded S3 sink,
+//     and timers appliers, the leader's timer firer, the S3 sinks' supervisor,
 //     the ephemeral store and its sweep, the HTTP server, the Prometheus
 //     registry), logging (tint on a terminal, JSON otherwise), and signals.
 //

@@ -185,3 +185,27 @@ func TestSinkTryIt(t *testing.T) {
 		}
 	}
 }
+
+// TestSinkControlPlaneOnly: QUEEN_S3_EMBEDDED=true with QUEEN_S3_QUEUES
+// unset runs the supervisor with no default-tenant sink, ready for the
+// control plane's: the s3 block is there, running, with no sink in it.
+func TestSinkControlPlaneOnly(t *testing.T) {
+	n := cluster(t, 1, "QUEEN_S3_EMBEDDED=true", "QUEEN_S3_MEMORY_MB=64")[0]
+	n.start()
+	n.waitReady()
+	type block struct {
+		Mode  string `json:"mode"`
+		Phase string `json:"phase"`
+		Sinks []any  `json:"sinks"`
+	}
+	var st struct {
+		S3 *block `json:"s3"`
+	}
+	waitFor(t, "the s3 block running", 10*time.Second, func() bool {
+		_, err := n.call(context.Background(), http.MethodGet, "/status", nil, &st)
+		return err == nil && st.S3 != nil && st.S3.Phase == "running"
+	})
+	if st.S3.Mode != "in-process" || st.S3.Sinks == nil || len(st.S3.Sinks) != 0 {
+		t.Fatalf("s3 block %+v", st.S3)
+	}
+}

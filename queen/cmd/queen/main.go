@@ -31,6 +31,7 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/ephemeral"
 	"github.com/queen-mq/queen-go/queen/internal/retention"
 	"github.com/queen-mq/queen-go/queen/internal/seal"
+	"github.com/queen-mq/queen-go/queen/internal/sinks"
 	"github.com/queen-mq/queen-go/queen/internal/timers"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/s3sink"
@@ -141,7 +142,13 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 			return err
 		}
 	}
-	sink, err := startSink(ctx, sinkCfg, shard, kv, sealer, reg, log, len(members))
+	// The S3 sinks: the default tenant's from QUEEN_S3_*, and none from a
+	// control plane yet (Source nil). nil when QUEEN_S3_EMBEDDED is off.
+	s3sinks, err := sinks.Start(ctx, sinks.Options{Env: sinkCfg, Sealer: sealer, Shard: shard, KV: kv, Registry: reg,
+		Logger: log, ClusterNodes: len(members), Crash: func(s3sink.CrashPoint) {
+			// QUEEN_S3_CRASH_AT: die as a crash does, nothing flushed.
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		}})
 	if err != nil {
 		return err
 	}
@@ -155,8 +162,8 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	go eph.Run(ctx, time.Second)
 	b := broker.New(host, shard, broker.Options{Version: version, ReadyLag: cfg.ReadyLag, Skew: cfg.MaxClockSkew, Sealer: sealer,
 		Ephemeral: eph, TraceRetention: cfg.TraceRetention})
-	if sink != nil {
-		b.StatusExtra = func(ctx context.Context) map[string]any { return map[string]any{"s3": sink.status(ctx)} }
+	if s3sinks != nil {
+		b.StatusExtra = func(ctx context.Context) map[string]any { return map[string]any{"s3": s3sinks.Status(ctx)} }
 	}
 	samples := httpd.NewSampler(reg, sampleEvery, sampleKeep)
 	ho := httpd.Options{MaxBodyBytes: cfg.MaxBodyBytes,
@@ -196,7 +203,7 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	// Stop taking requests and finish the ones in flight; beside it, the
 	// sink drains (it needs raft up: its KV writes). Then close raft.
 	sinkDone := make(chan struct{})
-	go func() { defer close(sinkDone); sink.drain() }()
+	go func() { defer close(sinkDone); s3sinks.Drain() }()
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
