@@ -142,16 +142,6 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 			return err
 		}
 	}
-	// The S3 sinks: the default tenant's from QUEEN_S3_*, and none from a
-	// control plane yet (Source nil). nil when QUEEN_S3_EMBEDDED is off.
-	s3sinks, err := sinks.Start(ctx, sinks.Options{Env: sinkCfg, Sealer: sealer, Shard: shard, KV: kv, Registry: reg,
-		Logger: log, ClusterNodes: len(members), Crash: func(s3sink.CrashPoint) {
-			// QUEEN_S3_CRASH_AT: die as a crash does, nothing flushed.
-			syscall.Kill(os.Getpid(), syscall.SIGKILL)
-		}})
-	if err != nil {
-		return err
-	}
 	// Ephemeral queues live in this process's memory only: no raft, lost
 	// when it stops (guarantees.md).
 	eph, err := ephemeral.New(ephemeral.Options{MaxBytes: cfg.EphemeralMaxBytes, Logger: log.With("component", "ephemeral"),
@@ -162,20 +152,31 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	go eph.Run(ctx, time.Second)
 	b := broker.New(host, shard, broker.Options{Version: version, ReadyLag: cfg.ReadyLag, Skew: cfg.MaxClockSkew, Sealer: sealer,
 		Ephemeral: eph, TraceRetention: cfg.TraceRetention})
-	if s3sinks != nil {
-		b.StatusExtra = func(ctx context.Context) map[string]any { return map[string]any{"s3": s3sinks.Status(ctx)} }
-	}
 	samples := httpd.NewSampler(reg, sampleEvery, sampleKeep)
 	ho := httpd.Options{MaxBodyBytes: cfg.MaxBodyBytes,
 		TenancyHeader: cfg.TenancyHeader, Logger: log.With("component", "http"), Registry: reg, Version: version,
 		TimerHorizon: cfg.TimerHorizon, DefaultSubscriptionMode: cfg.DefaultSubscriptionMode, Sampler: samples}
+	// The control plane (API.md §10), its rows in the replicated KV under
+	// the system tenant, and the source of the control-plane tenants' sinks.
+	var cpSinks sinks.Source
 	if cfg.CPToken != "" {
-		// The control plane (API.md §10): its rows in the replicated KV,
-		// under the system tenant.
-		ho.ControlPlane = controlplane.New(controlplane.Options{KV: kv, Sealer: sealer, TenancyHeader: cfg.TenancyHeader,
+		plane := controlplane.New(controlplane.Options{KV: kv, Sealer: sealer, TenancyHeader: cfg.TenancyHeader,
 			S3Embedded: sinkCfg.Embedded, Queues: b})
-		ho.CPToken = cfg.CPToken
+		ho.ControlPlane, ho.CPToken, cpSinks = plane, cfg.CPToken, plane
 		log.Info("control plane on", "routes", "/api/cp/")
+	}
+	// The S3 sinks: the default tenant's from QUEEN_S3_*, and one per
+	// control-plane sink row. nil when QUEEN_S3_EMBEDDED is off.
+	s3sinks, err := sinks.Start(ctx, sinks.Options{Env: sinkCfg, Source: cpSinks, Sealer: sealer, Shard: shard, KV: kv, Registry: reg,
+		Logger: log, ClusterNodes: len(members), Crash: func(s3sink.CrashPoint) {
+			// QUEEN_S3_CRASH_AT: die as a crash does, nothing flushed.
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		}})
+	if err != nil {
+		return err
+	}
+	if s3sinks != nil {
+		b.StatusExtra = func(ctx context.Context) map[string]any { return map[string]any{"s3": s3sinks.Status(ctx)} }
 	}
 	api := httpd.New(b, ho)
 	samples.Sample(time.Now()) // the history starts before the first request

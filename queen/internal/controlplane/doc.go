@@ -17,7 +17,7 @@
 //     own rules, s3sink.ParseDocument, before anything is stored), the
 //     enabled switch, the secret key sealed with QUEEN_ENCRYPTION_KEY
 //     (seal.Sealer: AES-256-GCM, a fresh nonce each time) and updatedAt.
-//     SinkRows lists them for the nodes that run them.
+//     Units lists them for the nodes that run them (sinks.Source).
 //   - Purges: a cluster's sink row, keys and its broker tenant's queues.
 //
 // # Invariants

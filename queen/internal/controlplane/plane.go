@@ -10,6 +10,7 @@ import (
 	"github.com/queen-mq/queen-go/httpd"
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/queen/internal/seal"
+	"github.com/queen-mq/queen-go/queen/internal/sinks"
 )
 
 // Queues is what a purge needs of the broker: a tenant's queues, and
@@ -47,7 +48,10 @@ type Plane struct {
 	keys *keyCache
 }
 
-var _ httpd.ControlPlane = (*Plane)(nil)
+var (
+	_ httpd.ControlPlane = (*Plane)(nil)
+	_ sinks.Source       = (*Plane)(nil)
+)
 
 // New returns the control plane over o.KV.
 func New(o Options) *Plane {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/queen-mq/queen-go/httpd"
+	"github.com/queen-mq/queen-go/queen/internal/sinks"
 	"github.com/queen-mq/queen-go/s3sink"
 )
 
@@ -206,19 +207,9 @@ func (p *Plane) deleteRow(ctx context.Context, key string) (bool, error) {
 	return a.Results[0].Applied, nil
 }
 
-// SinkRow is one control-plane sink as the nodes run it.
-type SinkRow struct {
-	Cluster      string
-	Tenant       string // the broker tenant
-	Enabled      bool
-	Runnable     bool // the cluster's effective status is active or push_blocked
-	Config       json.RawMessage
-	SecretSealed []byte
-	UpdatedAtUs  int64
-}
-
-// SinkRows lists every stored sink, by cluster.
-func (p *Plane) SinkRows(ctx context.Context) ([]SinkRow, error) {
+// Units lists every stored sink, by cluster, as the nodes run them
+// (sinks.Source).
+func (p *Plane) Units(ctx context.Context) ([]sinks.Unit, error) {
 	rows, err := p.kv.list(ctx, sinkPrefix)
 	if err != nil {
 		return nil, err
@@ -243,11 +234,11 @@ func (p *Plane) SinkRows(ctx context.Context) ([]SinkRow, error) {
 		}
 		status[c.slug] = worse(c.row.Status, st)
 	}
-	out := make([]SinkRow, len(ss))
+	out := make([]sinks.Unit, len(ss))
 	for i, s := range ss {
 		slug := strings.TrimPrefix(rows[i].Key, sinkPrefix)
 		st, ok := status[slug]
-		out[i] = SinkRow{Cluster: slug, Tenant: s.BrokerTenant, Enabled: s.Enabled, Runnable: ok && runnable(st), Config: s.Config,
+		out[i] = sinks.Unit{Cluster: slug, Tenant: s.BrokerTenant, Enabled: s.Enabled, Runnable: ok && runnable(st), Config: s.Config,
 			SecretSealed: s.SecretSealed, UpdatedAtUs: s.UpdatedAtUs}
 	}
 	return out, nil

@@ -241,7 +241,7 @@ func TestCPSinks(t *testing.T) {
 	if got.UpdatedAt != s.UpdatedAt || !bytes.Equal(got.Config, s.Config) {
 		t.Fatalf("GET %+v, PUT answered %+v", got, s)
 	}
-	rows, err := n.CP.SinkRows(ctx(t))
+	rows, err := n.CP.Units(ctx(t))
 	if err != nil || len(rows) != 1 || !rows[0].Runnable || rows[0].Tenant != c.BrokerTenant || !seal.Sealed(rows[0].SecretSealed) {
 		t.Fatalf("sink rows %+v %v", rows, err)
 	}
@@ -252,13 +252,13 @@ func TestCPSinks(t *testing.T) {
 	if s2.Enabled || !s2.SecretKeySet || s2.UpdatedAt <= s.UpdatedAt {
 		t.Fatalf("second PUT %+v after %+v", s2, s)
 	}
-	rows, _ = n.CP.SinkRows(ctx(t))
+	rows, _ = n.CP.Units(ctx(t))
 	if !bytes.Equal(rows[0].SecretSealed, first) || rows[0].Enabled {
 		t.Fatalf("a PUT without secretKey changed the sealed secret or kept enabled: %+v", rows[0])
 	}
 	// A rotated secret is sealed under a fresh nonce.
 	keep(cp(t, h, "PUT", "/api/cp/clusters/sinks-c/s3", s3Body))
-	rows, _ = n.CP.SinkRows(ctx(t))
+	rows, _ = n.CP.Units(ctx(t))
 	if bytes.Equal(rows[0].SecretSealed, first) {
 		t.Fatal("the same secret sealed twice gave the same bytes")
 	}
@@ -269,11 +269,11 @@ func TestCPSinks(t *testing.T) {
 	}
 	// Suspended: the row stays, the sink does not run.
 	want(t, cp(t, h, "PUT", "/api/cp/clusters/sinks-c/status", `{"status":"suspended"}`), 200, "")
-	if rows, _ = n.CP.SinkRows(ctx(t)); rows[0].Runnable {
+	if rows, _ = n.CP.Units(ctx(t)); rows[0].Runnable {
 		t.Fatal("a suspended cluster's sink is runnable")
 	}
 	want(t, cp(t, h, "PUT", "/api/cp/clusters/sinks-c/status", `{"status":"push_blocked"}`), 200, "")
-	if rows, _ = n.CP.SinkRows(ctx(t)); !rows[0].Runnable {
+	if rows, _ = n.CP.Units(ctx(t)); !rows[0].Runnable {
 		t.Fatal("a push_blocked cluster's sink does not run")
 	}
 	d := decode[struct{ Removed bool }](t, keep(cp(t, h, "DELETE", "/api/cp/clusters/sinks-c/s3", "")))
