@@ -69,6 +69,11 @@
 //   - Broker methods get the request's context and the tenant; tenants
 //     come only from the x-queen-tenant header when Options.TenancyHeader
 //     is on, never from a body.
+//   - SystemTenant, the nil UUID 00000000-0000-0000-0000-000000000000,
+//     is reserved for the control plane (its rows in the replicated KV):
+//     no /api request is ever served under it. The header naming it is
+//     400 bad_request naming the header, as a header that is not a UUID
+//     is; without tenancy every request is DefaultTenant's.
 //   - One log line per 5xx error answer (with the error) and none for
 //     other answers, nor for a settling /health's 503; logs go to
 //     Options.Logger only.

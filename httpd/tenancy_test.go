@@ -23,6 +23,8 @@ func TestTenancy(t *testing.T) {
 		{"on, not a UUID", true, "tenant-1", 400, ""},
 		{"on, UUID without hyphens", true, "6ba7b8109dad11d180b400c04fd430c8", 400, ""},
 		{"on, URN", true, "urn:uuid:" + id, 400, ""},
+		{"on, the system tenant", true, SystemTenant, 400, ""},
+		{"off, the system tenant ignored", false, SystemTenant, 201, DefaultTenant},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
