@@ -68,7 +68,9 @@
 //   - No path or method outside the routes is served: 404 no_such_route.
 //   - Broker methods get the request's context and the tenant; tenants
 //     come only from the x-queen-tenant header when Options.TenancyHeader
-//     is on, never from a body.
+//     is on, never from a body. A request that carries the header more
+//     than once is 400 bad_request: were a proxy to add its header beside
+//     a client's, the client's could otherwise be the one read.
 //   - SystemTenant, the nil UUID 00000000-0000-0000-0000-000000000000,
 //     is reserved for the control plane (its rows in the replicated KV):
 //     no /api request is ever served under it. The header naming it is
