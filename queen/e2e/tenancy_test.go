@@ -142,6 +142,13 @@ func (c tenant) write(ctx context.Context) tenantData {
 		c.t.Fatalf("tenant %s: lock %+v (another tenant's lock is not this one's)", c.id[:4], lock)
 	}
 	d.token = lock.Results[0].Token.String()
+	for i := range 2 { // both permits of a semaphore of two: another tenant's are not this one's
+		c.want(ctx, 200, "POST", "/api/v1/locks", map[string]any{"operations": []any{map[string]any{"op": "acquire", "name": "pool",
+			"ttlSeconds": 600, "limit": 2, "owner": fmt.Sprint("owner-", c.id[:4], "-", i)}}}, &lock)
+		if !lock.Results[0].Acquired {
+			c.t.Fatalf("tenant %s: permit %d of the semaphore: %+v", c.id[:4], i, lock)
+		}
+	}
 	var timer struct {
 		Results []struct{ Status string }
 	}
@@ -209,7 +216,7 @@ func (d tenantData) reads() []probe {
 		{"GET", "/api/v1/kv/cfg/k1", nil},
 		{"GET", "/api/v1/resources/kv/namespaces", nil},
 		{"POST", "/api/v1/resources/kv/list", map[string]any{"namespace": "cfg"}},
-		{"POST", "/api/v1/locks", map[string]any{"operations": []any{map[string]any{"op": "get", "name": "door"}}}},
+		{"POST", "/api/v1/locks", map[string]any{"operations": []any{map[string]any{"op": "get", "name": "door"}, map[string]any{"op": "get", "name": "pool"}}}},
 		{"GET", "/api/v1/timers/orders/tk", nil},
 		{"GET", "/api/v1/timers/orders", nil},
 		{"GET", "/api/v1/ephemeral/queues", nil},
@@ -242,14 +249,14 @@ func (c tenant) unchanged(ctx context.Context, reads []probe, before map[string]
 
 // names are the names a tenant writes under; every tenant of the test uses
 // the same ones.
-type names struct{ queue, partition, group, ns, key, lock, timer, trace, eph, namespace, task string }
+type names struct{ queue, partition, group, ns, key, lock, sem, timer, trace, eph, namespace, task string }
 
 var (
-	written = names{"orders", "p1", "workers", "cfg", "k1", "door", "tk", "checkout", "eph", "shop", "bill"}
+	written = names{"orders", "p1", "workers", "cfg", "k1", "door", "pool", "tk", "checkout", "eph", "shop", "bill"}
 	// nobody are names no tenant creates: each is written's behind
 	// nobodyPrefix, which no answer holds otherwise.
-	nobody = names{"nobody-orders", "nobody-p1", "nobody-workers", "nobody-cfg", "nobody-k1", "nobody-door", "nobody-tk",
-		"nobody-checkout", "nobody-eph", "nobody-shop", "nobody-bill"}
+	nobody = names{"nobody-orders", "nobody-p1", "nobody-workers", "nobody-cfg", "nobody-k1", "nobody-door", "nobody-pool",
+		"nobody-tk", "nobody-checkout", "nobody-eph", "nobody-shop", "nobody-bill"}
 )
 
 const nobodyPrefix = "nobody-"
@@ -293,7 +300,7 @@ func namesProbes(n names) []probe {
 			map[string]any{"op": "getMany", "ns": n.ns, "keys": []string{n.key}}, map[string]any{"op": "getPrefix", "ns": n.ns, "prefix": n.key[:1]})},
 		{"GET", "/api/v1/resources/kv/namespaces", nil},
 		{"POST", "/api/v1/resources/kv/list", map[string]any{"namespace": n.ns}},
-		{"POST", "/api/v1/locks", kvOps(map[string]any{"op": "get", "name": n.lock})},
+		{"POST", "/api/v1/locks", kvOps(map[string]any{"op": "get", "name": n.lock}, map[string]any{"op": "get", "name": n.sem})},
 		{"GET", "/api/v1/timers/" + n.queue + "/" + n.timer, nil},
 		{"GET", "/api/v1/timers/" + n.queue, nil},
 		{"GET", "/api/v1/timers/" + n.queue + "?mode=count", nil},
@@ -421,7 +428,7 @@ func isolation(t *testing.T, n *node) {
 			}
 		}
 		if g.String() == p.String() && fmt.Sprint(g.body) == fmt.Sprint(p.body) { // a list: none of A's names either
-			for _, name := range []string{written.queue, written.group, written.ns, written.lock, written.trace, written.eph,
+			for _, name := range []string{written.queue, written.group, written.ns, written.lock, written.sem, written.trace, written.eph,
 				written.namespace, written.task} {
 				if strings.Contains(string(got), `"`+name+`"`) {
 					t.Errorf("%s: tenant B's list names A's %q: %s", p, name, got)
