@@ -71,6 +71,11 @@ func (e *Error) Error() string { return e.Code + ": " + e.Message }
 // DefaultTenant is the tenant of a request without tenancy.
 const DefaultTenant = "00000000-0000-0000-0000-000000000001"
 
+// SystemTenant is the control plane's own tenant (the nil UUID): its rows
+// live in the replicated KV beside the tenants' data, and no data-plane
+// request can name it: the tenancy header refuses it (400 bad_request).
+const SystemTenant = "00000000-0000-0000-0000-000000000000"
+
 // PushItem is one item of POST /api/v1/push, with its defaults filled in.
 type PushItem struct {
 	Queue, Partition string

@@ -68,7 +68,14 @@
 //   - No path or method outside the routes is served: 404 no_such_route.
 //   - Broker methods get the request's context and the tenant; tenants
 //     come only from the x-queen-tenant header when Options.TenancyHeader
-//     is on, never from a body.
+//     is on, never from a body. A request that carries the header more
+//     than once is 400 bad_request: were a proxy to add its header beside
+//     a client's, the client's could otherwise be the one read.
+//   - SystemTenant, the nil UUID 00000000-0000-0000-0000-000000000000,
+//     is reserved for the control plane (its rows in the replicated KV):
+//     no /api request is ever served under it. The header naming it is
+//     400 bad_request naming the header, as a header that is not a UUID
+//     is; without tenancy every request is DefaultTenant's.
 //   - One log line per 5xx error answer (with the error) and none for
 //     other answers, nor for a settling /health's 503; logs go to
 //     Options.Logger only.
@@ -338,10 +345,11 @@
 //     (cmd/queen: every 10 s, the last hour), plus a "current" point read
 //     at the request. from and to (ISO) bound the series; other
 //     parameters are ignored. Throughput comes from queen_messages_total
-//     (what this node's push, pop, ack and transaction routes did), so it
-//     is the node's, over every tenant; system-metrics reads the process
-//     and Go collectors; worker-metrics treats the node's HTTP API as its
-//     one worker. GET /metrics is /metrics/prometheus's series as JSON
+//     (what this node's push, pop, ack and transaction routes did), by
+//     its tenant label, so each tenant sees its own and never another's;
+//     system-metrics reads the process and Go collectors; worker-metrics
+//     treats the node's HTTP API as its one worker (both the node's,
+//     whoever the requests were for). GET /metrics is /metrics/prometheus's series as JSON
 //     (metricsJSON): the official client's admin.metrics() reads it and
 //     decodes only JSON.
 //   - ephemeral: API.md names only POST /api/v1/ephemeral/push; the
@@ -359,7 +367,10 @@
 //   - A request whose client went away is counted as 499 and not logged;
 //     context.DeadlineExceeded is a 503 timeout.
 //   - Metrics are labelled by method (unknown methods as "other"), route
-//     pattern ("unmatched" for 404 no_such_route) and status.
+//     pattern ("unmatched" for 404 no_such_route) and status; no series
+//     carries a queue or a partition. queen_messages_total is labelled by
+//     event and tenant: tenant="" for the default tenant, the tenant's id
+//     for any other, as the sink's series are (s3-sink.md, "Metrics").
 //
 // # Usage
 //

@@ -32,7 +32,8 @@ type metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	// messages counts what this node's routes did to messages, by event
-	// (the msg… constants): the throughput the analytics routes answer.
+	// (the msg… constants) and tenant (tenantLabel): the throughput the
+	// status routes answer each tenant, its own.
 	messages *prometheus.CounterVec
 }
 
@@ -50,11 +51,21 @@ const (
 // msgEvents lists the events in the order the answers show them.
 var msgEvents = []string{msgPushed, msgDuplicate, msgDelivered, msgCompleted, msgFailed, msgRetried, msgDLQ}
 
-// count adds n to event's series (n ≤ 0 adds nothing).
-func (m *metrics) count(event string, n int) {
+// count adds n to tenant's series of event (n ≤ 0 adds nothing).
+func (m *metrics) count(tenant, event string, n int) {
 	if n > 0 {
-		m.messages.WithLabelValues(event).Add(float64(n))
+		m.messages.WithLabelValues(event, tenantLabel(tenant)).Add(float64(n))
 	}
+}
+
+// tenantLabel is a series' tenant label: "" for DefaultTenant, the tenant
+// otherwise, as the sink labels its series (s3-sink.md, "Metrics"). Two
+// tenants' counts never share a series.
+func tenantLabel(tenant string) string {
+	if tenant == DefaultTenant {
+		return ""
+	}
+	return tenant
 }
 
 // ackEvent is the event of a successful ack of status (an unknown one
@@ -87,14 +98,14 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 		}, labels),
 		messages: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "queen_messages_total",
-			Help: "Messages this node's HTTP API pushed (or found duplicate), delivered and settled, by event.",
-		}, []string{"event"}),
+			Help: "Messages this node's HTTP API pushed (or found duplicate), delivered and settled, by event and tenant (empty: the default tenant).",
+		}, []string{"event", "tenant"}),
 	}
 	m.requests = register(reg, m.requests)
 	m.duration = register(reg, m.duration)
 	m.messages = register(reg, m.messages)
 	for _, e := range msgEvents {
-		m.messages.WithLabelValues(e) // every series shows from the start, at 0
+		m.messages.WithLabelValues(e, "") // the default tenant's series show from the start, at 0
 	}
 	return m
 }

@@ -102,7 +102,7 @@ func (s *server) runAck(w http.ResponseWriter, r *http.Request, items []AckItem)
 		a := ackAnswer{Index: i, TransactionID: items[i].TransactionID, Success: res.Success,
 			LeaseReleased: res.LeaseReleased, DLQ: res.DLQ, Noop: res.Noop}
 		if res.Success && !res.Noop {
-			s.m.count(ackEvent(items[i].Status), 1)
+			s.m.count(tenantOf(r), ackEvent(items[i].Status), 1)
 		}
 		if res.Error != "" {
 			msg := res.Error

@@ -11,8 +11,11 @@ import (
 // request ("current"). A point describes the interval that ends at its
 // timestamp, since the sample before it: counts are what happened in it,
 // rates per second over it, gauges their value at its end. The oldest
-// kept sample only starts the first interval. Series are this node's and
-// count every tenant: the metrics carry no tenant.
+// kept sample only starts the first interval. Series are this node's.
+// The throughput is the caller's tenant's alone (the tenant label of
+// queen_messages_total), so that no tenant sees another's traffic; the
+// system and worker series are the node's process and HTTP API, whoever
+// the requests were for.
 
 // timeRange is an answer's "timeRange": the from and to asked for (ISO),
 // null when open.
@@ -104,8 +107,15 @@ type throughputPoint struct {
 	CompletedPerSecond *float64 `json:"completedPerSecond"`
 }
 
-func throughputAt(prev, cur *sample) throughputPoint {
-	n := func(i int) int64 { return int64(delta(prev, cur, func(x *sample) float64 { return x.Messages[i] })) }
+// throughputOf makes the points of tenant's throughput.
+func throughputOf(tenant string) func(prev, cur *sample) throughputPoint {
+	t := tenantLabel(tenant)
+	return func(prev, cur *sample) throughputPoint { return throughputAt(t, prev, cur) }
+}
+
+// throughputAt is the point of the tenant labelled t.
+func throughputAt(t string, prev, cur *sample) throughputPoint {
+	n := func(i int) int64 { return int64(delta(prev, cur, func(x *sample) float64 { return x.Messages[t][i] })) }
 	p := throughputPoint{Timestamp: formatStamp(cur.At), Pushed: n(0), Duplicates: n(1), Delivered: n(2), Completed: n(3),
 		Failed: n(4), Retried: n(5), DeadLettered: n(6)}
 	p.PushedPerSecond = perSecond(prev, cur, float64(p.Pushed))

@@ -82,7 +82,7 @@ func (s *server) runPop(w http.ResponseWriter, r *http.Request, req PopRequest) 
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
-	s.m.count(msgDelivered, len(ans.Messages))
+	s.m.count(tenantOf(r), msgDelivered, len(ans.Messages))
 	if frames && len(ans.Messages) > 0 {
 		if b, ok := appendPopFrames(nil, &ans, popOwnKeys(&ans, req)); ok {
 			writeFrames(w, b)

@@ -32,7 +32,7 @@ func (s *server) push() http.Handler {
 		if len(results) != len(items) {
 			return fmt.Errorf("httpd: broker answered %d push results for %d items", len(results), len(items))
 		}
-		if c := s.countPush(results); counts {
+		if c := s.countPush(tenantOf(r), results); counts {
 			writeJSON(w, http.StatusCreated, c)
 			return nil
 		}

@@ -135,9 +135,9 @@ type pushCounts struct {
 	Error     int `json:"error"`
 }
 
-// countPush counts a push's results, and its messages in the metrics (of
+// countPush counts a push's results, and its messages in tenant's metrics (of
 // every push: JSON or binary, counted answer or not).
-func (s *server) countPush(results []PushResult) pushCounts {
+func (s *server) countPush(tenant string, results []PushResult) pushCounts {
 	c := pushCounts{Count: len(results)}
 	for _, res := range results {
 		switch {
@@ -149,7 +149,7 @@ func (s *server) countPush(results []PushResult) pushCounts {
 			c.Queued++
 		}
 	}
-	s.m.count(msgDuplicate, c.Duplicate)
-	s.m.count(msgPushed, c.Queued)
+	s.m.count(tenant, msgDuplicate, c.Duplicate)
+	s.m.count(tenant, msgPushed, c.Queued)
 	return c
 }

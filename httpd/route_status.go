@@ -16,7 +16,7 @@ const (
 )
 
 // throughputBlock is the "throughput" of /status and /status/analytics:
-// the node's messages over time (route_analytics.go).
+// the tenant's messages through this node over time (route_analytics.go).
 type throughputBlock struct {
 	Interval   float64           `json:"interval"`
 	Current    throughputPoint   `json:"current"`
@@ -24,21 +24,22 @@ type throughputBlock struct {
 	Totals     throughputTotals  `json:"totals"`
 }
 
-func (s *server) throughput(win window) throughputBlock {
+func (s *server) throughput(win window, tenant string) throughputBlock {
 	h := s.samples.history()
-	ts := series(h, win, throughputAt)
-	return throughputBlock{Interval: s.samples.interval(), Current: current(s, h, throughputAt), TimeSeries: ts,
+	at := throughputOf(tenant)
+	ts := series(h, win, at)
+	return throughputBlock{Interval: s.samples.interval(), Current: current(s, h, at), TimeSeries: ts,
 		Totals: totalsOfSeries(ts)}
 }
 
-// status is GET /api/v1/status?from=&to=: the tenant's counts beside the
-// node's throughput.
+// status is GET /api/v1/status?from=&to=: the tenant's counts beside its
+// throughput through this node.
 //
 // Answer 200: {"timeRange":{from,to},"safeTime","queues","partitions",
 // "consumerGroups","messages":{total,pending,processing,completed},
 // "leases":{active,partitions,messages},"throughput":{interval,current,
 // timeSeries,totals}}. The counts are the tenant's, from applied state
-// (msgCounts); throughput is this node's over every tenant, a point per
+// (msgCounts); throughput is the tenant's through this node, a point per
 // Sampler interval (throughputPoint), totals the sums of the series.
 // Errors: 400 for a from or to that is not ISO-8601, or a from after to.
 func (s *server) apiStatus() http.Handler {
@@ -65,7 +66,7 @@ func (s *server) apiStatus() http.Handler {
 			Leases         leaseCounts     `json:"leases"`
 			Throughput     throughputBlock `json:"throughput"`
 		}{TimeRange: win.tr, SafeTime: formatStamp(st.Stamp), Queues: len(st.Queues), ConsumerGroups: groupNames(st.Queues),
-			Leases: leasesOf(st.Queues), Throughput: s.throughput(win)}
+			Leases: leasesOf(st.Queues), Throughput: s.throughput(win, tenantOf(r))}
 		for i := range st.Queues {
 			out.Partitions += len(st.Queues[i].Partitions)
 			out.Messages.add(queueCounts(&st.Queues[i], -1))
@@ -248,8 +249,8 @@ func (s *server) statusQueue() http.Handler {
 	})
 }
 
-// analytics is GET /api/v1/status/analytics?from=&to=: the node's
-// throughput over time and the tenant's largest backlogs.
+// analytics is GET /api/v1/status/analytics?from=&to=: the tenant's
+// throughput through this node over time and its largest backlogs.
 //
 // Answer 200: {"timeRange":{from,to},"throughput":{interval,current,
 // timeSeries,totals} (as /api/v1/status),"topQueues":[{name,namespace,
@@ -290,7 +291,7 @@ func (s *server) analytics() http.Handler {
 			TimeRange  timeRange       `json:"timeRange"`
 			Throughput throughputBlock `json:"throughput"`
 			TopQueues  []top           `json:"topQueues"`
-		}{win.tr, s.throughput(win), tops[:min(len(tops), topQueues)]})
+		}{win.tr, s.throughput(win, tenantOf(r)), tops[:min(len(tops), topQueues)]})
 		return nil
 	})
 }

@@ -40,24 +40,25 @@ func (s *server) transaction() http.Handler {
 			return err
 		}
 		if ans.Success {
-			s.countTxn(&req, &ans)
+			s.countTxn(tenantOf(r), &req, &ans)
 		}
 		writeRaw(w, http.StatusOK, out)
 		return nil
 	})
 }
 
-// countTxn counts a commit's pushes and acks in queen_messages_total
-// (appendTxn checked that its results match the request).
-func (s *server) countTxn(req *TxnRequest, a *TxnAnswer) {
+// countTxn counts a commit's pushes and acks in tenant's
+// queen_messages_total (appendTxn checked that its results match the
+// request).
+func (s *server) countTxn(tenant string, req *TxnRequest, a *TxnAnswer) {
 	for i, sl := range txnSlots(req) {
 		switch {
 		case sl.typ == txnPush && a.Results[i].Duplicate:
-			s.m.count(msgDuplicate, 1)
+			s.m.count(tenant, msgDuplicate, 1)
 		case sl.typ == txnPush:
-			s.m.count(msgPushed, 1)
+			s.m.count(tenant, msgPushed, 1)
 		case sl.typ == txnAck:
-			s.m.count(ackEvent(sl.ack.Item.Status), 1)
+			s.m.count(tenant, ackEvent(sl.ack.Item.Status), 1)
 		}
 	}
 }

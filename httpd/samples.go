@@ -101,8 +101,9 @@ type sample struct {
 	// (seconds) and count.
 	Requests, ClientErrors, ServerErrors float64
 	DurationSum, DurationCount           float64
-	// Messages is queen_messages_total by event, in msgEvents' order.
-	Messages [7]float64
+	// Messages is queen_messages_total by tenant label (tenantLabel),
+	// then by event in msgEvents' order.
+	Messages map[string][7]float64
 }
 
 // readSample reads g once, as at.
@@ -151,12 +152,16 @@ func readSample(g prometheus.Gatherer, at time.Time) sample {
 				}
 			}
 		case "queen_messages_total":
+			x.Messages = make(map[string][7]float64)
 			for _, m := range ms {
+				t := label(m, "tenant")
+				c := x.Messages[t]
 				for i, e := range msgEvents {
 					if label(m, "event") == e {
-						x.Messages[i] += orZero(valueOf(m))
+						c[i] += orZero(valueOf(m))
 					}
 				}
+				x.Messages[t] = c
 			}
 		}
 	}

@@ -85,6 +85,48 @@ func TestAnalyticsSeries(t *testing.T) {
 	wantError(t, e.do(t, "GET", "/api/v1/analytics/worker-metrics?to=soon", ""), 400, CodeBadRequest, "to")
 }
 
+// TestThroughputIsTheTenants: each tenant's status and analytics show
+// the messages of its own calls only, and /metrics/prometheus keeps one
+// series per tenant, labelled with its id (none for the default tenant).
+func TestThroughputIsTheTenants(t *testing.T) {
+	const a, b = "6ba7b810-9dad-11d1-80b4-00c04fd430c8", "6ba7b811-9dad-11d1-80b4-00c04fd430c8"
+	reg := prometheus.NewRegistry()
+	smp := NewSampler(reg, 10*time.Second, 3)
+	fb := statsBroker()
+	fb.pop = func(context.Context, string, PopRequest) (PopAnswer, bool, error) {
+		return PopAnswer{Queue: "q", Messages: []PopMessage{{ID: "0199718d-0000-7000-8000-000000000001"}}}, true, nil
+	}
+	e := newEnv(t, fb, Options{Registry: reg, Sampler: smp, TenancyHeader: true})
+	smp.Sample(t0)
+	e.do(t, "POST", "/api/v1/push", `{"items":[{"queue":"q","payload":1},{"queue":"q","payload":2}]}`, TenantHeader, a)
+	e.do(t, "POST", "/api/v1/push", `{"items":[{"queue":"q","payload":3}]}`)
+	wantStatus(t, e.do(t, "GET", "/api/v1/pop/queue/q", "", TenantHeader, b), 200)
+	smp.Sample(t0.Add(10 * time.Second))
+	for _, c := range []struct {
+		tenant            string
+		pushed, delivered int64
+	}{{a, 2, 0}, {b, 0, 1}, {DefaultTenant, 1, 0}, {"6ba7b812-9dad-11d1-80b4-00c04fd430c8", 0, 0}} {
+		for _, route := range []string{"/api/v1/status", "/api/v1/status/analytics"} {
+			var st struct {
+				Throughput throughputBlock `json:"throughput"`
+			}
+			decode(t, e.do(t, "GET", route, "", TenantHeader, c.tenant), &st)
+			tp := st.Throughput
+			if len(tp.TimeSeries) != 1 || tp.TimeSeries[0].Pushed != c.pushed || tp.TimeSeries[0].Delivered != c.delivered ||
+				tp.Totals.Pushed != c.pushed {
+				t.Errorf("%s of tenant %s: %+v, want %d pushed and %d delivered", route, c.tenant, tp, c.pushed, c.delivered)
+			}
+		}
+	}
+	body := e.do(t, "GET", "/metrics/prometheus", "").Body.String()
+	for _, want := range []string{`queen_messages_total{event="pushed",tenant="` + a + `"} 2`,
+		`queen_messages_total{event="delivered",tenant="` + b + `"} 1`, `queen_messages_total{event="pushed",tenant=""} 1`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %s\n%s", want, body)
+		}
+	}
+}
+
 // TestSamplerKeepsItsSize: the ring keeps the newest samples, in time
 // order, and drops a sample not later than the newest.
 func TestSamplerKeepsItsSize(t *testing.T) {
@@ -137,13 +179,13 @@ func TestMessagesCounted(t *testing.T) {
 	}
 	body := w.Body.String()
 	for _, want := range []string{
-		`queen_messages_total{event="pushed"} 2`,
-		`queen_messages_total{event="duplicate"} 1`,
-		`queen_messages_total{event="delivered"} 2`,
-		`queen_messages_total{event="completed"} 1`,
-		`queen_messages_total{event="failed"} 1`,
-		`queen_messages_total{event="dlq"} 1`,
-		`queen_messages_total{event="retried"} 1`,
+		`queen_messages_total{event="pushed",tenant=""} 2`,
+		`queen_messages_total{event="duplicate",tenant=""} 1`,
+		`queen_messages_total{event="delivered",tenant=""} 2`,
+		`queen_messages_total{event="completed",tenant=""} 1`,
+		`queen_messages_total{event="failed",tenant=""} 1`,
+		`queen_messages_total{event="dlq",tenant=""} 1`,
+		`queen_messages_total{event="retried",tenant=""} 1`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("metrics lack %s\n%s", want, body)

@@ -15,18 +15,28 @@ type tenantKey struct{}
 
 // tenancy puts the request's tenant in its context: the header's UUID
 // (canonical lower-case form) when on is true and the header is there,
-// DefaultTenant otherwise. A header that is not a UUID is 400 bad_request.
+// DefaultTenant otherwise. A header that is not a UUID, or that names
+// SystemTenant, is 400 bad_request naming the header, and so is a request
+// that carries the header more than once: whichever one a proxy added, a
+// client's own must never be the one read.
 func tenancy(on bool) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			tenant := DefaultTenant
+			if n := len(r.Header.Values(TenantHeader)); on && n > 1 {
+				writeError(w, r, badRequest("%s is given %d times: a request names one tenant", TenantHeader, n))
+				return
+			}
 			if h := r.Header.Get(TenantHeader); on && h != "" {
 				id, err := uuid.Parse(h)
 				if err != nil || len(h) != 36 {
 					writeError(w, r, badRequest("%s %q is not a UUID", TenantHeader, h))
 					return
 				}
-				tenant = id.String()
+				if tenant = id.String(); tenant == SystemTenant {
+					writeError(w, r, badRequest("%s %s is the system tenant, which no request may name", TenantHeader, h))
+					return
+				}
 			}
 			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tenantKey{}, tenant)))
 		})

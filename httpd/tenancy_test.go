@@ -23,6 +23,8 @@ func TestTenancy(t *testing.T) {
 		{"on, not a UUID", true, "tenant-1", 400, ""},
 		{"on, UUID without hyphens", true, "6ba7b8109dad11d180b400c04fd430c8", 400, ""},
 		{"on, URN", true, "urn:uuid:" + id, 400, ""},
+		{"on, the system tenant", true, SystemTenant, 400, ""},
+		{"off, the system tenant ignored", false, SystemTenant, 201, DefaultTenant},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -42,6 +44,32 @@ func TestTenancy(t *testing.T) {
 				t.Fatalf("tenant = %q, want %q", got, c.tenant)
 			}
 		})
+	}
+}
+
+// TestTenancyHeaderOnce: with tenancy on, a request carrying the header
+// twice is refused, whatever the values, before any broker call; off,
+// the header is ignored.
+func TestTenancyHeaderOnce(t *testing.T) {
+	const id = "6ba7b810-9dad-11d1-80b4-00c04fd430c8"
+	for _, values := range [][]string{{id, "6ba7b811-9dad-11d1-80b4-00c04fd430c8"}, {id, id}, {"", id}} {
+		for _, on := range []bool{true, false} {
+			e := newEnv(t, nil, Options{TenancyHeader: on})
+			r := newRequest("POST", "/api/v1/push", `{"items":[{"queue":"q","payload":1}]}`)
+			for _, v := range values {
+				r.Header.Add(TenantHeader, v)
+			}
+			w := serve(e, r)
+			if !on {
+				wantStatus(t, w, 201)
+				if got := e.fb.only(t).tenant; got != DefaultTenant {
+					t.Fatalf("tenancy off, header %q: tenant %q", values, got)
+				}
+				continue
+			}
+			wantError(t, w, http.StatusBadRequest, CodeBadRequest, "x-queen-tenant is given 2 times")
+			e.fb.none(t)
+		}
 	}
 }
 

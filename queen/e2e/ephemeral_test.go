@@ -1,11 +1,9 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -38,29 +36,9 @@ type ephDepth struct {
 // header.
 func (n *node) ephDo(ctx context.Context, t *testing.T, method, path string, body any) (int, []byte, string) {
 	t.Helper()
-	var rd io.Reader
-	if raw, ok := body.([]byte); ok {
-		rd = bytes.NewReader(raw)
-	} else if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, n.url+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("content-type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, raw, err := n.send(ctx, method, path, body, nil)
 	if err != nil {
 		t.Fatalf("node %d: %s %s: %v", n.id, method, path, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
 	}
 	return resp.StatusCode, raw, resp.Header.Get("Retry-After")
 }

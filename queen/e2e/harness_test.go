@@ -196,25 +196,10 @@ func (n *node) role() string {
 
 // call posts body (or GETs when body is nil) and decodes a JSON answer.
 func (n *node) call(ctx context.Context, method, path string, body any, out any) (int, error) {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return 0, err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, n.url+path, rd)
-	if err != nil {
+	resp, raw, err := n.send(ctx, method, path, body, nil)
+	if resp == nil {
 		return 0, err
 	}
-	req.Header.Set("content-type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return resp.StatusCode, err
 	}
@@ -227,6 +212,37 @@ func (n *node) call(ctx context.Context, method, path string, body any, out any)
 		return resp.StatusCode, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, raw)
 	}
 	return resp.StatusCode, nil
+}
+
+// send sends one request with header and a JSON body (nil: none; []byte:
+// sent as it is) and returns the answer with its body read; resp is nil
+// when no answer came.
+func (n *node) send(ctx context.Context, method, path string, body any, header http.Header) (resp *http.Response, raw []byte, err error) {
+	var rd io.Reader
+	if b, ok := body.([]byte); ok {
+		rd = bytes.NewReader(b)
+	} else if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, n.url+path, rd)
+	if err != nil {
+		return nil, nil, err
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	req.Header.Set("content-type", "application/json")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	raw, err = io.ReadAll(resp.Body)
+	return resp, raw, err
 }
 
 // leaderOf waits until one node says it leads and returns it and the others.

@@ -138,7 +138,7 @@ func TestStatusRoutes(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	text, _ := io.ReadAll(resp.Body)
-	for _, want := range []string{`queen_messages_total{event="pushed"} 4`, `queen_messages_total{event="dlq"} 1`, "process_cpu_seconds_total"} {
+	for _, want := range []string{`queen_messages_total{event="pushed",tenant=""} 4`, `queen_messages_total{event="dlq",tenant=""} 1`, "process_cpu_seconds_total"} {
 		if resp.StatusCode != 200 || !strings.Contains(string(text), want) {
 			t.Fatalf("/metrics/prometheus: %d, lacks %s", resp.StatusCode, want)
 		}

@@ -21,7 +21,9 @@ const (
 
 // FullError refuses a push that fits its bound but not now: the bound
 // holds Held of Max already and the push needs Need more. It may fit once
-// consumers ack (or TTLs drop) what is there.
+// consumers ack (or TTLs drop) what is there. At BoundNode, Held is every
+// tenant's and its message leaves it out (the log line of warnFull has
+// it): a tenant learns only that the node's memory is full.
 type FullError struct {
 	Queue string
 	Bound Bound
@@ -33,8 +35,8 @@ type FullError struct {
 func (e *FullError) Error() string {
 	switch e.Bound {
 	case BoundNode:
-		return fmt.Sprintf("ephemeral memory of this node is full: its queues hold %d of %s=%d bytes and the push needs %d more; retry once consumers have acked",
-			e.Held, e.Bound, e.Max, e.Need)
+		return fmt.Sprintf("ephemeral memory of this node is full: the push needs %d bytes, more than %s=%d leaves free now; retry once consumers have acked",
+			e.Need, e.Bound, e.Max)
 	case BoundQueueLength:
 		return fmt.Sprintf("ephemeral queue %s is full: it holds %d of maxLength=%d messages and the push adds %d (policy reject)",
 			contract.Quote(e.Queue), e.Held, e.Max, e.Need)

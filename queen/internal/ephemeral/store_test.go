@@ -255,18 +255,23 @@ func TestPartitions(t *testing.T) {
 
 // TestNodeCap: what the node holds never passes MaxBytes; a push that
 // could never fit is TooLarge, one that does not fit now is Full, and fits
-// once an ack freed room. All or nothing.
+// once an ack freed room. All or nothing. The refusal at the node's cap
+// says what the push needs, never what the node holds: those bytes are
+// every tenant's.
 func TestNodeCap(t *testing.T) {
 	s, _, reg := newStore(t, Options{MaxBytes: 1000})
 	big := strings.Repeat("x", 100)
 	push(t, s, "a", "", big, big, big) // 3 × 228 = 684
-	_, err := s.Push(PushRequest{Tenant: tenant, Queue: "b", Payloads: [][]byte{[]byte(big), []byte(big)}})
+	_, err := s.Push(PushRequest{Tenant: "another tenant", Queue: "b", Payloads: [][]byte{[]byte(big), []byte(big)}})
 	var full *FullError
 	if !errors.As(err, &full) || full.Bound != BoundNode || full.Held != 684 || full.Need != 456 || full.Max != 1000 {
 		t.Fatalf("push past the cap: %v", err)
 	}
-	if !strings.Contains(err.Error(), "QUEEN_EPHEMERAL_MAX_BYTES=1000") {
-		t.Fatalf("message %q names no cap", err)
+	if !strings.Contains(err.Error(), "QUEEN_EPHEMERAL_MAX_BYTES=1000") || !strings.Contains(err.Error(), "456") {
+		t.Fatalf("message %q names no cap or need", err)
+	}
+	if strings.Contains(err.Error(), "684") || strings.Contains(err.Error(), "316") {
+		t.Fatalf("message %q tells another tenant what the node holds", err)
 	}
 	wantHeld(t, s, 684, 3)
 	_, err = s.Push(PushRequest{Tenant: tenant, Queue: "b", Payloads: [][]byte{make([]byte, 1000-MessageOverhead+1)}})

@@ -250,7 +250,7 @@ func (j *Job) holdFloor(ctx context.Context, tenant, queue string, o contract.Qu
 	key := s3sink.CommittedKey(o.RetentionSinkHold, queue)
 	a, err := j.KV.Do(ctx, tenant, []kvstore.Op{{Op: kvstore.OpGet, NS: "queen-s3", Key: key}})
 	if err != nil {
-		j.Log.Warn("retention: read the sink hold; deleting nothing this pass", "queue", queue, "err", err)
+		j.Log.Warn("retention: read the sink hold; deleting nothing this pass", "tenant", tenant, "queue", queue, "err", err)
 		return 0
 	}
 	r := a.Results[0]

@@ -44,43 +44,51 @@ func TestHoldFloor(t *testing.T) {
 
 // TestRetentionHold: retention deletes records older than retentionSeconds,
 // but with a sink hold nothing stamped after the sink's commit pointer
-// less 60 s.
+// less 60 s, the pointer read from the queue's own tenant: two tenants'
+// queues of the same name each keep what their own sink's pointer says.
 func TestRetentionHold(t *testing.T) {
 	c := raftlogtest.New(t, 1, kvstore.Appliers())
 	c.StartAll()
 	id, shard := c.Leader()
 	kv := kvstore.New(shard)
 	ctx := raftlogtest.Ctx(t, 30*time.Second)
-	const tenant = "00000000-0000-0000-0000-000000000001"
+	const tenant, other = "00000000-0000-0000-0000-000000000001", "6ba7b810-9dad-11d1-80b4-00c04fd430c8"
 	// Move the broker clock to a known place: pushes get stamps from the
 	// proposer's clock, so each push here is proposed at its own time.
 	base := time.Now().UnixMicro()
-	push := func(queue string, at int64) {
+	push := func(tenant, queue string, at int64) {
 		op := raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: queue, Partition: "p", TransactionID: fmt.Sprint(at), Payload: []byte(`{}`)}}}
 		if _, err := shard.Propose(ctx, raftlog.Command{Clock: at, Ops: []raftlog.Op{op.Op()}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for i := int64(0); i < 10; i++ { // one record a minute to each queue, for ten minutes
-		push("held", base+i*60_000_000)
-		push("free", base+i*60_000_000+1)
-	}
-	for _, q := range []string{"held", "free"} {
-		opts := map[string]any{"retentionEnabled": true, "retentionSeconds": 60}
-		if q == "held" {
-			opts["retentionSinkHold"] = "default"
-			opts["retentionSinkHoldMaxSeconds"] = 3600
+		for j, tn := range []string{tenant, other} {
+			push(tn, "held", base+i*60_000_000+int64(2*j))
+			push(tn, "free", base+i*60_000_000+int64(2*j)+1)
 		}
-		b, _ := json.Marshal(opts)
-		if _, err := shard.Configure(ctx, raftlog.ConfigureOp{Tenant: tenant, Queue: q, Options: b}); err != nil {
+	}
+	for _, tn := range []string{tenant, other} {
+		for _, q := range []string{"held", "free"} {
+			opts := map[string]any{"retentionEnabled": true, "retentionSeconds": 60}
+			if q == "held" {
+				opts["retentionSinkHold"] = "default"
+				opts["retentionSinkHoldMaxSeconds"] = 3600
+			}
+			b, _ := json.Marshal(opts)
+			if _, err := shard.Configure(ctx, raftlog.ConfigureOp{Tenant: tn, Queue: q, Options: b}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The default tenant's sink committed through the 5th record's minute,
+	// the other tenant's through the 7th.
+	for tn, minute := range map[string]int64{tenant: 5, other: 7} {
+		ptr := fmt.Sprintf(`{"k":1,"tEnd":%q,"manifest":"m","records":5,"bytes":1,"committedAtMs":1}`, lakeformat.FormatTs(base+minute*60_000_000))
+		if _, err := kv.Do(ctx, tn, []kvstore.Op{{Op: kvstore.OpPut, NS: "queen-s3", Key: "s3:default:held:committed",
+			Value: json.RawMessage(ptr), Forever: true}}); err != nil {
 			t.Fatal(err)
 		}
-	}
-	// The sink committed through the 5th record's minute.
-	ptr := fmt.Sprintf(`{"k":1,"tEnd":%q,"manifest":"m","records":5,"bytes":1,"committedAtMs":1}`, lakeformat.FormatTs(base+5*60_000_000))
-	if _, err := kv.Do(ctx, tenant, []kvstore.Op{{Op: kvstore.OpPut, NS: "queen-s3", Key: "s3:default:held:committed",
-		Value: json.RawMessage(ptr), Forever: true}}); err != nil {
-		t.Fatal(err)
 	}
 	// An empty entry at the end of the ten minutes puts safeTime there.
 	if _, err := shard.Propose(ctx, raftlog.Command{Clock: base + 10*60_000_000}); err != nil {
@@ -88,7 +96,7 @@ func TestRetentionHold(t *testing.T) {
 	}
 	job := &Job{Shard: shard, KV: kv, NodeID: id, Interval: time.Hour, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	job.Once(ctx)
-	logStart := func(q string) int64 {
+	logStart := func(tenant, q string) int64 {
 		got, err := shard.LocalRead(func(v *raftlog.View) (any, error) {
 			return v.ReadRecords(tenant, q, "p", 9, raftlog.ReadLimits{})
 		})
@@ -97,14 +105,22 @@ func TestRetentionHold(t *testing.T) {
 		}
 		return got.(raftlog.Batch).LogStart
 	}
-	// free: everything older than 60 s before safeTime goes: records 0..8.
-	if got := logStart("free"); got != 9 {
-		t.Errorf("free queue: log start %d, want 9", got)
-	}
-	// held: the floor is the pointer's end less 60 s, minute 4: records
-	// 0..3 go, minute 4 onwards stays.
-	if got := logStart("held"); got != 4 {
-		t.Errorf("held queue: log start %d, want 4 (the sink committed through minute 5)", got)
+	for _, c := range []struct {
+		tenant, queue string
+		want          int64
+		why           string
+	}{
+		// free: everything older than 60 s before safeTime goes: records 0..8.
+		{tenant, "free", 9, "no hold"},
+		{other, "free", 9, "no hold"},
+		// held: the floor is the pointer's end less 60 s: minute 4 for
+		// the default tenant, 6 for the other.
+		{tenant, "held", 4, "its sink committed through minute 5"},
+		{other, "held", 6, "its own sink committed through minute 7"},
+	} {
+		if got := logStart(c.tenant, c.queue); got != c.want {
+			t.Errorf("tenant %s, queue %s: log start %d, want %d (%s)", c.tenant, c.queue, got, c.want, c.why)
+		}
 	}
 }
 
