@@ -7,9 +7,9 @@ import (
 )
 
 // SystemTenant is the broker tenant that holds the control plane's rows:
-// the nil UUID, which the tenancy header never lets a data-plane request
-// name.
-const SystemTenant = "00000000-0000-0000-0000-000000000000"
+// httpd.SystemTenant, which the tenancy header never lets a data-plane
+// request name.
+const SystemTenant = httpd.SystemTenant
 
 // NS is the KV namespace of every control-plane row.
 const NS = "queen-cp"
