@@ -87,6 +87,10 @@ type PushItem struct {
 	// TraceID is the item's traceId (a UUID; zero: none), answered with
 	// the message when it is popped.
 	TraceID [16]byte
+	// ProducerSub is the subject of the request's credential (a JWT's
+	// sub), "" without auth: the broker keeps it with the record and
+	// pop and fetch answer it. A body never sets it.
+	ProducerSub string
 	// Payload is the item's payload JSON text, byte for byte as sent.
 	Payload []byte
 }
@@ -133,6 +137,9 @@ type FetchRecord struct {
 	TransactionID string
 	Payload       []byte // JSON text as stored, written out as is; empty: null
 	Ts            int64  // µs
+	// ProducerSub is the subject the record was pushed with ("": none,
+	// and the answer has no producerSub member).
+	ProducerSub string
 }
 
 // OffsetQuery is one entry of POST /api/v1/fetch/offsets.

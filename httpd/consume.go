@@ -106,6 +106,9 @@ type PopMessage struct {
 	TransactionID string
 	// TraceID is the producer's trace id, "" when it sent none (null).
 	TraceID string
+	// ProducerSub is the subject the record was pushed with, "" when
+	// none (null): auth was off, or the push came through a skip path.
+	ProducerSub string
 	// Data is the payload, written byte for byte as stored.
 	Data json.RawMessage
 	// CreatedAt is the record's stamp (µs since the epoch).

@@ -59,10 +59,9 @@ type ControlPlane interface {
 	DeleteSink(ctx context.Context, cluster string) (bool, error)
 }
 
-// The control plane's error codes (API.md §10), beside the engine's
-// unauthorized (401), payload_too_large (413) and bad_body (400).
+// The control plane's error codes (API.md §10), beside CodeUnauthorized
+// (401), CodeForbidden (403), payload_too_large (413) and bad_body (400).
 const (
-	CodeCPUnauthorized     = "unauthorized"        // 401: a missing or wrong credential
 	CodeCPConflict         = "conflict"            // 409: the slug is taken, or names another tenant's cluster
 	CodeCPTenantUnknown    = "tenant_unknown"      // 404
 	CodeCPClusterUnknown   = "cluster_unknown"     // 404
@@ -75,7 +74,6 @@ const (
 	CodeCPEncryptionNeeded = "encryption_required" // 409: no QUEEN_ENCRYPTION_KEY to seal the secret with
 	CodeCPClusterSuspended = "cluster_suspended"   // 403: a key of a suspended cluster
 	CodeCPPushBlocked      = "push_blocked"        // 403: a push with a key of a push_blocked cluster
-	CodeCPForbidden        = "forbidden"           // 403: a key whose scopes do not reach the route
 	CodeCPScopeUnknown     = "scope_unknown"       // 400: a key registered with a scope there is not
 	CodeCPInvalidStatus    = "invalid_status"      // 400: a status there is not
 	CodeCPBadSlug          = "invalid_slug"        // 400: a slug that is not a DNS label
@@ -191,4 +189,4 @@ func cpError(status int, code, msg string) *Error {
 func CPError(status int, code, msg string) *Error { return cpError(status, code, msg) }
 
 // cpUnauthorized is the answer to a wrong or missing x-queen-cp-token.
-var cpUnauthorized = cpError(http.StatusUnauthorized, CodeCPUnauthorized, "x-queen-cp-token is missing or wrong")
+var cpUnauthorized = cpError(http.StatusUnauthorized, CodeUnauthorized, "x-queen-cp-token is missing or wrong")

@@ -66,6 +66,11 @@
 //     429 carry Retry-After: 1. Anything the contract does not name is a
 //     500 internal, logged.
 //   - No path or method outside the routes is served: 404 no_such_route.
+//   - Every route has an access class in the route table (routes.go,
+//     auth.go); with Options.Authenticators set, the gate checks the
+//     request's credential against it before the route reads anything of
+//     the request, even the tenant header. TestRouteClasses fails on a
+//     route served without a class.
 //   - Broker methods get the request's context and the tenant; tenants
 //     come only from the x-queen-tenant header when Options.TenancyHeader
 //     is on, never from a body. A request that carries the header more
@@ -87,6 +92,56 @@
 //   - An error body quotes at most contract.ClipBytes (64) bytes of a
 //     refused value and stays under 1 KiB: every message is made with
 //     clipped arguments, and capped again where it is written.
+//
+// # Auth
+//
+// Off unless Options.Authenticators is set (queen sets the broker JWT's,
+// package jwtauth, with JWT_ENABLED=true). Then every route needs a
+// credential that the first authenticator recognising it accepts, and
+// whose principal Allows the route's class; Options.SkipPaths need none.
+// The classes, and the routes of each (wantClasses in auth_test.go is the
+// whole table):
+//
+//	public       GET /health, /metrics, /metrics/prometheus
+//	read         GET /status and the GET reads of /api/v1 (queues,
+//	             resources, status, analytics, consumer groups, DLQ,
+//	             messages, traces, ephemeral queues); POST /fetch,
+//	             /fetch/offsets, /partitions/changed, /stats/refresh
+//	push         POST /push, /ephemeral/push
+//	timers       POST /timers
+//	transaction  POST /transaction
+//	consume      pop (GET and HEAD), POST /ack, /ack/batch,
+//	             /lease/:id/extend, GET /ephemeral/pop, POST
+//	             /ephemeral/ack, POST /traces
+//	shared       POST /kv, PUT and DELETE /kv/:ns/*key, POST /locks,
+//	             DELETE /timers/:queue/*key
+//	shared-read  GET /kv/:ns/*key, /resources/kv/namespaces, POST
+//	             /resources/kv/list, GET /timers/:queue[/*key]
+//	admin        POST /configure, every DELETE of a queue, group, DLQ or
+//	             message, seeks, subscription, DLQ replay, message retry,
+//	             ephemeral configure, reset and queue delete
+//
+// Decisions: shared-read exists because API.md makes a KV GET and the KV
+// console read-only for a JWT while §10 gives a proxy key's KV to produce
+// or consume, so neither read nor shared fits them; a timer's DELETE is
+// read-write there, so shared, and its peek and list shared-read. A
+// trace event is recorded by a consumer (consume). An unmatched path is
+// 404 no_such_route before any auth. A refusal is 401 unauthorized
+// (WWW-Authenticate: Bearer realm="queen") or 403 forbidden naming the
+// principal, the route and its class, in the engine's envelope; neither
+// quotes the credential. A skip path ending in "/" is a prefix, except
+// "/" alone, which is the root path only (as a prefix it would skip
+// every route, which the product's default list cannot mean); a path
+// with dot segments or doubled slashes is never skipped. A request
+// through a skip path has no principal.
+//
+// A push (JSON or binary, and a transaction's pushes) stamps the
+// principal's subject on every item (PushItem.ProducerSub); a
+// producerSub in the body is ignored, with auth or without. Pop answers
+// it as producerSub (the framed pop as the frame's producer), fetch as a
+// record's producerSub member, present only when the record has one.
+// Ephemeral messages and timers keep none: a timer's fired record and a
+// replayed dead letter have producerSub null.
 //
 // # Decisions the contract left open
 //
@@ -181,8 +236,9 @@
 //     task and never long-polls. Path segments are unescaped (a partition
 //     "eu west/1" is eu%20west%2F1); an empty one is 400. HEAD on a pop
 //     route is 404: a pop leases, and a HEAD's messages would go unseen.
-//     The 200 answer has each message's traceId as pushed (null when
-//     none), producerSub null, and no conflation fields; a 204 has no body, Content-Type nor Content-Length.
+//     The 200 answer has each message's traceId as pushed and its
+//     producerSub (each null when none), and no conflation fields; a 204
+//     has no body, Content-Type nor Content-Length.
 //   - ack: partitionId is a string of decimal digits or a non-negative
 //     JSON integer, passed on as digits without leading zeros. status
 //     must be a string; one not named by the contract (case counts) reads
@@ -377,6 +433,8 @@
 //	reg := prometheus.NewRegistry()
 //	h := httpd.New(broker, httpd.Options{
 //		TenancyHeader: cfg.TenancyHeader,
+//		Authenticators: []httpd.Authenticator{verifier}, // or none: no auth
+//		SkipPaths:      []string{"/health", "/metrics/prometheus", "/metrics", "/"},
 //		Logger:        log,
 //		Registry:      reg,
 //		Version:       version,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -137,4 +138,38 @@ func FuzzCPRoutes(f *testing.F) {
 			}
 		}
 	})
+}
+
+// refuseAll is an authenticator that refuses every request.
+type refuseAll struct{}
+
+func (refuseAll) Authenticate(*http.Request) (Principal, error) { return nil, errors.New("refused") }
+
+// TestCPRoutesAreNotTheChains: the control plane's routes answer to the cp
+// token alone; the credential chain (a JWT, an API key) neither guards
+// them nor opens them.
+func TestCPRoutesAreNotTheChains(t *testing.T) {
+	h := New(&fakeBroker{}, Options{Authenticators: []Authenticator{refuseAll{}}, ControlPlane: cpRecorder{t}, CPToken: "cp-token-0123456789"})
+	get := func(token string) int {
+		r := httptest.NewRequest("GET", "/api/cp/tenants", nil)
+		if token != "" {
+			r.Header.Set(CPTokenHeader, token)
+		}
+		r.Header.Set("Authorization", "Bearer some.jwt.token")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w.Code
+	}
+	if c := get("cp-token-0123456789"); c != http.StatusOK {
+		t.Fatalf("with the cp token and a refused JWT: %d, want 200", c)
+	}
+	if c := get(""); c != http.StatusUnauthorized {
+		t.Fatalf("without the cp token: %d, want 401", c)
+	}
+	r := httptest.NewRequest("GET", "/api/v1/resources/queues", nil)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Code != http.StatusUnauthorized {
+		t.Fatalf("the data plane with the chain refusing: %d, want 401", w.Code)
+	}
 }

@@ -48,6 +48,18 @@ type Options struct {
 	// no_such_route.
 	ControlPlane ControlPlane
 	CPToken      string
+	// Authenticators guard every route (auth.go): each request's
+	// credential is checked against its route's access class before the
+	// route reads anything of the request; the first authenticator that
+	// recognises the credential decides. Missing or bad: 401
+	// unauthorized; too low: 403 forbidden. Empty: no auth, every route
+	// open (the default, as JWT_ENABLED=false).
+	Authenticators []Authenticator
+	// SkipPaths are request paths served without a credential while
+	// Authenticators guard the rest (JWT_SKIP_PATHS): an entry ending in
+	// "/" is a prefix, except "/" alone, which is the root path only; any
+	// other entry is one exact path.
+	SkipPaths []string
 }
 
 // server is the state the routes share.
@@ -93,6 +105,12 @@ type server struct {
 // New returns the HTTP API of API.md served over b. It panics when b is
 // nil (a programmer's mistake at setup).
 func New(b Broker, o Options) http.Handler {
+	h, _ := build(b, o)
+	return h
+}
+
+// build is New, with the route table: "METHOD /pattern" → access class.
+func build(b Broker, o Options) (*chi.Mux, map[string]Class) {
 	if b == nil {
 		panic("httpd: New: nil Broker")
 	}
@@ -139,67 +157,76 @@ func New(b Broker, o Options) http.Handler {
 	r.Use(observe(s.m, o.Logger), middleware.GetHead)
 	r.NotFound(noRoute)
 	r.MethodNotAllowed(noRoute)
+	classes := map[string]Class{}
+	s.register(&routes{r: r, g: &gate{auth: o.Authenticators, skip: newSkipPaths(o.SkipPaths)}, classes: classes}, o)
+	return r, classes
+}
 
-	r.Method(http.MethodGet, "/health", s.health())
-	r.Method(http.MethodGet, "/status", s.status())
-	r.Method(http.MethodGet, "/metrics/prometheus", metricsHandler(o.Registry))
-	r.Method(http.MethodGet, "/metrics", metricsJSON(s.gather))
+// register puts every route in the table, with its access class (the
+// classes' doc says which routes each holds).
+func (s *server) register(rt *routes, o Options) {
+	rt.add(ClassPublic, http.MethodGet, "/health", s.health())
+	rt.add(ClassRead, http.MethodGet, "/status", s.status())
+	rt.add(ClassPublic, http.MethodGet, "/metrics/prometheus", metricsHandler(o.Registry))
+	rt.add(ClassPublic, http.MethodGet, "/metrics", metricsJSON(s.gather))
 
 	if o.ControlPlane != nil && o.CPToken != "" {
-		r.Route("/api/cp", func(r chi.Router) { s.cpRoutes(r, o.ControlPlane, o.CPToken) })
+		rt.r.Route("/api/cp", func(r chi.Router) {
+			r.Use(cpGuard(o.CPToken))
+			s.cpRoutes(rt.sub(r, "/api/cp", nil), o.ControlPlane)
+		})
 	}
-	r.Route("/api/v1", func(r chi.Router) {
-		r.Use(tenancy(o.TenancyHeader))
-		r.Method(http.MethodPost, "/push", s.push())
-		r.Method(http.MethodPost, "/fetch", s.fetch())
-		r.Method(http.MethodPost, "/fetch/offsets", s.fetchOffsets())
-		r.Method(http.MethodPost, "/partitions/changed", s.partitionsChanged())
-		r.Method(http.MethodPost, "/configure", s.configure())
-		r.Method(http.MethodPost, "/kv", s.kvCall())
-		r.Method(http.MethodGet, "/kv/{ns}/*", s.kvGet())
-		r.Method(http.MethodPut, "/kv/{ns}/*", s.kvPut())
-		r.Method(http.MethodDelete, "/kv/{ns}/*", s.kvDelete())
-		r.Method(http.MethodGet, "/resources/queues", s.queues())
-		r.Method(http.MethodGet, "/resources/queues/{queue}", s.queue())
-		r.Method(http.MethodPost, "/stats/refresh", statsRefresh())
-		r.Method(http.MethodGet, "/analytics/system-metrics", s.systemMetrics())
-		r.Method(http.MethodGet, "/analytics/worker-metrics", s.workerMetrics())
+	rt.r.Route("/api/v1", func(r chi.Router) {
+		api := rt.sub(r, "/api/v1", tenancy(o.TenancyHeader))
+		api.add(ClassPush, http.MethodPost, "/push", s.push())
+		api.add(ClassRead, http.MethodPost, "/fetch", s.fetch())
+		api.add(ClassRead, http.MethodPost, "/fetch/offsets", s.fetchOffsets())
+		api.add(ClassRead, http.MethodPost, "/partitions/changed", s.partitionsChanged())
+		api.add(ClassAdmin, http.MethodPost, "/configure", s.configure())
+		api.add(ClassShared, http.MethodPost, "/kv", s.kvCall())
+		api.add(ClassSharedRead, http.MethodGet, "/kv/{ns}/*", s.kvGet())
+		api.add(ClassShared, http.MethodPut, "/kv/{ns}/*", s.kvPut())
+		api.add(ClassShared, http.MethodDelete, "/kv/{ns}/*", s.kvDelete())
+		api.add(ClassRead, http.MethodGet, "/resources/queues", s.queues())
+		api.add(ClassRead, http.MethodGet, "/resources/queues/{queue}", s.queue())
+		api.add(ClassRead, http.MethodPost, "/stats/refresh", statsRefresh())
+		api.add(ClassRead, http.MethodGet, "/analytics/system-metrics", s.systemMetrics())
+		api.add(ClassRead, http.MethodGet, "/analytics/worker-metrics", s.workerMetrics())
 		if s.st != nil {
-			s.statusRoutes(r)
+			s.statusRoutes(api)
 		}
 		if s.c != nil {
-			s.consumeRoutes(r)
+			s.consumeRoutes(api)
 		}
 		if s.t != nil {
-			r.Method(http.MethodPost, "/transaction", s.transaction())
+			api.add(ClassTxn, http.MethodPost, "/transaction", s.transaction())
 		}
 		if s.a != nil {
-			s.adminRoutes(r)
+			s.adminRoutes(api)
 		}
 		if s.l != nil {
-			r.Method(http.MethodPost, "/locks", s.locks())
+			api.add(ClassShared, http.MethodPost, "/locks", s.locks())
 		}
 		if s.tm != nil {
-			s.timerRoutes(r)
+			s.timerRoutes(api)
 		}
 		if s.tr != nil {
-			s.traceRoutes(r)
+			s.traceRoutes(api)
 		}
 		if s.kc != nil {
-			r.Method(http.MethodGet, "/resources/kv/namespaces", s.kvNamespaces())
-			r.Method(http.MethodPost, "/resources/kv/list", s.kvList())
+			api.add(ClassSharedRead, http.MethodGet, "/resources/kv/namespaces", s.kvNamespaces())
+			api.add(ClassSharedRead, http.MethodPost, "/resources/kv/list", s.kvList())
 		}
 		if s.e != nil {
-			s.ephemeralRoutes(r)
+			s.ephemeralRoutes(api)
 		}
 	})
-	return r
 }
 
 // consumeRoutes registers the routes of Consumer (API.md §2). A pop
 // leases messages, so it is not a safe method: HEAD on a pop route is 404
 // no_such_route rather than a GET whose messages nobody would see.
-func (s *server) consumeRoutes(r chi.Router) {
+func (s *server) consumeRoutes(rt *routes) {
 	pops := []struct {
 		pattern string
 		h       http.Handler
@@ -209,51 +236,52 @@ func (s *server) consumeRoutes(r chi.Router) {
 		{"/pop/queue/{queue}/partition/{partition}", s.pop(true)},
 	}
 	for _, p := range pops {
-		r.Method(http.MethodGet, p.pattern, p.h)
-		r.Method(http.MethodHead, p.pattern, http.HandlerFunc(noRoute))
+		rt.add(ClassConsume, http.MethodGet, p.pattern, p.h)
+		rt.add(ClassConsume, http.MethodHead, p.pattern, http.HandlerFunc(noRoute))
 	}
-	r.Method(http.MethodPost, "/ack", s.ack())
-	r.Method(http.MethodPost, "/ack/batch", s.ackBatch())
-	r.Method(http.MethodPost, "/lease/{leaseId}/extend", s.extendLease())
+	rt.add(ClassConsume, http.MethodPost, "/ack", s.ack())
+	rt.add(ClassConsume, http.MethodPost, "/ack/batch", s.ackBatch())
+	rt.add(ClassConsume, http.MethodPost, "/lease/{leaseId}/extend", s.extendLease())
 }
 
-// adminRoutes registers the routes of Admin (API.md §8). chi tries a
-// static segment before a parameter, whatever the order of registration,
+// adminRoutes registers the routes of Admin (API.md §8): the reads are
+// ClassRead, every change ClassAdmin. chi tries a static segment before a parameter,
+// whatever the order of registration,
 // so GET /consumer-groups/lagging is always the lagging list (a group
 // named "lagging" cannot be described, only deleted and sought); it is
 // registered first all the same, to read in the order it matches.
-func (s *server) adminRoutes(r chi.Router) {
-	r.Method(http.MethodGet, "/consumer-groups/lagging", s.laggingGroups())
-	r.Method(http.MethodGet, "/consumer-groups", s.consumerGroups())
-	r.Method(http.MethodGet, "/consumer-groups/{group}", s.consumerGroup())
-	r.Method(http.MethodDelete, "/consumer-groups/{group}", s.deleteGroup(false))
-	r.Method(http.MethodDelete, "/consumer-groups/{group}/queues/{queue}", s.deleteGroup(true))
-	r.Method(http.MethodPost, "/consumer-groups/{group}/subscription", s.setSubscription())
-	r.Method(http.MethodDelete, "/resources/queues/{queue}", s.deleteQueue())
-	r.Method(http.MethodPost, "/consumer-groups/{group}/queues/{queue}/seek", s.seekGroup(false))
-	r.Method(http.MethodPost, "/consumer-groups/{group}/queues/{queue}/partitions/{partition}/seek", s.seekGroup(true))
-	r.Method(http.MethodGet, "/dlq", s.dlq())
-	r.Method(http.MethodDelete, "/dlq", s.purgeDLQ())
-	r.Method(http.MethodPost, "/dlq/{id}/replay", s.replayDLQ())
-	r.Method(http.MethodGet, "/messages", s.messages())
-	r.Method(http.MethodGet, "/messages/{partitionId}/*", s.message())
-	r.Method(http.MethodPost, "/messages/{partitionId}/*", s.retryMessage())
-	r.Method(http.MethodDelete, "/messages/{partitionId}/*", s.deleteMessage())
+func (s *server) adminRoutes(rt *routes) {
+	rt.add(ClassRead, http.MethodGet, "/consumer-groups/lagging", s.laggingGroups())
+	rt.add(ClassRead, http.MethodGet, "/consumer-groups", s.consumerGroups())
+	rt.add(ClassRead, http.MethodGet, "/consumer-groups/{group}", s.consumerGroup())
+	rt.add(ClassAdmin, http.MethodDelete, "/consumer-groups/{group}", s.deleteGroup(false))
+	rt.add(ClassAdmin, http.MethodDelete, "/consumer-groups/{group}/queues/{queue}", s.deleteGroup(true))
+	rt.add(ClassAdmin, http.MethodPost, "/consumer-groups/{group}/subscription", s.setSubscription())
+	rt.add(ClassAdmin, http.MethodDelete, "/resources/queues/{queue}", s.deleteQueue())
+	rt.add(ClassAdmin, http.MethodPost, "/consumer-groups/{group}/queues/{queue}/seek", s.seekGroup(false))
+	rt.add(ClassAdmin, http.MethodPost, "/consumer-groups/{group}/queues/{queue}/partitions/{partition}/seek", s.seekGroup(true))
+	rt.add(ClassRead, http.MethodGet, "/dlq", s.dlq())
+	rt.add(ClassAdmin, http.MethodDelete, "/dlq", s.purgeDLQ())
+	rt.add(ClassAdmin, http.MethodPost, "/dlq/{id}/replay", s.replayDLQ())
+	rt.add(ClassRead, http.MethodGet, "/messages", s.messages())
+	rt.add(ClassRead, http.MethodGet, "/messages/{partitionId}/*", s.message())
+	rt.add(ClassAdmin, http.MethodPost, "/messages/{partitionId}/*", s.retryMessage())
+	rt.add(ClassAdmin, http.MethodDelete, "/messages/{partitionId}/*", s.deleteMessage())
 }
 
-// statusRoutes registers the routes of Statuser (API.md §8, §9).
-// /resources/queues/{queue}/depth lives beside resources/queues/{queue},
-// which Broker serves.
-func (s *server) statusRoutes(r chi.Router) {
-	r.Method(http.MethodGet, "/status", s.apiStatus())
-	r.Method(http.MethodGet, "/status/queues", s.statusQueues())
-	r.Method(http.MethodGet, "/status/queues/{queue}", s.statusQueue())
-	r.Method(http.MethodGet, "/status/analytics", s.analytics())
-	r.Method(http.MethodGet, "/resources/overview", s.overview())
-	r.Method(http.MethodGet, "/resources/namespaces", s.namespaces())
-	r.Method(http.MethodGet, "/resources/tasks", s.tasks())
-	r.Method(http.MethodGet, "/resources/partitions", s.partitions())
-	r.Method(http.MethodGet, "/resources/queues/{queue}/depth", s.depth())
+// statusRoutes registers the routes of Statuser (API.md §8, §9), all
+// ClassRead. /resources/queues/{queue}/depth lives beside
+// resources/queues/{queue}, which Broker serves.
+func (s *server) statusRoutes(rt *routes) {
+	rt.add(ClassRead, http.MethodGet, "/status", s.apiStatus())
+	rt.add(ClassRead, http.MethodGet, "/status/queues", s.statusQueues())
+	rt.add(ClassRead, http.MethodGet, "/status/queues/{queue}", s.statusQueue())
+	rt.add(ClassRead, http.MethodGet, "/status/analytics", s.analytics())
+	rt.add(ClassRead, http.MethodGet, "/resources/overview", s.overview())
+	rt.add(ClassRead, http.MethodGet, "/resources/namespaces", s.namespaces())
+	rt.add(ClassRead, http.MethodGet, "/resources/tasks", s.tasks())
+	rt.add(ClassRead, http.MethodGet, "/resources/partitions", s.partitions())
+	rt.add(ClassRead, http.MethodGet, "/resources/queues/{queue}/depth", s.depth())
 }
 
 // handle adapts a route's function, which answers or returns the error to

@@ -37,10 +37,10 @@ func cpGuard(token string) func(http.Handler) http.Handler {
 	}
 }
 
-// cpRoutes registers the control plane under /api/cp (API.md §10).
-func (s *server) cpRoutes(r chi.Router, cp ControlPlane, token string) {
-	r.Use(cpGuard(token))
-	r.Method(http.MethodPost, "/tenants", cpHandler(func(r *http.Request, body object) (any, error) {
+// cpRoutes registers the control plane under /api/cp (API.md §10), all
+// of ClassControlPlane: cpGuard, not the credential chain, guards them.
+func (s *server) cpRoutes(r *routes, cp ControlPlane) {
+	r.add(ClassControlPlane, http.MethodPost, "/tenants", cpHandler(func(r *http.Request, body object) (any, error) {
 		var t CPTenantSpec
 		var err error
 		if t.Slug, err = cpSlugField(body, "slug"); err != nil {
@@ -51,25 +51,25 @@ func (s *server) cpRoutes(r chi.Router, cp ControlPlane, token string) {
 		}
 		return cp.CreateTenant(r.Context(), t)
 	}, "slug", "name"))
-	r.Method(http.MethodGet, "/tenants", cpRead(func(r *http.Request) (any, error) {
+	r.add(ClassControlPlane, http.MethodGet, "/tenants", cpRead(func(r *http.Request) (any, error) {
 		ts, err := cp.Tenants(r.Context())
 		return map[string]any{"tenants": nonNil(ts)}, err
 	}))
-	r.Method(http.MethodGet, "/tenants/{slug}", cpRead(func(r *http.Request) (any, error) {
+	r.add(ClassControlPlane, http.MethodGet, "/tenants/{slug}", cpRead(func(r *http.Request) (any, error) {
 		slug, err := cpSlugParam(r)
 		if err != nil {
 			return nil, err
 		}
 		return cp.Tenant(r.Context(), slug)
 	}))
-	r.Method(http.MethodGet, "/tenants/{slug}/status", cpRead(func(r *http.Request) (any, error) {
+	r.add(ClassControlPlane, http.MethodGet, "/tenants/{slug}/status", cpRead(func(r *http.Request) (any, error) {
 		slug, err := cpSlugParam(r)
 		if err != nil {
 			return nil, err
 		}
 		return cpTenantStatus(r, cp, slug)
 	}))
-	r.Method(http.MethodPut, "/tenants/{slug}/status", cpHandler(func(r *http.Request, body object) (any, error) {
+	r.add(ClassControlPlane, http.MethodPut, "/tenants/{slug}/status", cpHandler(func(r *http.Request, body object) (any, error) {
 		slug, status, err := cpStatusBody(r, body)
 		if err != nil {
 			return nil, err
@@ -79,14 +79,14 @@ func (s *server) cpRoutes(r chi.Router, cp ControlPlane, token string) {
 		}
 		return cpTenantStatus(r, cp, slug)
 	}, "status"))
-	r.Method(http.MethodPost, "/tenants/{slug}/purge", cpRead(func(r *http.Request) (any, error) {
+	r.add(ClassControlPlane, http.MethodPost, "/tenants/{slug}/purge", cpRead(func(r *http.Request) (any, error) {
 		slug, err := cpSlugParam(r)
 		if err != nil {
 			return nil, err
 		}
 		return cp.PurgeTenant(r.Context(), slug)
 	}))
-	r.Method(http.MethodDelete, "/tenants/{slug}", cpRead(func(r *http.Request) (any, error) {
+	r.add(ClassControlPlane, http.MethodDelete, "/tenants/{slug}", cpRead(func(r *http.Request) (any, error) {
 		slug, err := cpSlugParam(r)
 		if err != nil {
 			return nil, err
@@ -94,7 +94,7 @@ func (s *server) cpRoutes(r chi.Router, cp ControlPlane, token string) {
 		return cp.DeleteTenant(r.Context(), slug)
 	}))
 
-	r.Method(http.MethodGet, "/clusters", cpRead(func(r *http.Request) (any, error) {
+	r.add(ClassControlPlane, http.MethodGet, "/clusters", cpRead(func(r *http.Request) (any, error) {
 		tenant := r.URL.Query().Get("tenant")
 		if tenant != "" && !cpSlug.MatchString(tenant) {
 			return nil, cpBadSlug("tenant", tenant)
@@ -102,7 +102,7 @@ func (s *server) cpRoutes(r chi.Router, cp ControlPlane, token string) {
 		cs, err := cp.Clusters(r.Context(), tenant)
 		return map[string]any{"clusters": nonNil(cs)}, err
 	}))
-	r.Method(http.MethodPut, "/clusters/{slug}", cpHandler(func(r *http.Request, body object) (any, error) {
+	r.add(ClassControlPlane, http.MethodPut, "/clusters/{slug}", cpHandler(func(r *http.Request, body object) (any, error) {
 		slug, err := cpSlugParam(r)
 		if err != nil {
 			return nil, err
@@ -116,28 +116,28 @@ func (s *server) cpRoutes(r chi.Router, cp ControlPlane, token string) {
 		}
 		return cp.EnsureCluster(r.Context(), slug, c)
 	}, "tenant", "brokerTenant"))
-	r.Method(http.MethodGet, "/clusters/{slug}", cpRead(func(r *http.Request) (any, error) {
+	r.add(ClassControlPlane, http.MethodGet, "/clusters/{slug}", cpRead(func(r *http.Request) (any, error) {
 		slug, err := cpSlugParam(r)
 		if err != nil {
 			return nil, err
 		}
 		return cp.Cluster(r.Context(), slug)
 	}))
-	r.Method(http.MethodGet, "/clusters/{slug}/status", cpRead(func(r *http.Request) (any, error) {
+	r.add(ClassControlPlane, http.MethodGet, "/clusters/{slug}/status", cpRead(func(r *http.Request) (any, error) {
 		slug, err := cpSlugParam(r)
 		if err != nil {
 			return nil, err
 		}
 		return cp.Cluster(r.Context(), slug)
 	}))
-	r.Method(http.MethodPut, "/clusters/{slug}/status", cpHandler(func(r *http.Request, body object) (any, error) {
+	r.add(ClassControlPlane, http.MethodPut, "/clusters/{slug}/status", cpHandler(func(r *http.Request, body object) (any, error) {
 		slug, status, err := cpStatusBody(r, body)
 		if err != nil {
 			return nil, err
 		}
 		return cp.SetClusterStatus(r.Context(), slug, status)
 	}, "status"))
-	r.Method(http.MethodDelete, "/clusters/{slug}", cpRead(func(r *http.Request) (any, error) {
+	r.add(ClassControlPlane, http.MethodDelete, "/clusters/{slug}", cpRead(func(r *http.Request) (any, error) {
 		slug, err := cpSlugParam(r)
 		if err != nil {
 			return nil, err
@@ -145,14 +145,14 @@ func (s *server) cpRoutes(r chi.Router, cp ControlPlane, token string) {
 		return cp.DeleteCluster(r.Context(), slug)
 	}))
 
-	r.Method(http.MethodPost, "/keys", cpHandler(func(r *http.Request, body object) (any, error) {
+	r.add(ClassControlPlane, http.MethodPost, "/keys", cpHandler(func(r *http.Request, body object) (any, error) {
 		k, err := cpKeyBody(body)
 		if err != nil {
 			return nil, err
 		}
 		return cp.RegisterKey(r.Context(), k)
 	}, "cluster", "scopes", "env", "hash"))
-	r.Method(http.MethodGet, "/keys", cpRead(func(r *http.Request) (any, error) {
+	r.add(ClassControlPlane, http.MethodGet, "/keys", cpRead(func(r *http.Request) (any, error) {
 		cluster := r.URL.Query().Get("cluster")
 		if cluster != "" && !cpSlug.MatchString(cluster) {
 			return nil, cpBadSlug("cluster", cluster)
@@ -160,27 +160,27 @@ func (s *server) cpRoutes(r chi.Router, cp ControlPlane, token string) {
 		ks, err := cp.Keys(r.Context(), cluster)
 		return map[string]any{"keys": nonNil(ks)}, err
 	}))
-	r.Method(http.MethodDelete, "/keys/{id}", cpRead(func(r *http.Request) (any, error) {
+	r.add(ClassControlPlane, http.MethodDelete, "/keys/{id}", cpRead(func(r *http.Request) (any, error) {
 		id := chi.URLParam(r, "id")
 		removed, err := cp.RevokeKey(r.Context(), id)
 		return map[string]any{"id": id, "revoked": removed}, err
 	}))
 
-	r.Method(http.MethodPut, "/clusters/{slug}/s3", cpRaw(func(r *http.Request, body []byte) (any, error) {
+	r.add(ClassControlPlane, http.MethodPut, "/clusters/{slug}/s3", cpRaw(func(r *http.Request, body []byte) (any, error) {
 		slug, err := cpSlugParam(r)
 		if err != nil {
 			return nil, err
 		}
 		return cp.PutSink(r.Context(), slug, body)
 	}))
-	r.Method(http.MethodGet, "/clusters/{slug}/s3", cpRead(func(r *http.Request) (any, error) {
+	r.add(ClassControlPlane, http.MethodGet, "/clusters/{slug}/s3", cpRead(func(r *http.Request) (any, error) {
 		slug, err := cpSlugParam(r)
 		if err != nil {
 			return nil, err
 		}
 		return cp.Sink(r.Context(), slug)
 	}))
-	r.Method(http.MethodDelete, "/clusters/{slug}/s3", cpRead(func(r *http.Request) (any, error) {
+	r.add(ClassControlPlane, http.MethodDelete, "/clusters/{slug}/s3", cpRead(func(r *http.Request) (any, error) {
 		slug, err := cpSlugParam(r)
 		if err != nil {
 			return nil, err

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/queen-mq/queen-go/contract"
 )
 
@@ -107,16 +105,16 @@ import (
 //	404  {"error":"…","code":"ephemeral_queue_not_found"}
 //
 // The only ephemeral route that says a queue is not there.
-func (s *server) ephemeralRoutes(r chi.Router) {
-	r.Method(http.MethodPost, "/ephemeral/push", s.ephemeralPush())
-	r.Method(http.MethodGet, "/ephemeral/pop", s.ephemeralPop())
-	r.Method(http.MethodHead, "/ephemeral/pop", http.HandlerFunc(noRoute))
-	r.Method(http.MethodPost, "/ephemeral/ack", s.ephemeralAck())
-	r.Method(http.MethodPost, "/ephemeral/configure", s.ephemeralConfigure())
-	r.Method(http.MethodPost, "/ephemeral/reset", s.ephemeralReset())
-	r.Method(http.MethodDelete, "/ephemeral/queue/{queue}", s.ephemeralDelete())
-	r.Method(http.MethodGet, "/ephemeral/queues", s.ephemeralQueues())
-	r.Method(http.MethodGet, "/ephemeral/queues/{queue}/depth", s.ephemeralDepth())
+func (s *server) ephemeralRoutes(rt *routes) {
+	rt.add(ClassPush, http.MethodPost, "/ephemeral/push", s.ephemeralPush())
+	rt.add(ClassConsume, http.MethodGet, "/ephemeral/pop", s.ephemeralPop())
+	rt.add(ClassConsume, http.MethodHead, "/ephemeral/pop", http.HandlerFunc(noRoute))
+	rt.add(ClassConsume, http.MethodPost, "/ephemeral/ack", s.ephemeralAck())
+	rt.add(ClassAdmin, http.MethodPost, "/ephemeral/configure", s.ephemeralConfigure())
+	rt.add(ClassAdmin, http.MethodPost, "/ephemeral/reset", s.ephemeralReset())
+	rt.add(ClassAdmin, http.MethodDelete, "/ephemeral/queue/{queue}", s.ephemeralDelete())
+	rt.add(ClassRead, http.MethodGet, "/ephemeral/queues", s.ephemeralQueues())
+	rt.add(ClassRead, http.MethodGet, "/ephemeral/queues/{queue}/depth", s.ephemeralDepth())
 }
 
 func (s *server) ephemeralPush() http.Handler {

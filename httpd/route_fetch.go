@@ -122,6 +122,11 @@ func appendFetch(b []byte, entries []FetchEntry) []byte {
 			b = append(b, ',')
 			b = appendKey(b, "ts")
 			b = appendStamp(b, rec.Ts)
+			if rec.ProducerSub != "" {
+				b = append(b, ',')
+				b = appendKey(b, "producerSub")
+				b = appendString(b, rec.ProducerSub)
+			}
 			b = append(b, '}')
 		}
 		b = append(b, ']', ',')

@@ -335,7 +335,8 @@ func appendPop(b []byte, a *PopAnswer) []byte {
 }
 
 // appendPopMessage renders one leased message. traceId is the pushed one
-// (null when none); producerSub is always null: this broker has no JWT.
+// and producerSub the subject of the push's credential (each null when
+// none).
 func appendPopMessage(b []byte, m *PopMessage) []byte {
 	b = append(b, '{')
 	b = appendField(b, "id", m.ID)
@@ -347,7 +348,12 @@ func appendPopMessage(b []byte, m *PopMessage) []byte {
 	}
 	b = appendKey(b, "data")
 	b = appendRaw(b, m.Data)
-	b = append(b, `,"producerSub":null,`...)
+	if m.ProducerSub == "" {
+		b = append(b, `,"producerSub":null,`...)
+	} else {
+		b = append(b, ',')
+		b = appendField(b, "producerSub", m.ProducerSub)
+	}
 	b = appendKey(b, "createdAt")
 	b = appendStamp(b, m.CreatedAt)
 	b = append(b, ',')

@@ -64,6 +64,9 @@ func frameOf(m *PopMessage) (f wire.Frame, ok bool) {
 		}
 		f.TraceID, f.HasTrace = t, true
 	}
+	if m.ProducerSub != "" {
+		f.Producer, f.HasProducer = m.ProducerSub, true
+	}
 	return f, true
 }
 

@@ -25,6 +25,7 @@ func (s *server) push() http.Handler {
 		if err != nil {
 			return err
 		}
+		stampProducer(r, items)
 		results, err := s.b.Push(r.Context(), tenantOf(r), items)
 		if err != nil {
 			return err
@@ -39,6 +40,15 @@ func (s *server) push() http.Handler {
 		writeRaw(w, http.StatusCreated, appendPushAnswers(make([]byte, 0, pushAnswerBytes*len(items)), items, results))
 		return nil
 	})
+}
+
+// stampProducer puts the request's subject on every item
+// (PushItem.ProducerSub): with auth on, the credential's sub; else "".
+func stampProducer(r *http.Request, items []PushItem) {
+	sub := producerSub(r)
+	for i := range items {
+		items[i].ProducerSub = sub
+	}
 }
 
 // pushItems reads a push's body, JSON or binary, into its items with

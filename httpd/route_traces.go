@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
 	"github.com/queen-mq/queen-go/contract"
@@ -25,11 +24,13 @@ const (
 // read as a partition id (which is decimal digits anyway). The
 // transactionId and the name are the rest of the path: the official
 // client puts them in the path unescaped, '/' and all.
-func (s *server) traceRoutes(r chi.Router) {
-	r.Method(http.MethodPost, "/traces", s.traceRecord())
-	r.Method(http.MethodGet, "/traces/names", s.traceNames())
-	r.Method(http.MethodGet, "/traces/by-name/*", s.tracesByName())
-	r.Method(http.MethodGet, "/traces/{partitionId}/*", s.tracesOf())
+// A trace event is what a consumer records of the message it works on:
+// POST /traces is ClassConsume, the reads ClassRead.
+func (s *server) traceRoutes(rt *routes) {
+	rt.add(ClassConsume, http.MethodPost, "/traces", s.traceRecord())
+	rt.add(ClassRead, http.MethodGet, "/traces/names", s.traceNames())
+	rt.add(ClassRead, http.MethodGet, "/traces/by-name/*", s.tracesByName())
+	rt.add(ClassRead, http.MethodGet, "/traces/{partitionId}/*", s.tracesOf())
 }
 
 // traceRecord is POST /api/v1/traces (read-write): one trace event of a

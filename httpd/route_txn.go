@@ -31,6 +31,10 @@ func (s *server) transaction() http.Handler {
 		if err != nil {
 			return err
 		}
+		sub := producerSub(r)
+		for i := range req.Pushes {
+			req.Pushes[i].Item.ProducerSub = sub
+		}
 		ans, err := s.t.Transaction(r.Context(), tenantOf(r), req)
 		if err != nil {
 			return err

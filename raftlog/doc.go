@@ -43,7 +43,11 @@
 //     transaction id) beside the indexes and metadata: no LSM rewrite of
 //     payloads. A segment below every partition's first live record is
 //     removed by Sync. Records a store wrote before segments stay in
-//     Pebble and read as before.
+//     Pebble and read as before. A record keeps, beside its payload, the
+//     producer's trace id and the subject of the credential that pushed it
+//     (PushItem.ProducerSub); each is written only when present, so that a
+//     record without them has the bytes an older broker wrote (record
+//     versions 1 to 3, queue_keys.go), and every version stays readable.
 //   - Snapshots (sm.go): a Pebble snapshot streamed key by key, records
 //     inline (the logical state, whatever segments the node keeps), and
 //     the whole state replaced from one in a single batch, its records

@@ -29,6 +29,8 @@ func FuzzPushOp(f *testing.F) {
 	f.Add((&PushOp{Tenant: "t", Items: []PushItem{{Queue: "q", Partition: "p", Payload: []byte{0, 1}}}}).Op().Data, "", "", "", "", []byte(nil), false, []byte(nil), uint8(0))
 	f.Add([]byte{1, 0, 1, 1, 'q', 1, 'p', 0}, "t", "q", "p", "", []byte{}, false, []byte{}, uint8(3))
 	f.Add((&PushOp{Tenant: "t", Items: []PushItem{{Queue: "q", Partition: "p", TraceID: [16]byte{9}, Payload: []byte{1}}}}).Op().Data, "", "", "", "", []byte(nil), false, []byte(nil), uint8(0))
+	f.Add((&PushOp{Tenant: "t", Items: []PushItem{{Queue: "q", Partition: "p", TraceID: [16]byte{9}, ProducerSub: "svc", Payload: []byte{1}}}}).Op().Data, "", "", "", "", []byte(nil), false, []byte(nil), uint8(0))
+	f.Add((&PushOp{Tenant: "t", Items: []PushItem{{Queue: "q", Partition: "p", ProducerSub: "s", Payload: []byte{1}}}}).Op().Data, "", "", "", "", []byte(nil), false, []byte(nil), uint8(0))
 	f.Fuzz(func(t *testing.T, raw []byte, tenant, queue, partition, txid string, mid []byte, dedup bool, payload []byte, n uint8) {
 		if p, err := decodePushOp(raw); err != nil {
 			checkRefusal(t, err)
@@ -54,6 +56,9 @@ func FuzzPushOp(f *testing.F) {
 				it.TraceID = it.MessageID
 				it.TraceID[0] |= 0x80
 			}
+			if i%2 == 1 { // some a producer sub, with or without a trace id
+				it.ProducerSub = "sub:" + txid
+			}
 			op.Items = append(op.Items, it)
 		}
 		enc := op.Op()
@@ -70,7 +75,8 @@ func FuzzPushOp(f *testing.F) {
 		for i, it := range got.Items {
 			w := op.Items[i]
 			if it.Queue != w.Queue || it.Partition != w.Partition || it.TransactionID != w.TransactionID ||
-				it.MessageID != w.MessageID || it.Dedup != w.Dedup || it.TraceID != w.TraceID || !bytes.Equal(it.Payload, w.Payload) {
+				it.MessageID != w.MessageID || it.Dedup != w.Dedup || it.TraceID != w.TraceID || it.ProducerSub != w.ProducerSub ||
+				!bytes.Equal(it.Payload, w.Payload) {
 				t.Fatalf("item %d decoded %+v from %+v", i, it, w)
 			}
 		}
@@ -163,11 +169,16 @@ func FuzzDeleteQueueOp(f *testing.F) {
 }
 
 // FuzzDecodeRecord: a stored record decodes to one that encodes back to
-// the same bytes, or fails; a record without a trace id is version 1.
+// the same bytes, or fails; a record with neither a trace id nor a
+// producer sub is version 1, one with a trace id only version 2, one
+// with a producer sub version 3.
 func FuzzDecodeRecord(f *testing.F) {
 	f.Add((&storedRecord{Stamp: 5, TxID: "t", Payload: []byte(`{}`)}).encode())
 	f.Add((&storedRecord{Stamp: 5, TxID: "t", TraceID: [16]byte{1}, Payload: []byte(`1`)}).encode())
+	f.Add((&storedRecord{Stamp: 5, TxID: "t", ProducerSub: "alice", Payload: []byte(`1`)}).encode())
+	f.Add((&storedRecord{Stamp: 5, TxID: "t", TraceID: [16]byte{1}, ProducerSub: "bob", Payload: []byte(`"x"`)}).encode())
 	f.Add([]byte{2, 0})
+	f.Add([]byte{3, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := decodeRecord(b)
 		if err != nil {
@@ -176,8 +187,15 @@ func FuzzDecodeRecord(f *testing.F) {
 		if again := r.encode(); !bytes.Equal(again, b) {
 			t.Fatalf("%x decoded to %+v, which encodes to %x", b, r, again)
 		}
-		if (r.TraceID == [16]byte{}) != (b[0] == metaVersion) {
-			t.Fatalf("%x: version %d with trace id %x", b, b[0], r.TraceID)
+		want := byte(metaVersion)
+		switch {
+		case r.ProducerSub != "":
+			want = recordProducer
+		case r.TraceID != [16]byte{}:
+			want = recordTraced
+		}
+		if b[0] != want {
+			t.Fatalf("%x: version %d with trace id %x and producer sub %q", b, b[0], r.TraceID, r.ProducerSub)
 		}
 	})
 }

@@ -166,3 +166,21 @@ func TestPushKeepsTheTraceID(t *testing.T) {
 		t.Fatalf("records %+v", b.Records)
 	}
 }
+
+// TestPushKeepsTheProducerSub: a record keeps the subject it was pushed
+// with, beside its trace id or alone, and one pushed without has none.
+func TestPushKeepsTheProducerSub(t *testing.T) {
+	c := raftlogtest.New(t, 1, nil)
+	c.StartAll()
+	_, s := c.Leader()
+	signed := item("q", "p", "a", []byte("A"))
+	signed.ProducerSub = "svc-orders"
+	both := item("q", "p", "b", []byte("B"))
+	both.ProducerSub, both.TraceID = "alice@example.com", [16]byte{0xf5, 0x88, 1}
+	push(t, s, signed, both, item("q", "p", "c", []byte("C")))
+	b := readAll(t, s, "q", "p")
+	if len(b.Records) != 3 || b.Records[0].ProducerSub != signed.ProducerSub || b.Records[0].TraceID != ([16]byte{}) ||
+		b.Records[1].ProducerSub != both.ProducerSub || b.Records[1].TraceID != both.TraceID || b.Records[2].ProducerSub != "" {
+		t.Fatalf("records %+v", b.Records)
+	}
+}

@@ -168,7 +168,8 @@ func applyPush(tx *Txn, at ApplyInfo, op *PushOp) ([]byte, error) {
 		if q.room > 0 {
 			q.room--
 		}
-		rec := storedRecord{Stamp: at.Stamp, MsgID: it.MessageID, TxID: it.TransactionID, TraceID: it.TraceID, Payload: it.Payload}
+		rec := storedRecord{Stamp: at.Stamp, MsgID: it.MessageID, TxID: it.TransactionID, TraceID: it.TraceID,
+			ProducerSub: it.ProducerSub, Payload: it.Payload}
 		tx.Set(recordKey(p.UID, p.NextOffset), rec.encode())
 		if it.Dedup && q.window > 0 {
 			dv := binary.AppendVarint(nil, p.NextOffset)

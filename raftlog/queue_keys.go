@@ -165,38 +165,68 @@ func decodePartitionMeta(b []byte) (partitionMeta, error) {
 
 // storedRecord is a record as the queue log stores it.
 type storedRecord struct {
-	Stamp   int64
-	MsgID   [16]byte
-	TxID    string
-	TraceID [16]byte // zero: none
-	Payload []byte
+	Stamp       int64
+	MsgID       [16]byte
+	TxID        string
+	TraceID     [16]byte // zero: none
+	ProducerSub string   // "": none
+	Payload     []byte
 }
 
-// recordTraced is the version of a record with a trace id: after the
-// transaction id come its 16 bytes. A record without one is written as
-// version 1 (metaVersion), byte for byte as before trace ids were kept.
-const recordTraced = 2
+// The versions of a stored record. A record with neither a trace id nor
+// a producer sub is version 1 (metaVersion); one with a trace id only is
+// version 2, its 16 bytes after the transaction id; both byte for byte
+// as an older broker wrote them. One with a producer sub is version 3:
+//
+//	3 | varint stamp | message id(16) | transactionId | flags |
+//	[trace id(16), flags&1] | producer sub (a name, not empty) | payload
+//
+// flags has bit 1 (a trace id) and bit 2 (the sub, always set) only.
+// Every encoding is the one encode gives: a version 3 record without a
+// sub, a zero trace id or a flag beyond these is refused.
+const (
+	recordTraced   = 2
+	recordProducer = 3
+)
 
 func (r *storedRecord) encode() []byte {
-	b := make([]byte, 0, 1+10+16+2+len(r.TxID)+16+len(r.Payload))
+	b := make([]byte, 0, 1+10+16+2+len(r.TxID)+17+3+len(r.ProducerSub)+len(r.Payload))
 	traced := r.TraceID != [16]byte{}
-	if traced {
+	switch {
+	case r.ProducerSub != "":
+		b = append(b, recordProducer)
+	case traced:
 		b = append(b, recordTraced)
-	} else {
+	default:
 		b = append(b, metaVersion)
 	}
 	b = binary.AppendVarint(b, r.Stamp)
 	b = append(b, r.MsgID[:]...)
 	b = appendName(b, r.TxID)
+	if r.ProducerSub != "" {
+		flags := byte(2)
+		if traced {
+			flags |= 1
+		}
+		b = append(b, flags)
+	}
 	if traced {
 		b = append(b, r.TraceID[:]...)
+	}
+	if r.ProducerSub != "" {
+		b = appendName(b, r.ProducerSub)
 	}
 	return append(b, r.Payload...)
 }
 
+// knownRecordVersion says whether v is a stored record's version.
+func knownRecordVersion(v byte) bool {
+	return v == metaVersion || v == recordTraced || v == recordProducer
+}
+
 func decodeRecord(b []byte) (storedRecord, error) {
 	var r storedRecord
-	if len(b) < 1 || b[0] != metaVersion && b[0] != recordTraced {
+	if len(b) < 1 || !knownRecordVersion(b[0]) {
 		return r, fmt.Errorf("%w: record version", ErrStorage)
 	}
 	d := newDecoder(b[1:])
@@ -210,12 +240,26 @@ func decodeRecord(b []byte) (storedRecord, error) {
 	if d.Err != nil {
 		return r, fmt.Errorf("%w: record", ErrStorage)
 	}
-	if b[0] == recordTraced {
+	traced := b[0] == recordTraced
+	if b[0] == recordProducer {
+		if len(d.B) < 1 || d.B[0]&^1 != 2 { // 2 or 3: the sub, and maybe a trace id
+			return r, fmt.Errorf("%w: record flags", ErrStorage)
+		}
+		traced = d.B[0]&1 != 0
+		d.B = d.B[1:]
+	}
+	if traced {
 		if len(d.B) < 16 || [16]byte(d.B[:16]) == [16]byte{} {
 			return r, fmt.Errorf("%w: record trace id", ErrStorage)
 		}
 		copy(r.TraceID[:], d.B[:16])
 		d.B = d.B[16:]
+	}
+	if b[0] == recordProducer {
+		r.ProducerSub = string(d.Bytes())
+		if d.Err != nil || r.ProducerSub == "" {
+			return r, fmt.Errorf("%w: record producer sub", ErrStorage)
+		}
 	}
 	r.Payload = d.B
 	return r, nil
@@ -228,7 +272,7 @@ func recordStamp(b []byte) (int64, error) {
 		_, stamp, _, err := decodePtr(b)
 		return stamp, err
 	}
-	if len(b) < 2 || b[0] != metaVersion && b[0] != recordTraced {
+	if len(b) < 2 || !knownRecordVersion(b[0]) {
 		return 0, fmt.Errorf("%w: record version", ErrStorage)
 	}
 	v, n := binary.Varint(b[1:])

@@ -23,6 +23,9 @@ type PushItem struct {
 	// TraceID is the producer's trace id (a UUID; zero: none), kept with
 	// the record and answered with it.
 	TraceID [16]byte
+	// ProducerSub is the subject of the credential that pushed the record
+	// (a JWT's sub; "": none), kept with the record and answered with it.
+	ProducerSub string
 	// Payload is stored byte for byte.
 	Payload []byte
 }
@@ -64,11 +67,15 @@ const (
 // to their partition by its place in that list:
 //
 //	2 | tenant | queues (count, names) | partitions (count, (queue index, name)*) |
-//	items (count, (partition index | transactionId | message id(16) | flags | payload)*)
+//	items (count, (partition index | transactionId | message id(16) | flags |
+//	       [trace id(16)] | [producer sub] | payload)*)
+//
+// flags: 1 dedup, 2 strict, 4 a trace id follows, 8 a producer sub (a
+// name, not empty) follows. An older broker's ops have neither.
 func (p *PushOp) Op() Op {
 	size := 16 + len(p.Tenant)
 	for i := range p.Items {
-		size += len(p.Items[i].TransactionID) + len(p.Items[i].Payload) + 24
+		size += len(p.Items[i].TransactionID) + len(p.Items[i].ProducerSub) + len(p.Items[i].Payload) + 24
 	}
 	type pair struct{ queue, partition string }
 	queues, parts := map[string]uint64{}, map[pair]uint64{} // looked up, never iterated
@@ -114,6 +121,9 @@ func (p *PushOp) Op() Op {
 		if it.TraceID != [16]byte{} {
 			b = append(b, it.TraceID[:]...)
 		}
+		if it.ProducerSub != "" {
+			b = appendName(b, it.ProducerSub)
+		}
 		b = appendName(b, string(it.Payload))
 	}
 	return Op{Kind: OpPush, Data: b}
@@ -129,6 +139,9 @@ func pushFlags(it *PushItem) byte {
 	}
 	if it.TraceID != [16]byte{} {
 		flags |= 4 // the trace id follows (absent in the ops of older brokers)
+	}
+	if it.ProducerSub != "" {
+		flags |= 8 // the producer's subject follows (absent in older ops too)
 	}
 	return flags
 }
@@ -195,7 +208,7 @@ func decodePushOp(b []byte) (PushOp, error) {
 		it := &p.Items[i]
 		it.Queue, it.Partition = queues[parts[j].queue], parts[j].partition
 		it.TransactionID = string(d.Bytes())
-		if len(d.B) < 17 || d.B[16] > 7 {
+		if len(d.B) < 17 || d.B[16] > 15 {
 			d.Fail("push item")
 			break
 		}
@@ -210,6 +223,12 @@ func decodePushOp(b []byte) (PushOp, error) {
 			}
 			copy(it.TraceID[:], d.B)
 			d.B = d.B[16:]
+		}
+		if flags&8 != 0 {
+			if it.ProducerSub = string(d.Bytes()); d.Err == nil && it.ProducerSub == "" {
+				d.Fail("push item producer sub")
+				break
+			}
 		}
 		it.Payload = d.Bytes()
 	}

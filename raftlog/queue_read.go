@@ -29,7 +29,10 @@ type Record struct {
 	TransactionID string
 	// TraceID is the producer's trace id (a UUID), zero when it sent none.
 	TraceID [16]byte
-	Payload []byte
+	// ProducerSub is the subject of the credential that pushed it, ""
+	// when none (PushItem.ProducerSub).
+	ProducerSub string
+	Payload     []byte
 }
 
 // Batch is what ReadRecords answers.
@@ -126,7 +129,7 @@ func (v *View) ReadRecords(tenant, queue, partition string, from int64, lim Read
 		bytes += len(r.Payload)
 		r.Payload = append([]byte(nil), r.Payload...)
 		b.Records = append(b.Records, Record{Offset: int64(binary.BigEndian.Uint64(k[9:])), Stamp: r.Stamp,
-			MessageID: r.MsgID, TransactionID: r.TxID, TraceID: r.TraceID, Payload: r.Payload})
+			MessageID: r.MsgID, TransactionID: r.TxID, TraceID: r.TraceID, ProducerSub: r.ProducerSub, Payload: r.Payload})
 		return lim.MaxRecords <= 0 || len(b.Records) < lim.MaxRecords
 	})
 	if err == nil {

@@ -89,6 +89,9 @@ type Config struct {
 	// need stamps at a chosen time (QUEEN_RAFT_CLOCK_OFFSET_MS, test-only).
 	ClockOffset time.Duration
 
+	// JWT is the broker JWT auth (JWT_*), off by default.
+	JWT JWT
+
 	// Logging.
 	LogLevel  slog.Level // QUEEN_LOG_LEVEL
 	LogFormat string     // QUEEN_LOG_FORMAT: auto, text or json
@@ -169,6 +172,7 @@ func Load(getenv func(string) string) (*Config, error) {
 	c.DefaultSubscriptionMode = l.enum("DEFAULT_SUBSCRIPTION_MODE", "new", "subscription mode", map[string]string{
 		"new": "new", "new-only": "new", "all": "all", "from_beginning": "all"},
 		"new, all, new-only, from_beginning", "where a consumer group that has never popped starts: after the last record (new) or at the first (all)")
+	c.JWT = l.jwt()
 	c.RetentionInterval = ms(l.int("RETENTION_INTERVAL", 300_000, 100, 86_400_000, "how often the leader deletes what queue retention says, in milliseconds"))
 
 	c.LogLevel = slog.Level(levels[l.enum("QUEEN_LOG_LEVEL", "info", "log level", map[string]string{

@@ -3,6 +3,7 @@ package config_test
 import (
 	"errors"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,10 +51,7 @@ func TestCluster(t *testing.T) {
 
 // TestRefusals: every bad variable stops the boot with its one line.
 func TestRefusals(t *testing.T) {
-	cases := []struct {
-		env  map[string]string
-		line string
-	}{
+	cases := []refusal{
 		{map[string]string{"PORT": "70000"}, "ERROR boot: FATAL: broker: PORT=70000 is outside 1..=65535. It is the HTTP port the broker listens on"},
 		{map[string]string{"PORT": "http"}, "ERROR boot: FATAL: broker: PORT=http is not a whole number. It is the HTTP port the broker listens on, in 1..=65535"},
 		{map[string]string{"QUEEN_BIND_ADDR": "localhost"}, "ERROR boot: FATAL: broker: QUEEN_BIND_ADDR=localhost is not an IP address. It is the address the HTTP listener binds, such as 0.0.0.0 or 127.0.0.1"},
@@ -87,6 +85,19 @@ func TestRefusals(t *testing.T) {
 		{map[string]string{"QUEEN_RAFT_LOGDB": "huge"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_LOGDB=huge is not a raft log store size. It is one of tiny, small, medium, large: the memory and disk the raft log store may take, from 256 MiB of memory (tiny) to 8 GiB (large)"},
 		{map[string]string{"QUEEN_LOG_FORMAT": "xml"}, "ERROR boot: FATAL: broker: QUEEN_LOG_FORMAT=xml is not a log format. It is one of auto, text, json: auto writes colored text to a terminal and JSON otherwise"},
 	}
+	wantRefusals(t, cases)
+}
+
+// refusal is an environment and the one line its boot must stop with.
+type refusal struct {
+	env  map[string]string
+	line string
+}
+
+// wantRefusals loads each environment and fails unless it stops with its
+// line, which never quotes a secret (any value holding "hunter2").
+func wantRefusals(t *testing.T, cases []refusal) {
+	t.Helper()
 	for _, c := range cases {
 		_, err := config.Load(env(c.env))
 		var be *config.BootError
@@ -96,6 +107,9 @@ func TestRefusals(t *testing.T) {
 		}
 		if be.Line() != c.line {
 			t.Errorf("%v:\n got %s\nwant %s", c.env, be.Line(), c.line)
+		}
+		if strings.Contains(be.Line(), "hunter2") {
+			t.Errorf("the line quotes a secret: %s", be.Line())
 		}
 	}
 }

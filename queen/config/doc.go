@@ -6,4 +6,15 @@
 //	ERROR boot: FATAL: broker: PORT=70000 is outside 1..=65535. It is the HTTP port the broker listens on
 //
 // Blank values count as unset; enumerations and booleans ignore case.
+//
+// The broker JWT auth (jwt.go, the README's "Auth") is off unless
+// JWT_ENABLED=true. Its variables are checked either way; with it on, the
+// algorithm must have its key material (JWT_SECRET for HS256,
+// JWT_PUBLIC_KEY or JWT_JWKS_URL for RS256, ES256 and EdDSA, any of them
+// for auto), or the boot stops naming what is missing. A secret or key is
+// never quoted in a refusal, only its length. JWT_PUBLIC_KEY is a PEM
+// block, its line breaks real or written \n; JWT_JWKS_URL an http(s)
+// URL, a file:// URL or a file path (which must exist at boot);
+// JWT_SKIP_PATHS a comma-separated list of paths, where one ending in /
+// is a prefix and / alone is the root path only.
 package config

@@ -24,6 +24,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/queen-mq/queen-go/httpd"
+	"github.com/queen-mq/queen-go/httpd/jwtauth"
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/queen/config"
 	"github.com/queen-mq/queen-go/queen/internal/broker"
@@ -152,10 +153,15 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	go eph.Run(ctx, time.Second)
 	b := broker.New(host, shard, broker.Options{Version: version, ReadyLag: cfg.ReadyLag, Skew: cfg.MaxClockSkew, Sealer: sealer,
 		Ephemeral: eph, TraceRetention: cfg.TraceRetention})
+	auth, err := authenticators(ctx, cfg.JWT, log)
+	if err != nil {
+		return err
+	}
 	samples := httpd.NewSampler(reg, sampleEvery, sampleKeep)
 	ho := httpd.Options{MaxBodyBytes: cfg.MaxBodyBytes,
 		TenancyHeader: cfg.TenancyHeader, Logger: log.With("component", "http"), Registry: reg, Version: version,
-		TimerHorizon: cfg.TimerHorizon, DefaultSubscriptionMode: cfg.DefaultSubscriptionMode, Sampler: samples}
+		TimerHorizon: cfg.TimerHorizon, DefaultSubscriptionMode: cfg.DefaultSubscriptionMode, Sampler: samples,
+		Authenticators: auth, SkipPaths: cfg.JWT.SkipPaths}
 	// The control plane (API.md §10), its rows in the replicated KV under
 	// the system tenant, and the source of the control-plane tenants' sinks.
 	var cpSinks sinks.Source
@@ -215,6 +221,24 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	host.Close()
 	log.Info("queen stopped")
 	return nil
+}
+
+// authenticators are the HTTP API's credentials: the broker JWT's
+// verifier when JWT_ENABLED, none otherwise (every route open). A JWKS
+// is fetched until ctx ends.
+func authenticators(ctx context.Context, c config.JWT, log *slog.Logger) ([]httpd.Authenticator, error) {
+	if !c.Enabled {
+		return nil, nil
+	}
+	vc := c.Verifier
+	vc.Logger = log.With("component", "jwt")
+	v, err := jwtauth.New(ctx, vc)
+	if err != nil {
+		return nil, fmt.Errorf("JWT_ENABLED=true: %w", err)
+	}
+	log.Info("jwt auth on", "component", "jwt", "algorithms", v.Methods(), "jwks", vc.JWKSURL, "issuer", vc.Issuer,
+		"audience", vc.Audience, "clockSkewS", int(vc.Leeway.Seconds()), "skipPaths", c.SkipPaths)
+	return []httpd.Authenticator{v}, nil
 }
 
 // timerMetrics counts what this node's fires did:

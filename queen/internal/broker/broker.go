@@ -117,7 +117,8 @@ func (b *Broker) Push(ctx context.Context, tenant string, items []httpd.PushItem
 			return nil, err
 		}
 		op.Items[i] = raftlog.PushItem{Queue: it.Queue, Partition: it.Partition, TransactionID: it.TransactionID,
-			MessageID: it.MessageID, Dedup: it.Dedup, TraceID: it.TraceID, Payload: payload}
+			MessageID: it.MessageID, Dedup: it.Dedup, TraceID: it.TraceID,
+			ProducerSub: it.ProducerSub, Payload: payload}
 	}
 	answers, _, err := b.shard.Push(ctx, op)
 	if err != nil {

@@ -76,6 +76,7 @@ func appendPopResult(b []byte, r *PopResult) []byte {
 			b = wire.AppendString(b, string(m.Payload))
 			b = binary.AppendUvarint(b, uint64(m.Attempt))
 			b = append(b, m.TraceID[:]...)
+			b = wire.AppendString(b, m.ProducerSub)
 		}
 	}
 	return b
@@ -93,7 +94,7 @@ func DecodePopResult(b []byte) (PopResult, error) {
 	n := d.Count(3)
 	for range n {
 		p := Popped{Partition: str(&d), UID: d.Uvarint()}
-		m := d.Count(37)
+		m := d.Count(38)
 		for range m {
 			var x Delivered
 			x.Offset, x.Stamp = d.Varint(), d.Varint()
@@ -112,6 +113,7 @@ func DecodePopResult(b []byte) (PopResult, error) {
 			}
 			copy(x.TraceID[:], d.B[:16])
 			d.B = d.B[16:]
+			x.ProducerSub = str(&d)
 			p.Messages = append(p.Messages, x)
 		}
 		r.Parts = append(r.Parts, p)

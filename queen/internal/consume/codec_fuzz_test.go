@@ -92,6 +92,8 @@ func FuzzDecodePopResult(f *testing.F) {
 	r.Parts[0].Messages[0].Payload = []byte(`{"a":1}`)
 	r.Parts[0].Messages[0].TransactionID = "x"
 	f.Add(appendPopResult(nil, &r))
+	r.Parts[0].Messages[0].ProducerSub = "svc-orders" // the subject a JWT push stamped
+	f.Add(appendPopResult(nil, &r))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, err := DecodePopResult(b)
 		if err != nil {

@@ -79,7 +79,7 @@ func TestCPTokenIsCheckedBeforeTheBody(t *testing.T) {
 		}
 		w := httptest.NewRecorder()
 		n.Handler.ServeHTTP(w, r)
-		want(t, w, 401, httpd.CodeCPUnauthorized)
+		want(t, w, 401, httpd.CodeUnauthorized)
 		if body.read {
 			t.Errorf("%s token: the body was read before the token was refused", name)
 		}
