@@ -47,6 +47,11 @@ const (
 	// dead letter, seeks, subscription changes, DLQ replay and purge,
 	// message retry, ephemeral configure and reset.
 	ClassAdmin
+	// ClassNode: the node-wide reports, every tenant's at once (GET
+	// /status with its s3 block, /analytics/system-metrics and
+	// worker-metrics). A JWT that reads reaches them, and the control
+	// plane's token; a tenant's API key never does.
+	ClassNode
 	// ClassControlPlane: the control plane's routes under /api/cp/,
 	// guarded by x-queen-cp-token (cpGuard) and by no credential of the
 	// chain: a JWT or an API key never reaches them.
@@ -55,11 +60,11 @@ const (
 
 // Classes lists every class, in the order of the constants.
 var Classes = []Class{ClassPublic, ClassRead, ClassPush, ClassTimers, ClassTxn, ClassConsume, ClassShared, ClassSharedRead, ClassAdmin,
-	ClassControlPlane}
+	ClassNode, ClassControlPlane}
 
 var classNames = map[Class]string{ClassPublic: "public", ClassRead: "read", ClassPush: "push", ClassTimers: "timers",
 	ClassTxn: "transaction", ClassConsume: "consume", ClassShared: "shared", ClassSharedRead: "shared-read", ClassAdmin: "admin",
-	ClassControlPlane: "control-plane"}
+	ClassNode: "node", ClassControlPlane: "control-plane"}
 
 func (c Class) String() string {
 	if n, ok := classNames[c]; ok {
@@ -76,12 +81,19 @@ type Principal interface {
 	// none. A push stamps it on its records as their producerSub.
 	Subject() string
 	// Tenant is the tenant the credential is bound to, "" when none (a
-	// broker JWT has none; the control plane's keys will). The gate
-	// carries it; nothing reads it yet.
+	// broker JWT has none; a control-plane API key is its cluster's):
+	// when set it is the request's tenant, whatever x-queen-tenant says.
 	Tenant() string
 	// String names the credential and its grants for an error message
 	// ("a JWT of level read-only"); never its secret.
 	String() string
+}
+
+// Refuser is a Principal that may refuse a route of its class with an
+// answer of its own (a suspended cluster's key: 403 cluster_suspended);
+// the gate asks it before Allows.
+type Refuser interface {
+	Refuse(c Class) error
 }
 
 // Authenticator recognises one kind of credential. Authenticate answers
@@ -142,10 +154,21 @@ func (g *gate) guard(c Class, h http.Handler) http.Handler {
 			return
 		}
 		p, err := g.authenticate(r)
-		if err != nil {
+		var e *Error
+		switch {
+		case errors.As(err, &e) && e.Status != 0 && e.Status != http.StatusUnauthorized:
+			writeError(w, r, e) // the authenticator could not decide: a 503, say
+			return
+		case err != nil:
 			w.Header().Set("WWW-Authenticate", `Bearer realm="queen"`)
 			writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: err.Error()})
 			return
+		}
+		if rf, ok := p.(Refuser); ok {
+			if err := rf.Refuse(c); err != nil {
+				writeError(w, r, err)
+				return
+			}
 		}
 		if !p.Allows(c) {
 			writeError(w, r, &Error{Status: http.StatusForbidden, Code: CodeForbidden,

@@ -43,7 +43,7 @@ var wantClasses = map[string]Class{
 	"GET /health":             ClassPublic,
 	"GET /metrics":            ClassPublic,
 	"GET /metrics/prometheus": ClassPublic,
-	"GET /status":             ClassRead,
+	"GET /status":             ClassNode,
 
 	"POST /api/v1/push":               ClassPush,
 	"POST /api/v1/ephemeral/push":     ClassPush,
@@ -93,8 +93,8 @@ var wantClasses = map[string]Class{
 	"GET /api/v1/status/queues":                                ClassRead,
 	"GET /api/v1/status/queues/{queue}":                        ClassRead,
 	"GET /api/v1/status/analytics":                             ClassRead,
-	"GET /api/v1/analytics/system-metrics":                     ClassRead,
-	"GET /api/v1/analytics/worker-metrics":                     ClassRead,
+	"GET /api/v1/analytics/system-metrics":                     ClassNode,
+	"GET /api/v1/analytics/worker-metrics":                     ClassNode,
 	"GET /api/v1/consumer-groups":                              ClassRead,
 	"GET /api/v1/consumer-groups/lagging":                      ClassRead,
 	"GET /api/v1/consumer-groups/{group}":                      ClassRead,
@@ -200,7 +200,7 @@ func (u unread) Read([]byte) (int, error) {
 // the body is read, with the engine's envelope; a principal's subject is
 // each pushed record's producerSub, whatever the body says.
 func TestGate(t *testing.T) {
-	auth := []Authenticator{keyAuth{"reader": {classes: []Class{ClassPublic, ClassRead}, sub: "r"},
+	auth := []Authenticator{keyAuth{"reader": {classes: []Class{ClassPublic, ClassRead, ClassNode}, sub: "r"},
 		"pusher": {classes: []Class{ClassPush}, sub: "svc-p"}}, tokenAuth{}}
 	e := newEnv(t, nil, Options{Authenticators: auth, SkipPaths: []string{"/health", "/api/v1/resources/", "/api/v1/kv/", "/"}})
 	send := func(method, target, authz string) (int, errBody) {

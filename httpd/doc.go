@@ -96,14 +96,17 @@
 // # Auth
 //
 // Off unless Options.Authenticators is set (queen sets the broker JWT's,
-// package jwtauth, with JWT_ENABLED=true). Then every route needs a
+// package jwtauth, with JWT_ENABLED=true, and the control plane's API
+// keys ahead of it when QUEEN_PROXY_CP_TOKEN is set). Then every route needs a
 // credential that the first authenticator recognising it accepts, and
 // whose principal Allows the route's class; Options.SkipPaths need none.
 // The classes, and the routes of each (wantClasses in auth_test.go is the
 // whole table):
 //
 //	public       GET /health, /metrics, /metrics/prometheus
-//	read         GET /status and the GET reads of /api/v1 (queues,
+//	node         GET /status, /analytics/system-metrics and
+//	             worker-metrics: the node-wide reports, every tenant's
+//	read         the GET reads of /api/v1 (queues,
 //	             resources, status, analytics, consumer groups, DLQ,
 //	             messages, traces, ephemeral queues); POST /fetch,
 //	             /fetch/offsets, /partitions/changed, /stats/refresh
@@ -120,6 +123,17 @@
 //	admin        POST /configure, every DELETE of a queue, group, DLQ or
 //	             message, seeks, subscription, DLQ replay, message retry,
 //	             ephemeral configure, reset and queue delete
+//	control-plane  /api/cp/*: guarded by x-queen-cp-token (cpGuard), never
+//	             by the chain
+//
+// With the control plane on and a chain set, its token is a credential
+// of the chain too (cpTokenAuth, last): the operator's, reaching public
+// and node, nothing of a tenant's. A principal bound to a tenant (an API
+// key) makes that the request's tenant, whatever x-queen-tenant says; a
+// principal that is a Refuser may refuse a route with an answer of its
+// own (403 cluster_suspended, push_blocked) before Allows is asked; an
+// authenticator's *Error of another status than 401 (a 503 when a key
+// cannot be looked up) is answered as it is.
 //
 // Decisions: shared-read exists because API.md makes a KV GET and the KV
 // console read-only for a JWT while §10 gives a proxy key's KV to produce

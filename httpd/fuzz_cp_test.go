@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -140,10 +140,12 @@ func FuzzCPRoutes(f *testing.F) {
 	})
 }
 
-// refuseAll is an authenticator that refuses every request.
+// refuseAll is an authenticator that recognises no credential.
 type refuseAll struct{}
 
-func (refuseAll) Authenticate(*http.Request) (Principal, error) { return nil, errors.New("refused") }
+func (refuseAll) Authenticate(*http.Request) (Principal, error) {
+	return nil, fmt.Errorf("%w: a credential nobody has", ErrNoCredential)
+}
 
 // TestCPRoutesAreNotTheChains: the control plane's routes answer to the cp
 // token alone; the credential chain (a JWT, an API key) neither guards
@@ -171,5 +173,27 @@ func TestCPRoutesAreNotTheChains(t *testing.T) {
 	h.ServeHTTP(w, r)
 	if w.Code != http.StatusUnauthorized {
 		t.Fatalf("the data plane with the chain refusing: %d, want 401", w.Code)
+	}
+}
+
+// TestCPTokenReadsTheNode: beside a credential chain, the control plane's
+// token reaches the node-wide reports and nothing of a tenant's.
+func TestCPTokenReadsTheNode(t *testing.T) {
+	h := New(&fakeBroker{}, Options{Authenticators: []Authenticator{refuseAll{}}, ControlPlane: cpRecorder{t}, CPToken: "cp-token-0123456789"})
+	code := func(path, token string) int {
+		r := httptest.NewRequest("GET", path, nil)
+		r.Header.Set(CPTokenHeader, token)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w.Code
+	}
+	if c := code("/status", "cp-token-0123456789"); c != http.StatusOK {
+		t.Errorf("/status with the cp token: %d", c)
+	}
+	if c := code("/status", "cp-token-012345678"); c != http.StatusUnauthorized {
+		t.Errorf("/status with a wrong cp token: %d", c)
+	}
+	if c := code("/api/v1/resources/queues", "cp-token-0123456789"); c != http.StatusForbidden {
+		t.Errorf("a tenant's queues with the cp token: %d, want 403", c)
 	}
 }

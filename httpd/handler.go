@@ -3,6 +3,7 @@ package httpd
 import (
 	"log/slog"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -158,7 +159,12 @@ func build(b Broker, o Options) (*chi.Mux, map[string]Class) {
 	r.NotFound(noRoute)
 	r.MethodNotAllowed(noRoute)
 	classes := map[string]Class{}
-	s.register(&routes{r: r, g: &gate{auth: o.Authenticators, skip: newSkipPaths(o.SkipPaths)}, classes: classes}, o)
+	auth := o.Authenticators
+	if len(auth) > 0 && o.ControlPlane != nil && o.CPToken != "" {
+		// The operator's credential for the node-wide reports.
+		auth = append(slices.Clone(auth), newCPTokenAuth(o.CPToken))
+	}
+	s.register(&routes{r: r, g: &gate{auth: auth, skip: newSkipPaths(o.SkipPaths)}, classes: classes}, o)
 	return r, classes
 }
 
@@ -166,7 +172,7 @@ func build(b Broker, o Options) (*chi.Mux, map[string]Class) {
 // classes' doc says which routes each holds).
 func (s *server) register(rt *routes, o Options) {
 	rt.add(ClassPublic, http.MethodGet, "/health", s.health())
-	rt.add(ClassRead, http.MethodGet, "/status", s.status())
+	rt.add(ClassNode, http.MethodGet, "/status", s.status())
 	rt.add(ClassPublic, http.MethodGet, "/metrics/prometheus", metricsHandler(o.Registry))
 	rt.add(ClassPublic, http.MethodGet, "/metrics", metricsJSON(s.gather))
 
@@ -190,8 +196,8 @@ func (s *server) register(rt *routes, o Options) {
 		api.add(ClassRead, http.MethodGet, "/resources/queues", s.queues())
 		api.add(ClassRead, http.MethodGet, "/resources/queues/{queue}", s.queue())
 		api.add(ClassRead, http.MethodPost, "/stats/refresh", statsRefresh())
-		api.add(ClassRead, http.MethodGet, "/analytics/system-metrics", s.systemMetrics())
-		api.add(ClassRead, http.MethodGet, "/analytics/worker-metrics", s.workerMetrics())
+		api.add(ClassNode, http.MethodGet, "/analytics/system-metrics", s.systemMetrics())
+		api.add(ClassNode, http.MethodGet, "/analytics/worker-metrics", s.workerMetrics())
 		if s.st != nil {
 			s.statusRoutes(api)
 		}

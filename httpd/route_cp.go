@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"regexp"
 
@@ -36,6 +38,32 @@ func cpGuard(token string) func(http.Handler) http.Handler {
 		})
 	}
 }
+
+// cpTokenAuth is the control plane's token as a data-plane credential
+// (an Authenticator): the operator's, it reaches the node-wide reports
+// (ClassNode) and the public routes, nothing of any tenant's.
+type cpTokenAuth struct{ want [sha256.Size]byte }
+
+func newCPTokenAuth(token string) cpTokenAuth { return cpTokenAuth{want: sha256.Sum256([]byte(token))} }
+
+func (a cpTokenAuth) Authenticate(r *http.Request) (Principal, error) {
+	if len(r.Header.Values(CPTokenHeader)) == 0 {
+		return nil, fmt.Errorf("%w: %s", ErrNoCredential, CPTokenHeader)
+	}
+	got := sha256.Sum256([]byte(r.Header.Get(CPTokenHeader)))
+	if subtle.ConstantTimeCompare(got[:], a.want[:]) != 1 {
+		return nil, errors.New(CPTokenHeader + " is wrong")
+	}
+	return operator{}, nil
+}
+
+// operator is the principal of the control plane's token.
+type operator struct{}
+
+func (operator) Allows(c Class) bool { return c == ClassPublic || c == ClassNode }
+func (operator) Subject() string     { return "" }
+func (operator) Tenant() string      { return "" }
+func (operator) String() string      { return "the control plane's token" }
 
 // cpRoutes registers the control plane under /api/cp (API.md §10), all
 // of ClassControlPlane: cpGuard, not the credential chain, guards them.

@@ -13,7 +13,9 @@ const TenantHeader = "x-queen-tenant"
 
 type tenantKey struct{}
 
-// tenancy puts the request's tenant in its context: the header's UUID
+// tenancy puts the request's tenant in its context: the tenant the
+// request's credential is bound to (a control-plane API key's, whatever
+// the header says), else the header's UUID
 // (canonical lower-case form) when on is true and the header is there,
 // DefaultTenant otherwise. A header that is not a UUID, or that names
 // SystemTenant, is 400 bad_request naming the header, and so is a request
@@ -22,6 +24,10 @@ type tenantKey struct{}
 func tenancy(on bool) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if p := PrincipalOf(r); p != nil && p.Tenant() != "" {
+				next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tenantKey{}, p.Tenant())))
+				return
+			}
 			tenant := DefaultTenant
 			if n := len(r.Header.Values(TenantHeader)); on && n > 1 {
 				writeError(w, r, badRequest("%s is given %d times: a request names one tenant", TenantHeader, n))

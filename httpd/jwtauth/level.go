@@ -39,7 +39,7 @@ func (l Level) Allows(c httpd.Class) bool {
 	case LevelReadWrite:
 		return c != httpd.ClassAdmin && c != httpd.ClassControlPlane
 	case LevelReadOnly:
-		return c == httpd.ClassPublic || c == httpd.ClassRead || c == httpd.ClassSharedRead
+		return c == httpd.ClassPublic || c == httpd.ClassRead || c == httpd.ClassSharedRead || c == httpd.ClassNode
 	case LevelWriteOnly:
 		return c == httpd.ClassPublic || c == httpd.ClassPush || c == httpd.ClassTimers
 	}

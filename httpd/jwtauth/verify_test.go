@@ -226,10 +226,10 @@ func TestRoles(t *testing.T) {
 func TestLevelClasses(t *testing.T) {
 	want := map[Level][]httpd.Class{
 		LevelPublic:    {httpd.ClassPublic},
-		LevelReadOnly:  {httpd.ClassPublic, httpd.ClassRead, httpd.ClassSharedRead},
+		LevelReadOnly:  {httpd.ClassPublic, httpd.ClassRead, httpd.ClassSharedRead, httpd.ClassNode},
 		LevelWriteOnly: {httpd.ClassPublic, httpd.ClassPush, httpd.ClassTimers},
 		LevelReadWrite: {httpd.ClassPublic, httpd.ClassRead, httpd.ClassPush, httpd.ClassTimers, httpd.ClassTxn, httpd.ClassConsume,
-			httpd.ClassShared, httpd.ClassSharedRead},
+			httpd.ClassShared, httpd.ClassSharedRead, httpd.ClassNode},
 		// No token reaches the control plane: its own token guards it.
 		LevelAdmin: slices.DeleteFunc(slices.Clone(httpd.Classes), func(c httpd.Class) bool { return c == httpd.ClassControlPlane }),
 	}

@@ -84,6 +84,17 @@ func (n *node) cp(t *testing.T, method, path string, body any, out any) {
 	}
 }
 
+// mintKey mints an API key of cluster with scopes.
+func (n *node) mintKey(t *testing.T, cluster string, scopes ...string) string {
+	t.Helper()
+	var k struct{ Key string }
+	n.cp(t, "POST", "/api/cp/keys", map[string]any{"cluster": cluster, "scopes": scopes}, &k)
+	if k.Key == "" {
+		t.Fatal("no key minted")
+	}
+	return k.Key
+}
+
 // sinkUnit is the s3 block's unit of a tenant's sink on n (nil: none).
 func (n *node) sinkUnit(tenant string) map[string]any {
 	var st struct {
@@ -91,7 +102,10 @@ func (n *node) sinkUnit(tenant string) map[string]any {
 			Sinks []map[string]any `json:"sinks"`
 		} `json:"s3"`
 	}
-	if _, err := n.call(context.Background(), http.MethodGet, "/status", nil, &st); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	code, b, err := n.do(ctx, false, http.MethodGet, "/status", nil, "x-queen-cp-token", cpToken)
+	if err != nil || code != http.StatusOK || json.Unmarshal(b, &st) != nil {
 		return nil
 	}
 	for _, u := range st.S3.Sinks {
@@ -179,6 +193,7 @@ func TestCPTenantSinks(t *testing.T) {
 	cpKeep("PUT", "/api/cp/clusters/b-prod", map[string]any{"tenant": "b", "brokerTenant": tB})
 	cpKeep("PUT", "/api/cp/clusters/a-prod/s3", sinkDoc(gwA, "lake-a", gwA.Secret))
 	cpKeep("PUT", "/api/cp/clusters/b-prod/s3", sinkDoc(gwB, "lake-b", gwB.Secret))
+	keys := map[string]string{tA: nodes[0].mintKey(t, "a-prod", "produce", "read"), tB: nodes[0].mintKey(t, "b-prod", "produce", "read")}
 
 	// Both tenants push to orders p-0 and p-1, with the same transaction
 	// ids, every 50 ms, through the nodes in turn.
@@ -186,7 +201,9 @@ func TestCPTenantSinks(t *testing.T) {
 	var wg sync.WaitGroup
 	pushed := map[string]int{}
 	var mu sync.Mutex
-	for _, tn := range []struct{ name, id string }{{"a", tA}, {"b", tB}} {
+	// Each pushes with its own key, and names the other tenant in the
+	// header: the key's tenant is the one that counts.
+	for _, tn := range []struct{ name, id, other string }{{"a", tA, tB}, {"b", tB, tA}} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -194,7 +211,8 @@ func TestCPTenantSinks(t *testing.T) {
 				item := map[string]any{"queue": "orders", "partition": fmt.Sprintf("p-%d", i%2), "transactionId": fmt.Sprintf("tx-%d", i),
 					"payload": map[string]any{"tenant": tn.name, "n": i}}
 				ctx, cancel := context.WithTimeout(load, 10*time.Second)
-				code, _, err := nodes[i%3].do(ctx, true, "POST", "/api/v1/push", map[string]any{"items": []any{item}}, "x-queen-tenant", tn.id)
+				code, _, err := nodes[i%3].do(ctx, true, "POST", "/api/v1/push", map[string]any{"items": []any{item}},
+					"Authorization", "Bearer "+keys[tn.id], "x-queen-tenant", tn.other)
 				cancel()
 				if err == nil && code == http.StatusCreated {
 					mu.Lock()
@@ -227,9 +245,10 @@ func TestCPTenantSinks(t *testing.T) {
 		gw             *s3test.Server
 		bucket, tenant string
 	}{{gwA, "lake-a", tA}, {gwB, "lake-b", tB}} {
-		waitTenantComplete(t, nodes, c.tenant, "orders", "p-0", "p-1")
+		waitTenantComplete(t, nodes, keys[c.tenant], c.tenant, "orders", "p-0", "p-1")
 		out, err := exec.Command(lakeBin, "verify", "-endpoint", c.gw.URL, "-region", c.gw.Region, "-bucket", c.bucket, "-path-style",
-			"-access-key", c.gw.Access, "-secret-key", c.gw.Secret, "-tenant", c.tenant, "-queue", "orders", "-broker", nodes[0].url).CombinedOutput()
+			"-access-key", c.gw.Access, "-secret-key", c.gw.Secret, "-tenant", c.tenant, "-queue", "orders", "-broker", nodes[0].url,
+			"-broker-token", keys[c.tenant]).CombinedOutput()
 		if err != nil {
 			t.Fatalf("queen-lake verify of tenant %s: %v\n%s", c.tenant, err, out)
 		}
@@ -245,7 +264,7 @@ func TestCPTenantSinks(t *testing.T) {
 	for _, n := range nodes {
 		for _, path := range []string{"/status", "/metrics/prometheus", "/metrics"} {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			_, b, _ := n.do(ctx, false, "GET", path, nil)
+			_, b, _ := n.do(ctx, false, "GET", path, nil, "x-queen-cp-token", cpToken)
 			cancel()
 			answers.Write(b)
 		}
@@ -254,22 +273,23 @@ func TestCPTenantSinks(t *testing.T) {
 	for _, n := range nodes {
 		everything += n.log()
 	}
-	for _, s := range []string{gwA.Secret, gwB.Secret, wrongSecret} {
+	// The API keys were answered once, when minted; nothing since shows them.
+	for _, s := range []string{gwA.Secret, gwB.Secret, wrongSecret, keys[tA], keys[tB]} {
 		if strings.Contains(everything, s) {
-			t.Errorf("the secret %q shows in a log line, an answer, the status or a metric", s)
+			t.Errorf("the secret %q shows in a log line, an answer, the status or a metric", s[:8]+"…")
 		}
 	}
 }
 
-// waitTenantComplete is waitComplete for a tenant's sink: every node is
-// asked, the owner may be any.
-func waitTenantComplete(t *testing.T, nodes []*node, tenant, queue string, partitions ...string) {
+// waitTenantComplete is waitComplete for a tenant's sink (key reads its
+// records): every node is asked, the owner may be any.
+func waitTenantComplete(t *testing.T, nodes []*node, key, tenant, queue string, partitions ...string) {
 	t.Helper()
 	last := ""
 	for _, p := range partitions {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		code, b, err := nodes[0].do(ctx, true, "POST", "/api/v1/fetch", map[string]any{"entries": []any{
-			map[string]any{"queue": queue, "partition": p, "offset": 0, "maxBytes": 8 << 20}}}, "x-queen-tenant", tenant)
+			map[string]any{"queue": queue, "partition": p, "offset": 0, "maxBytes": 8 << 20}}}, "Authorization", "Bearer "+key)
 		cancel()
 		if err != nil || code != http.StatusOK {
 			t.Fatalf("fetch %s/%s of %s: %d %s %v", queue, p, tenant, code, b, err)

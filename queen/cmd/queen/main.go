@@ -169,7 +169,10 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 		plane := controlplane.New(controlplane.Options{KV: kv, Sealer: sealer, TenancyHeader: cfg.TenancyHeader,
 			S3Embedded: sinkCfg.Embedded, Queues: b})
 		ho.ControlPlane, ho.CPToken, cpSinks = plane, cfg.CPToken, plane
-		log.Info("control plane on", "routes", "/api/cp/")
+		// Its API keys guard the data plane, ahead of a JWT: with the
+		// control plane on, every data-plane request needs a credential.
+		ho.Authenticators = append([]httpd.Authenticator{plane}, ho.Authenticators...)
+		log.Info("control plane on", "routes", "/api/cp/", "dataPlane", "API keys (qk_…) required")
 	}
 	// The S3 sinks: the default tenant's from QUEEN_S3_*, and one per
 	// control-plane sink row. nil when QUEEN_S3_EMBEDDED is off.

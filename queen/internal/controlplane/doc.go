@@ -12,7 +12,11 @@
 //   - Proxy API keys, qk_<env>_<32 characters>: minted here and answered
 //     once, or minted by the caller and registered by their sha256. Only
 //     the sha256 is stored; CheckKey answers what a presented key grants
-//     (its cluster's broker tenant, effective status and scopes).
+//     (its cluster's broker tenant, effective status and scopes), and
+//     Authenticate makes that the data plane's credential
+//     (httpd.Authenticator: keyauth.go maps the scopes onto the routes'
+//     classes, binds the request to the key's tenant, and refuses a
+//     suspended or push_blocked cluster's requests).
 //   - Per-cluster S3 sinks: the settings document (checked with the sink's
 //     own rules, s3sink.ParseDocument, before anything is stored), the
 //     enabled switch, the secret key sealed with QUEEN_ENCRYPTION_KEY

@@ -150,6 +150,7 @@ func (p *Plane) RevokeKey(ctx context.Context, id string) (bool, error) {
 // KeyGrant is what a valid key grants: its cluster's broker tenant and
 // effective status, and its scopes.
 type KeyGrant struct {
+	ID           string // the key's id (the first hex digits of its sha256)
 	Cluster      string
 	BrokerTenant string
 	Status       string // the cluster's effective status
@@ -180,7 +181,7 @@ func (p *Plane) CheckKey(ctx context.Context, key string) (KeyGrant, bool, error
 		case err != nil:
 			return KeyGrant{}, false, err
 		default:
-			g = KeyGrant{Cluster: k.Cluster, BrokerTenant: c.row.BrokerTenant, Status: worse(c.row.Status, tstatus), Scopes: k.Scopes}
+			g = KeyGrant{ID: hash[:idLen], Cluster: k.Cluster, BrokerTenant: c.row.BrokerTenant, Status: worse(c.row.Status, tstatus), Scopes: k.Scopes}
 		}
 	}
 	p.keys.put(hash, g, ok)

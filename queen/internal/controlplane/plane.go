@@ -49,8 +49,9 @@ type Plane struct {
 }
 
 var (
-	_ httpd.ControlPlane = (*Plane)(nil)
-	_ sinks.Source       = (*Plane)(nil)
+	_ httpd.ControlPlane  = (*Plane)(nil)
+	_ sinks.Source        = (*Plane)(nil)
+	_ httpd.Authenticator = (*Plane)(nil)
 )
 
 // New returns the control plane over o.KV.

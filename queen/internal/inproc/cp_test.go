@@ -315,19 +315,28 @@ func TestCPPurgeAndDelete(t *testing.T) {
 	h := n.Handler
 	want(t, cp(t, h, "POST", "/api/cp/tenants", `{"slug":"gone"}`), 200, "")
 	c := decode[httpd.CPCluster](t, cp(t, h, "PUT", "/api/cp/clusters/gone-c", `{"tenant":"gone"}`))
-	want(t, cp(t, h, "POST", "/api/cp/keys", `{"cluster":"gone-c","scopes":["read"]}`), 200, "")
+	gone := mintKey(t, h, "gone-c", "produce", "read")
+	want(t, cp(t, h, "POST", "/api/cp/tenants", `{"slug":"keep"}`), 200, "")
+	kc := decode[httpd.CPCluster](t, cp(t, h, "PUT", "/api/cp/clusters/keep-c", `{"tenant":"keep"}`))
+	keep := mintKey(t, h, "keep-c", "produce", "read")
 	want(t, cp(t, h, "PUT", "/api/cp/clusters/gone-c/s3", s3Body), 200, "")
 	push := `{"items":[{"queue":"orders","partition":"p","payload":{"n":1}}]}`
-	want(t, n.Do(ctx(t), "POST", "/api/v1/push", []byte(push), httpd.TenantHeader, c.BrokerTenant), 201, "")
+	want(t, n.Do(ctx(t), "POST", "/api/v1/push", []byte(push), "Authorization", "Bearer "+gone), 201, "")
 	// The same queue name in another tenant survives the purge.
-	want(t, n.Do(ctx(t), "POST", "/api/v1/push", []byte(push)), 201, "")
+	want(t, n.Do(ctx(t), "POST", "/api/v1/push", []byte(push), "Authorization", "Bearer "+keep), 201, "")
 
 	p := decode[httpd.CPPurge](t, cp(t, h, "POST", "/api/cp/tenants/gone/purge", ""))
 	if p.Queues != 1 || p.Keys != 1 || p.Sinks != 1 || len(p.Clusters) != 1 {
 		t.Fatalf("purge %+v", p)
 	}
-	want(t, n.Do(ctx(t), "GET", "/api/v1/resources/queues/orders", nil, httpd.TenantHeader, c.BrokerTenant), 404, "")
-	want(t, n.Do(ctx(t), "GET", "/api/v1/resources/queues/orders", nil), 200, "")
+	if _, ok, err := n.Broker.Queue(ctx(t), c.BrokerTenant, "orders"); ok || err != nil {
+		t.Fatalf("the purged tenant's queue is still there (%v)", err)
+	}
+	want(t, n.Do(ctx(t), "GET", "/api/v1/resources/queues/orders", nil, "Authorization", "Bearer "+gone), 401, httpd.CodeUnauthorized)
+	want(t, n.Do(ctx(t), "GET", "/api/v1/resources/queues/orders", nil, "Authorization", "Bearer "+keep), 200, "")
+	if _, ok, _ := n.Broker.Queue(ctx(t), kc.BrokerTenant, "orders"); !ok {
+		t.Fatal("another tenant's queue of the same name was purged")
+	}
 	want(t, cp(t, h, "GET", "/api/cp/clusters/gone-c", ""), 200, "")
 
 	d := decode[httpd.CPPurge](t, cp(t, h, "DELETE", "/api/cp/tenants/gone", ""))
@@ -342,4 +351,76 @@ func TestCPPurgeAndDelete(t *testing.T) {
 	// Its broker tenant is free again.
 	want(t, cp(t, h, "POST", "/api/cp/tenants", `{"slug":"gone"}`), 200, "")
 	want(t, cp(t, h, "PUT", "/api/cp/clusters/gone-c2", `{"tenant":"gone","brokerTenant":"`+c.BrokerTenant+`"}`), 200, "")
+}
+
+// mintKey registers a key of cluster with scopes and answers it.
+func mintKey(t *testing.T, h http.Handler, cluster string, scopes ...string) string {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"cluster": cluster, "scopes": scopes})
+	k := decode[httpd.CPKey](t, cp(t, h, "POST", "/api/cp/keys", string(body)))
+	if k.Key == "" {
+		t.Fatalf("no key minted: %+v", k)
+	}
+	return k.Key
+}
+
+// TestCPKeysGuardTheDataPlane: with the control plane on, a data-plane
+// request needs an API key; the key's scopes decide what it reaches, its
+// cluster's broker tenant is the request's whatever x-queen-tenant says,
+// and its cluster's status can stop it.
+func TestCPKeysGuardTheDataPlane(t *testing.T) {
+	n := cpNode(t)
+	h := n.Handler
+	want(t, cp(t, h, "POST", "/api/cp/tenants", `{"slug":"dp"}`), 200, "")
+	c := decode[httpd.CPCluster](t, cp(t, h, "PUT", "/api/cp/clusters/dp-c", `{"tenant":"dp"}`))
+	produce, read := mintKey(t, h, "dp-c", "produce"), mintKey(t, h, "dp-c", "read")
+	consume, admin := mintKey(t, h, "dp-c", "consume"), mintKey(t, h, "dp-c", "admin")
+	as := func(key string) []string { return []string{"Authorization", "Bearer " + key} }
+	push := []byte(`{"items":[{"queue":"dp","partition":"p","payload":{"n":1}}]}`)
+
+	want(t, n.Do(ctx(t), "POST", "/api/v1/push", push), 401, httpd.CodeUnauthorized)
+	want(t, n.Do(ctx(t), "POST", "/api/v1/push", push, "Authorization", "Bearer qk_live_notakey"), 401, httpd.CodeUnauthorized)
+	want(t, n.Do(ctx(t), "GET", "/health", nil), 200, "") // a skip path
+	// A key's tenant is its cluster's: the header cannot move it.
+	want(t, n.Do(ctx(t), "POST", "/api/v1/push", push, append(as(produce), httpd.TenantHeader, httpd.DefaultTenant)...), 201, "")
+	if _, ok, _ := n.Broker.Queue(ctx(t), c.BrokerTenant, "dp"); !ok {
+		t.Fatal("the push did not land in the key's tenant")
+	}
+	if _, ok, _ := n.Broker.Queue(ctx(t), httpd.DefaultTenant, "dp"); ok {
+		t.Fatal("the push landed in the tenant of the header")
+	}
+	// Scopes: read cannot push, produce cannot seek or configure,
+	// consume pops, admin seeks, no key reads the node-wide status.
+	want(t, n.Do(ctx(t), "POST", "/api/v1/push", push, as(read)...), 403, httpd.CodeForbidden)
+	want(t, n.Do(ctx(t), "POST", "/api/v1/fetch", []byte(`{"entries":[{"queue":"dp","partition":"p","offset":0}]}`), as(read)...), 200, "")
+	seek := []byte(`{"timestamp":"2026-01-01T00:00:00Z"}`)
+	want(t, n.Do(ctx(t), "POST", "/api/v1/consumer-groups/g/queues/dp/seek", seek, as(produce)...), 403, httpd.CodeForbidden)
+	configure := []byte(`{"queue":"dp","options":{"leaseTime":30}}`)
+	want(t, n.Do(ctx(t), "POST", "/api/v1/configure", configure, as(produce)...), 403, httpd.CodeForbidden)
+	want(t, n.Do(ctx(t), "POST", "/api/v1/configure", configure, as(admin)...), 200, "")
+	pop := n.Do(ctx(t), "GET", "/api/v1/pop/queue/dp?consumerGroup=g&subscriptionMode=all", nil, as(consume)...)
+	if pop.Code != 200 || !strings.Contains(pop.Body.String(), `"producerSub":"key:`) {
+		t.Fatalf("pop with a consume key: %d %s", pop.Code, pop.Body)
+	}
+	want(t, n.Do(ctx(t), "GET", "/status", nil, as(admin)...), 403, httpd.CodeForbidden)
+	want(t, n.Do(ctx(t), "GET", "/status", nil, httpd.CPTokenHeader, cpToken), 200, "")
+
+	// Status: push_blocked refuses writes of records, not reads; suspended
+	// refuses everything.
+	want(t, cp(t, h, "PUT", "/api/cp/clusters/dp-c/status", `{"status":"push_blocked"}`), 200, "")
+	want(t, n.Do(ctx(t), "POST", "/api/v1/push", push, as(produce)...), 403, httpd.CodeCPPushBlocked)
+	want(t, n.Do(ctx(t), "POST", "/api/v1/fetch", []byte(`{"entries":[{"queue":"dp","partition":"p","offset":0}]}`), as(read)...), 200, "")
+	want(t, cp(t, h, "PUT", "/api/cp/tenants/dp/status", `{"status":"suspended"}`), 200, "")
+	want(t, n.Do(ctx(t), "POST", "/api/v1/fetch", []byte(`{"entries":[{"queue":"dp","partition":"p","offset":0}]}`), as(read)...), 403, httpd.CodeCPClusterSuspended)
+	want(t, cp(t, h, "PUT", "/api/cp/tenants/dp/status", `{"status":"active"}`), 200, "")
+	want(t, cp(t, h, "PUT", "/api/cp/clusters/dp-c/status", `{"status":"active"}`), 200, "")
+	want(t, n.Do(ctx(t), "POST", "/api/v1/push", push, as(produce)...), 201, "")
+	// A revoked key stops at once on the node that revoked it.
+	id := decode[struct{ Keys []httpd.CPKey }](t, cp(t, h, "GET", "/api/cp/keys?cluster=dp-c", ""))
+	for _, k := range id.Keys {
+		if k.Scopes[0] == "produce" {
+			want(t, cp(t, h, "DELETE", "/api/cp/keys/"+k.ID, ""), 200, "")
+		}
+	}
+	want(t, n.Do(ctx(t), "POST", "/api/v1/push", push, as(produce)...), 401, httpd.CodeUnauthorized)
 }

@@ -112,6 +112,8 @@ func Start(o Options) (*Node, error) {
 		n.CP = controlplane.New(controlplane.Options{KV: n.KV, Sealer: o.Sealer, TenancyHeader: o.TenancyHeader,
 			S3Embedded: o.S3Embedded, Queues: n.Broker})
 		ho.ControlPlane, ho.CPToken = n.CP, o.CPToken
+		ho.Authenticators = []httpd.Authenticator{n.CP} // as cmd/queen: API keys guard the data plane
+		ho.SkipPaths = []string{"/health", "/metrics/prometheus", "/metrics", "/"}
 	}
 	n.Handler = httpd.New(n.Broker, ho)
 	fctx, stop := context.WithCancel(context.Background())
