@@ -44,8 +44,10 @@ func (p *Plane) lookup(ctx context.Context, slug string) (cluster, string, error
 //
 // The broker tenant is the one given, or a fresh UUID; on a broker
 // without tenancy it is always the default tenant, the only one a
-// request can reach there. No two clusters share a broker tenant: a b/
-// row, written in the same call as the cluster's, holds it.
+// request can reach there (so such a broker has one cluster at most). No
+// two clusters share a broker tenant: a b/ row, written in the same call
+// as the cluster's, holds it; a b/ row whose cluster is gone (a delete
+// cut short) is taken over. A cluster being deleted is 409 deleting.
 func (p *Plane) EnsureCluster(ctx context.Context, slug string, spec httpd.CPClusterSpec) (httpd.CPCluster, error) {
 	bt, err := p.brokerTenant(spec.BrokerTenant)
 	if err != nil {
@@ -54,6 +56,9 @@ func (p *Plane) EnsureCluster(ctx context.Context, slug string, spec httpd.CPClu
 	for range casTries {
 		c, tstatus, err := p.lookup(ctx, slug)
 		if err == nil {
+			if worse(c.row.Status, tstatus) == httpd.CPStatusDeleting {
+				return httpd.CPCluster{}, deleting("cluster " + slug)
+			}
 			if c.row.Tenant != spec.Tenant || (spec.BrokerTenant != "" && c.row.BrokerTenant != bt) {
 				return httpd.CPCluster{}, httpd.CPError(http.StatusConflict, httpd.CodeCPConflict,
 					"cluster "+slug+" exists, of tenant "+c.row.Tenant+" with broker tenant "+c.row.BrokerTenant)
@@ -79,25 +84,30 @@ func (p *Plane) EnsureCluster(ctx context.Context, slug string, spec httpd.CPClu
 		}
 		now := p.nowUs()
 		row := clusterRow{Tenant: spec.Tenant, BrokerTenant: bt, Status: httpd.CPStatusActive, CreatedAtUs: now, UpdatedAtUs: now}
-		ops := []kvstore.Op{putOp(clusterPrefix+slug, row, 0), checkOp(tenantPrefix+spec.Tenant, tv)}
-		if bt != httpd.DefaultTenant {
-			ops = append(ops, putOp(brokerPrefix+bt, slug, 0))
+		// The b/ row: absent, or left by a cluster that is gone.
+		owner, bv, taken, err := p.brokerOwner(ctx, bt)
+		if err != nil {
+			return httpd.CPCluster{}, err
 		}
+		if taken && owner != slug {
+			if _, _, err := p.lookup(ctx, owner); err == nil {
+				if spec.BrokerTenant == "" && p.o.TenancyHeader {
+					bt = "" // a minted one taken: mint another on the next try
+					continue
+				}
+				return httpd.CPCluster{}, httpd.CPError(http.StatusConflict, httpd.CodeCPConflict,
+					"broker tenant "+bt+" is cluster "+owner+"'s")
+			} else if !isCode(err, httpd.CodeCPClusterUnknown) {
+				return httpd.CPCluster{}, err
+			}
+		}
+		ops := []kvstore.Op{putOp(clusterPrefix+slug, row, 0), checkOp(tenantPrefix+spec.Tenant, tv), putOp(brokerPrefix+bt, slug, bv)}
 		applied, err := p.kv.write(ctx, ops...)
 		if err != nil {
 			return httpd.CPCluster{}, err
 		}
 		if applied {
 			return clusterOut(slug, row, t.Status), nil
-		}
-		if owner, taken, err := p.brokerOwner(ctx, bt); err != nil {
-			return httpd.CPCluster{}, err
-		} else if taken && owner != slug {
-			return httpd.CPCluster{}, httpd.CPError(http.StatusConflict, httpd.CodeCPConflict,
-				"broker tenant "+bt+" is cluster "+owner+"'s")
-		}
-		if spec.BrokerTenant == "" && bt != httpd.DefaultTenant {
-			bt = "" // mint another on the next try
 		}
 	}
 	return httpd.CPCluster{}, errBusy
@@ -121,17 +131,22 @@ func (p *Plane) brokerTenant(given string) (string, error) {
 	if err != nil || id.String() != given {
 		return "", httpd.CPError(http.StatusBadRequest, httpd.CodeBadRequest, "brokerTenant "+quote(given)+" is not a lower-case UUID")
 	}
-	if given == SystemTenant {
+	switch given {
+	case SystemTenant:
 		return "", httpd.CPError(http.StatusBadRequest, httpd.CodeBadRequest, "brokerTenant "+SystemTenant+" is the control plane's own")
+	case httpd.DefaultTenant:
+		return "", httpd.CPError(http.StatusBadRequest, httpd.CodeBadRequest, "brokerTenant "+httpd.DefaultTenant+
+			" is the default tenant, every request's that names none: with tenancy a cluster's tenant is its own")
 	}
 	return given, nil
 }
 
-// brokerOwner is the cluster that holds broker tenant bt.
-func (p *Plane) brokerOwner(ctx context.Context, bt string) (string, bool, error) {
+// brokerOwner is the cluster that holds broker tenant bt, and its b/
+// row's version (0: none).
+func (p *Plane) brokerOwner(ctx context.Context, bt string) (string, uint64, bool, error) {
 	var owner string
-	_, ok, err := p.kv.get(ctx, brokerPrefix+bt, &owner)
-	return owner, ok, err
+	v, ok, err := p.kv.get(ctx, brokerPrefix+bt, &owner)
+	return owner, v, ok, err
 }
 
 // Clusters lists the clusters, of one tenant or ("") of all.

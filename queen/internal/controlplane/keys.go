@@ -17,8 +17,7 @@ import (
 // KeyPrefix starts every proxy API key: qk_<env>_<secret>.
 const KeyPrefix = "qk_"
 
-// idLen is how many hex digits of a key's sha256 are its id.
-const idLen = 16
+// A key's id is its sha256 in hex, all of it: two keys never share one.
 
 // keyCacheTTL is how long a node trusts a key check it made: a revoked
 // key, or one whose cluster was suspended, stops working on every node
@@ -56,7 +55,7 @@ func randIndex(n int) int {
 }
 
 func keyOut(hash string, k keyRow, key string) httpd.CPKey {
-	return httpd.CPKey{ID: hash[:idLen], Cluster: k.Cluster, Scopes: k.Scopes, Env: k.Env, CreatedAt: iso(k.CreatedAtUs), Key: key}
+	return httpd.CPKey{ID: hash, Cluster: k.Cluster, Scopes: k.Scopes, Env: k.Env, CreatedAt: iso(k.CreatedAtUs), Key: key}
 }
 
 // RegisterKey stores a key of a cluster: the hash the caller gave, or a
@@ -88,6 +87,7 @@ func (p *Plane) RegisterKey(ctx context.Context, spec httpd.CPKeySpec) (httpd.CP
 		return httpd.CPKey{}, err
 	}
 	if applied {
+		p.keys.flush() // a check of this key just before is stale
 		return keyOut(hash, row, key), nil
 	}
 	var old keyRow
@@ -97,7 +97,7 @@ func (p *Plane) RegisterKey(ctx context.Context, spec httpd.CPKeySpec) (httpd.CP
 		if key == "" && old.Cluster == row.Cluster && slices.Equal(old.Scopes, row.Scopes) && old.Env == row.Env {
 			return keyOut(hash, old, ""), nil
 		}
-		return httpd.CPKey{}, httpd.CPError(http.StatusConflict, httpd.CodeCPConflict, "key "+hash[:idLen]+" is registered already")
+		return httpd.CPKey{}, httpd.CPError(http.StatusConflict, httpd.CodeCPConflict, "key "+hash+" is registered already")
 	}
 	return httpd.CPKey{}, errBusy // the cluster changed under the write
 }
@@ -128,29 +128,18 @@ func (p *Plane) Keys(ctx context.Context, clusterSlug string) ([]httpd.CPKey, er
 
 // RevokeKey removes the key whose id is id; false when there is none.
 func (p *Plane) RevokeKey(ctx context.Context, id string) (bool, error) {
-	if len(id) != idLen || strings.Trim(id, "0123456789abcdef") != "" {
-		return false, httpd.CPError(http.StatusBadRequest, httpd.CodeBadRequest, "key id "+quote(id)+" is not an id: 16 lower-case hex digits")
+	if len(id) != sha256.Size*2 || strings.Trim(id, "0123456789abcdef") != "" {
+		return false, httpd.CPError(http.StatusBadRequest, httpd.CodeBadRequest, "key id "+quote(id)+" is not an id: 64 lower-case hex digits")
 	}
-	rows, err := p.kv.list(ctx, keyPrefix+id)
-	if err != nil {
-		return false, err
-	}
-	removed := false
-	for _, r := range rows {
-		applied, err := p.kv.write(ctx, deleteOp(r.Key, r.Version))
-		if err != nil {
-			return removed, err
-		}
-		removed = removed || applied
-	}
+	removed, err := p.deleteRow(ctx, keyPrefix+id)
 	p.keys.flush()
-	return removed, nil
+	return removed, err
 }
 
 // KeyGrant is what a valid key grants: its cluster's broker tenant and
 // effective status, and its scopes.
 type KeyGrant struct {
-	ID           string // the key's id (the first hex digits of its sha256)
+	ID           string // the key's id (its sha256 in hex)
 	Cluster      string
 	BrokerTenant string
 	Status       string // the cluster's effective status
@@ -164,7 +153,8 @@ func (g KeyGrant) Has(s string) bool { return slices.Contains(g.Scopes, s) }
 // (or its cluster is gone). A check is cached for keyCacheTTL.
 func (p *Plane) CheckKey(ctx context.Context, key string) (KeyGrant, bool, error) {
 	hash := hashKey(key)
-	if g, ok, hit := p.keys.get(hash); hit {
+	g, ok, hit, gen := p.keys.get(hash)
+	if hit {
 		return g, ok, nil
 	}
 	var k keyRow
@@ -172,7 +162,6 @@ func (p *Plane) CheckKey(ctx context.Context, key string) (KeyGrant, bool, error
 	if err != nil {
 		return KeyGrant{}, false, err
 	}
-	var g KeyGrant
 	if ok {
 		c, tstatus, err := p.lookup(ctx, k.Cluster)
 		switch {
@@ -181,51 +170,68 @@ func (p *Plane) CheckKey(ctx context.Context, key string) (KeyGrant, bool, error
 		case err != nil:
 			return KeyGrant{}, false, err
 		default:
-			g = KeyGrant{ID: hash[:idLen], Cluster: k.Cluster, BrokerTenant: c.row.BrokerTenant, Status: worse(c.row.Status, tstatus), Scopes: k.Scopes}
+			g = KeyGrant{ID: hash, Cluster: k.Cluster, BrokerTenant: c.row.BrokerTenant, Status: worse(c.row.Status, tstatus), Scopes: k.Scopes}
 		}
 	}
-	p.keys.put(hash, g, ok)
+	p.keys.put(hash, g, ok, gen)
 	return g, ok, nil
 }
 
-// keyCache keeps key checks for keyCacheTTL.
+// keyCache keeps key checks for keyCacheTTL. Checks that found no key
+// are kept apart and bounded on their own, so a spray of made-up keys
+// never evicts a real one. A check that began before a flush (a revoke,
+// a status change) is not kept: gen tells.
 type keyCache struct {
-	mu sync.Mutex
-	m  map[string]keyEntry
+	mu  sync.Mutex
+	gen uint64
+	ok  map[string]keyEntry
+	bad map[string]keyEntry
 }
 
 type keyEntry struct {
 	g  KeyGrant
-	ok bool
 	at time.Time
 }
 
-// keyCacheMax bounds the cache: past it, it starts over.
+// keyCacheMax bounds each of the cache's two maps: past it, that map
+// starts over.
 const keyCacheMax = 10_000
 
-func newKeyCache() *keyCache { return &keyCache{m: map[string]keyEntry{}} }
+func newKeyCache() *keyCache { return &keyCache{ok: map[string]keyEntry{}, bad: map[string]keyEntry{}} }
 
-func (c *keyCache) get(hash string) (KeyGrant, bool, bool) {
+// get answers a cached check (hit false: none) and the generation a
+// check made now must be put with.
+func (c *keyCache) get(hash string) (g KeyGrant, ok, hit bool, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, hit := c.m[hash]
-	if !hit || time.Since(e.at) > keyCacheTTL {
-		return KeyGrant{}, false, false
+	if e, found := c.ok[hash]; found && time.Since(e.at) <= keyCacheTTL {
+		return e.g, true, true, c.gen
 	}
-	return e.g, e.ok, true
+	if e, found := c.bad[hash]; found && time.Since(e.at) <= keyCacheTTL {
+		return KeyGrant{}, false, true, c.gen
+	}
+	return KeyGrant{}, false, false, c.gen
 }
 
-func (c *keyCache) put(hash string, g KeyGrant, ok bool) {
+func (c *keyCache) put(hash string, g KeyGrant, ok bool, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.m) >= keyCacheMax {
-		c.m = map[string]keyEntry{}
+	if gen != c.gen {
+		return // a flush came between the read and now
 	}
-	c.m[hash] = keyEntry{g: g, ok: ok, at: time.Now()}
+	m := &c.bad
+	if ok {
+		m = &c.ok
+	}
+	if len(*m) >= keyCacheMax {
+		*m = map[string]keyEntry{}
+	}
+	(*m)[hash] = keyEntry{g: g, at: time.Now()}
 }
 
 func (c *keyCache) flush() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.m = map[string]keyEntry{}
+	c.gen++
+	c.ok, c.bad = map[string]keyEntry{}, map[string]keyEntry{}
 }

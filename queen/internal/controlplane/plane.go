@@ -68,8 +68,9 @@ func (p *Plane) nowUs() int64 { return p.o.Now().UnixMicro() }
 // clock stands behind it, so that it moves on every write.
 func (p *Plane) later(last int64) int64 { return max(p.nowUs(), last+1) }
 
-// iso renders µs as the API renders times.
-func iso(us int64) string { return kvstore.FormatStamp(us) }
+// iso renders µs as the engine renders times (API.md §0): ISO-8601 UTC,
+// six fractional digits, Z.
+func iso(us int64) string { return time.UnixMicro(us).UTC().Format("2006-01-02T15:04:05.000000Z") }
 
 func tenantUnknown(slug string) error {
 	return httpd.CPError(http.StatusNotFound, httpd.CodeCPTenantUnknown, "tenant "+slug+" does not exist")

@@ -2,8 +2,10 @@ package controlplane
 
 import (
 	"context"
+	"time"
 
 	"github.com/queen-mq/queen-go/httpd"
+	"github.com/queen-mq/queen-go/kvstore"
 )
 
 // purgeCluster removes what a cluster holds: its sink row, its keys and,
@@ -11,7 +13,7 @@ import (
 // broker without tenancy), every queue of its broker tenant. Nothing is
 // deleted from a bucket. The broker tenant's KV rows, locks and timers
 // stay (see doc.go).
-func (p *Plane) purgeCluster(ctx context.Context, c cluster, out *httpd.CPPurge) error {
+func (p *Plane) purgeCluster(ctx context.Context, c cluster, ownsTenant bool, out *httpd.CPPurge) error {
 	if removed, err := p.deleteRow(ctx, sinkPrefix+c.slug); err != nil {
 		return err
 	} else if removed {
@@ -36,18 +38,30 @@ func (p *Plane) purgeCluster(ctx context.Context, c cluster, out *httpd.CPPurge)
 		}
 	}
 	p.keys.flush()
-	if p.o.Queues == nil || c.row.BrokerTenant == httpd.DefaultTenant {
+	if p.o.Queues == nil || !ownsTenant || c.row.BrokerTenant == httpd.DefaultTenant {
 		return nil
 	}
-	qs, err := p.o.Queues.Queues(ctx, c.row.BrokerTenant)
-	if err != nil {
-		return err
-	}
-	for _, q := range qs {
-		if _, found, err := p.o.Queues.DeleteQueue(ctx, c.row.BrokerTenant, q.Name); err != nil {
+	// Twice: a push that passed a node's key check before the cluster's
+	// status changed may land after the first listing. Each listing
+	// follows a linearizable read, so this node's state has everything
+	// answered before it.
+	for range 2 {
+		if _, _, err := p.kv.get(ctx, clusterPrefix+c.slug, new(clusterRow)); err != nil {
 			return err
-		} else if found {
-			out.Queues++
+		}
+		qs, err := p.o.Queues.Queues(ctx, c.row.BrokerTenant)
+		if err != nil {
+			return err
+		}
+		for _, q := range qs {
+			if _, found, err := p.o.Queues.DeleteQueue(ctx, c.row.BrokerTenant, q.Name); err != nil {
+				return err
+			} else if found {
+				out.Queues++
+			}
+		}
+		if len(qs) == 0 {
+			break
 		}
 	}
 	return nil
@@ -73,8 +87,7 @@ func (p *Plane) markDeleting(ctx context.Context, slug string) (cluster, bool, e
 			return c, false, err
 		}
 		if applied {
-			p.keys.flush()
-			return c, true, nil
+			p.keys.flush() // and read it again, for the version written
 		}
 	}
 	return cluster{}, false, errBusy
@@ -88,22 +101,45 @@ func (p *Plane) DeleteCluster(ctx context.Context, slug string) (httpd.CPPurge, 
 }
 
 func (p *Plane) deleteCluster(ctx context.Context, slug string, out *httpd.CPPurge) error {
-	c, found, err := p.markDeleting(ctx, slug)
-	if err != nil || !found {
-		return err
+	for range casTries {
+		c, found, err := p.markDeleting(ctx, slug)
+		if err != nil || !found {
+			return err
+		}
+		// Only the cluster the b/ row names owns the broker tenant's data:
+		// a delete cut short may have left one that another took since.
+		owner, bv, _, err := p.brokerOwner(ctx, c.row.BrokerTenant)
+		if err != nil {
+			return err
+		}
+		mine := owner == slug
+		// Every node's key checks see the mark within keyCacheTTL: only
+		// then are the broker tenant's queues listed.
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(keyCacheTTL):
+		}
+		if err := p.purgeCluster(ctx, c, mine, out); err != nil {
+			return err
+		}
+		// The cluster's row at the version marked, and its b/ row when it
+		// is still this cluster's, in one call: all or nothing.
+		ops := []kvstore.Op{deleteOp(clusterPrefix+slug, c.version)}
+		if mine {
+			ops = append(ops, deleteOp(brokerPrefix+c.row.BrokerTenant, bv))
+		}
+		applied, err := p.kv.write(ctx, ops...)
+		if err != nil {
+			return err
+		}
+		if applied {
+			out.Clusters = append(out.Clusters, slug)
+			out.Removed = true
+			return nil
+		}
 	}
-	if err := p.purgeCluster(ctx, c, out); err != nil {
-		return err
-	}
-	if _, err := p.deleteRow(ctx, brokerPrefix+c.row.BrokerTenant); err != nil {
-		return err
-	}
-	if _, err := p.deleteRow(ctx, clusterPrefix+slug); err != nil {
-		return err
-	}
-	out.Clusters = append(out.Clusters, slug)
-	out.Removed = true
-	return nil
+	return errBusy
 }
 
 // tenantClusters lists a tenant's clusters: 404 tenant_unknown when there
@@ -137,7 +173,11 @@ func (p *Plane) PurgeTenant(ctx context.Context, slug string) (httpd.CPPurge, er
 		return out, err
 	}
 	for _, c := range cs {
-		if err := p.purgeCluster(ctx, c, &out); err != nil {
+		owner, _, _, err := p.brokerOwner(ctx, c.row.BrokerTenant)
+		if err != nil {
+			return out, err
+		}
+		if err := p.purgeCluster(ctx, c, owner == c.slug, &out); err != nil {
 			return out, err
 		}
 		out.Clusters = append(out.Clusters, c.slug)

@@ -128,6 +128,9 @@ func splitSinkBody(body []byte) (doc []byte, secret string, hasSecret, enabled b
 			return nil, "", false, false, invalid(quote(name) + " is given twice")
 		}
 		seen[name] = true
+		if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) && (name == "secretKey" || name == "enabled") {
+			continue // null is unset, as the settings read it
+		}
 		switch name {
 		case "secretKey":
 			if err := json.Unmarshal(raw, &secret); err != nil || firstNonSpace(raw) != '"' || secret == "" || len(secret) > MaxSecretBytes {

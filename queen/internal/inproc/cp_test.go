@@ -153,7 +153,7 @@ func TestCPKeys(t *testing.T) {
 	want(t, cp(t, h, "POST", "/api/cp/tenants", `{"slug":"keys"}`), 200, "")
 	want(t, cp(t, h, "PUT", "/api/cp/clusters/keys-c", `{"tenant":"keys"}`), 200, "")
 	k := decode[httpd.CPKey](t, cp(t, h, "POST", "/api/cp/keys", `{"cluster":"keys-c","scopes":["read","produce"],"env":"test"}`))
-	if !strings.HasPrefix(k.Key, "qk_test_") || len(k.Key) != len("qk_test_")+32 || len(k.ID) != 16 {
+	if !strings.HasPrefix(k.Key, "qk_test_") || len(k.Key) != len("qk_test_")+32 || len(k.ID) != 64 {
 		t.Fatalf("minted key %+v", k)
 	}
 	if k.Scopes[0] != "produce" || k.Scopes[1] != "read" {
@@ -189,7 +189,7 @@ func TestCPKeys(t *testing.T) {
 	body := `{"cluster":"keys-c","scopes":["consume"],"hash":"` + hash + `"}`
 	r1 := decode[httpd.CPKey](t, cp(t, h, "POST", "/api/cp/keys", body))
 	r2 := decode[httpd.CPKey](t, cp(t, h, "POST", "/api/cp/keys", body))
-	if r1.ID != hash[:16] || r1.Key != "" || r1.ID != r2.ID || r1.CreatedAt != r2.CreatedAt {
+	if r1.ID != hash || r1.Key != "" || r1.ID != r2.ID || r1.CreatedAt != r2.CreatedAt {
 		t.Fatalf("registered %+v then %+v", r1, r2)
 	}
 	want(t, cp(t, h, "POST", "/api/cp/keys", `{"cluster":"keys-c","scopes":["admin"],"hash":"`+hash+`"}`), 409, httpd.CodeCPConflict)
@@ -423,4 +423,59 @@ func TestCPKeysGuardTheDataPlane(t *testing.T) {
 		}
 	}
 	want(t, n.Do(ctx(t), "POST", "/api/v1/push", push, as(produce)...), 401, httpd.CodeUnauthorized)
+}
+
+// TestCPBrokerTenantsStayOwned: a broker tenant belongs to one cluster at
+// a time. The default tenant is none's with tenancy on; a delete cut
+// short (its b/ row gone, its cluster left) and then retried never takes
+// apart the cluster that claimed the tenant since; a cluster being
+// deleted is not answered as ensured.
+func TestCPBrokerTenantsStayOwned(t *testing.T) {
+	n := cpNode(t)
+	h := n.Handler
+	want(t, cp(t, h, "POST", "/api/cp/tenants", `{"slug":"own-a"}`), 200, "")
+	want(t, cp(t, h, "POST", "/api/cp/tenants", `{"slug":"own-b"}`), 200, "")
+	want(t, cp(t, h, "PUT", "/api/cp/clusters/own-d", `{"tenant":"own-a","brokerTenant":"`+httpd.DefaultTenant+`"}`), 400, httpd.CodeBadRequest)
+
+	const bt = "0000000a-0000-4000-8000-00000000000b"
+	want(t, cp(t, h, "PUT", "/api/cp/clusters/own-x", `{"tenant":"own-a","brokerTenant":"`+bt+`"}`), 200, "")
+	// A delete cut short: its cluster marked and its b/ row gone, as when
+	// the node died between the two.
+	want(t, cp(t, h, "PUT", "/api/cp/clusters/own-x/status", `{"status":"suspended"}`), 200, "")
+	if _, err := n.KV.Do(ctx(t), controlplane.SystemTenant, []kvstore.Op{{Op: kvstore.OpDelete, NS: controlplane.NS, Key: "b/" + bt}}); err != nil {
+		t.Fatal(err)
+	}
+	want(t, cp(t, h, "PUT", "/api/cp/clusters/own-y", `{"tenant":"own-b","brokerTenant":"`+bt+`"}`), 200, "")
+	key := mintKey(t, h, "own-y", "produce")
+	want(t, n.Do(ctx(t), "POST", "/api/v1/push", []byte(`{"items":[{"queue":"mine","partition":"p","payload":1}]}`),
+		"Authorization", "Bearer "+key), 201, "")
+	d := decode[httpd.CPPurge](t, cp(t, h, "DELETE", "/api/cp/clusters/own-x", ""))
+	if !d.Removed || d.Queues != 0 || d.Keys != 0 {
+		t.Fatalf("the retried delete %+v", d)
+	}
+	if _, ok, _ := n.Broker.Queue(ctx(t), bt, "mine"); !ok {
+		t.Fatal("the retried delete purged the queue of the cluster that holds the broker tenant now")
+	}
+	want(t, n.Do(ctx(t), "POST", "/api/v1/push", []byte(`{"items":[{"queue":"mine","partition":"p","payload":2}]}`),
+		"Authorization", "Bearer "+key), 201, "")
+	want(t, cp(t, h, "PUT", "/api/cp/clusters/own-z", `{"tenant":"own-a","brokerTenant":"`+bt+`"}`), 409, httpd.CodeCPConflict)
+
+	// A b/ row whose cluster is gone is taken over.
+	const orphan = "0000000c-0000-4000-8000-00000000000d"
+	if _, err := n.KV.Do(ctx(t), controlplane.SystemTenant, []kvstore.Op{{Op: kvstore.OpPut, NS: controlplane.NS, Key: "b/" + orphan,
+		Value: []byte(`"ghost"`), Forever: true}}); err != nil {
+		t.Fatal(err)
+	}
+	want(t, cp(t, h, "PUT", "/api/cp/clusters/own-w", `{"tenant":"own-a","brokerTenant":"`+orphan+`"}`), 200, "")
+	// A cluster being deleted is not answered as ensured.
+	a, err := n.KV.Do(ctx(t), controlplane.SystemTenant, []kvstore.Op{{Op: kvstore.OpGet, NS: controlplane.NS, Key: "c/own-w"}})
+	if err != nil || !a.Results[0].Found {
+		t.Fatal(err)
+	}
+	row := strings.Replace(string(a.Results[0].Value), `"status":"active"`, `"status":"deleting"`, 1)
+	if _, err := n.KV.Do(ctx(t), controlplane.SystemTenant, []kvstore.Op{{Op: kvstore.OpPut, NS: controlplane.NS, Key: "c/own-w",
+		Value: []byte(row), Forever: true}}); err != nil {
+		t.Fatal(err)
+	}
+	want(t, cp(t, h, "PUT", "/api/cp/clusters/own-w", `{"tenant":"own-a","brokerTenant":"`+orphan+`"}`), 409, httpd.CodeCPDeleting)
 }

@@ -227,6 +227,12 @@ func (s *Supervisor) reconcile(ctx context.Context) {
 		seen[key] = true
 		st := stampOf(u, gate[u.Cluster])
 		r := s.units[key]
+		if s.tenantBusy(key, u.Tenant) {
+			// Another unit's engine of this tenant still runs (a row
+			// that went as this one came, draining): one tenant, one
+			// engine on a node, so this one waits for the next round.
+			continue
+		}
 		if r == nil {
 			r = s.newRunner(key, sourceCP, u.Cluster, u.Tenant)
 			s.units[key] = r
@@ -246,6 +252,17 @@ func (s *Supervisor) reconcile(ctx context.Context) {
 		r.gone = true
 		r.set(target{tenant: r.tenantNow(), why: "its row is gone", removed: true})
 	}
+}
+
+// tenantBusy reports whether a unit other than key runs an engine of
+// tenant.
+func (s *Supervisor) tenantBusy(key, tenant string) bool {
+	for k, r := range s.units {
+		if k != key && r.tenantNow() == tenant && r.running() != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *runner) tenantNow() string {
