@@ -117,9 +117,11 @@ peers-tools:
 bench-peers: peers-tools
 	bash tools/bench-peers.sh
 
-# The compat lane (compat/doc.go): compat-gen writes 20 lakes through the real
-# sink into versitygw (.cache/compat-out); compat/test_lane.py proves the
-# checks fail a reader that lies; then compat/run.py reads each lake with
+# The compat lane (compat/doc.go): compat-gen writes 22 lakes through the real
+# sink into versitygw (.cache/compat-out), 20 of the default tenant by the
+# environment's sink and 2 of a control-plane tenant by its /api/cp sink;
+# compat/test_lane.py proves the checks fail a reader that lies; then
+# compat/run.py reads each lake with
 # every reader of compat/readers/ and rewrites compat/MATRIX.md; a reader that
 # disagrees with the data fails it. The engines go into .cache/compat-venv
 # (again when compat/requirements.txt changes) and Spark's s3a jars into

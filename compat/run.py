@@ -7,9 +7,12 @@
 It reads lakes.json (written by compat-gen), serves the lakes' directory
 with versitygw on a free port of 127.0.0.1, and runs each reader module of
 compat/readers/ (every *.py but _*.py) in a subprocess of its own over all
-the lakes, two readers at a time. A reader's exception, crash or timeout on
-a lake is a fail of that lake, and the rest go on in a new subprocess. It
-writes MATRIX.md and exits 1 when any cell is a fail (or no reader ran).
+the lakes, two readers at a time. Each lake is read with a cfg of its own
+tenant and that tenant's records: lakes.json names both for every lake (the
+default tenant's lakes and a control-plane tenant's). A reader's exception,
+crash or timeout on a lake is a fail of that lake, and the rest go on in a
+new subprocess. It writes MATRIX.md and exits 1 when any cell is a fail (or
+no reader ran).
 
 Standard library only; the readers run under --python (default: this one),
 which must have their engines (make compat installs them into
@@ -232,6 +235,12 @@ def check_result(r) -> dict:
 
 # --- the worker: one reader module in its own process ---------------------
 
+def lake_cfg(cfg: dict, lake: dict, expected: dict) -> dict:
+    """The cfg a reader gets for lake: the run's, with the lake's tenant and
+    that tenant's expected records (expected: the records by file)."""
+    return dict(cfg, tenant=lake["tenant"], expected_path=lake["expected"], expected=expected[lake["expected"]])
+
+
 def worker(args) -> int:
     out = open(args.results, "a", encoding="utf-8")
 
@@ -246,7 +255,8 @@ def worker(args) -> int:
     sys.path.insert(0, os.path.abspath(args.readers))
     import _checks  # noqa: E402 - the readers' helpers, beside them
 
-    cfg["expected"] = _checks.load_expected(cfg["expected_path"])
+    # each tenant's records, for the lakes of that tenant
+    expected = {p: _checks.load_expected(p) for p in sorted({l["expected"] for l in lakes.values()})}
     try:
         mod = importlib.import_module(args.worker)
         engine = str(mod.ENGINE)
@@ -264,7 +274,7 @@ def worker(args) -> int:
         emit({"type": "start", "lake": lake_id})
         print(f"=== {args.worker} {lake_id}", flush=True)
         try:
-            r = mod.read(lakes[lake_id], cfg)
+            r = mod.read(lakes[lake_id], lake_cfg(cfg, lakes[lake_id], expected))
         except Exception as e:  # noqa: BLE001 - the reader's exception is the lake's fail
             traceback.print_exc()
             r = {"status": "fail", "reason": f"exception: {type(e).__name__}: {e}"[:600], "notes": "", "via": "-"}
@@ -285,7 +295,7 @@ def split_notes(notes: str) -> list[str]:
     return [n.strip() for n in notes.split("; ") if n.strip()]
 
 
-ATTRS = ("format", "codec", "layout", "align")
+ATTRS = ("format", "codec", "layout", "align", "source")
 
 
 def where(ids: set[str], lakes: list[dict]) -> str:
@@ -310,6 +320,33 @@ def where(ids: set[str], lakes: list[dict]) -> str:
     return "; ".join(" ".join(f"{a}={v}" for a, v in zip(best_attrs, k)) for k in best)
 
 
+TENANT_CELL = {"env": "default", "cp": "control plane"}
+
+
+def tenants_text(lakes: dict) -> str:
+    """Which lakes are whose: the default tenant's from the environment's
+    sink, a control-plane tenant's from the sink PUT through /api/cp."""
+    count = {t["id"]: sum(1 for l in lakes["lakes"] if l["tenant"] == t["id"]) for t in lakes["tenants"]}
+    parts = []
+    for t in lakes["tenants"]:
+        n = f"{count[t['id']]} lake{'' if count[t['id']] == 1 else 's'}"
+        if t["source"] == "env":
+            parts.append(f"The lakes whose tenant column says {TENANT_CELL['env']} ({n}) hold the default tenant "
+                         f"`{t['id']}`, pushed to without `x-queen-tenant` and mirrored by the environment's sink "
+                         f"(`QUEEN_S3_*`).")
+        else:
+            c = t.get("cluster") or "?"
+            parts.append(f"The lakes whose tenant column says {TENANT_CELL['cp']} ({n}) hold the control-plane "
+                         f"tenant `{t['id']}`: the broker tenant of the cluster `{c}` (made with "
+                         f"`POST /api/cp/tenants` and `PUT /api/cp/clusters/{c}`), pushed to with "
+                         f"`x-queen-tenant: {t['id']}`, and mirrored by the cluster's own sink, set with "
+                         f"`PUT /api/cp/clusters/{c}/s3` (its secret sealed with `QUEEN_ENCRYPTION_KEY`) on a node "
+                         f"with no `QUEEN_S3_QUEUES`.")
+    parts.append("Each lake holds its own tenant's records only, with that tenant's stamps and offsets, and every "
+                 "reader checks it against that tenant's records.")
+    return " ".join(parts) + "\n"
+
+
 def render(lakes: dict, runs: list[dict], run_date: str, seconds: float) -> str:
     reasons: dict[str, int] = {}
 
@@ -324,15 +361,17 @@ def render(lakes: dict, runs: list[dict], run_date: str, seconds: float) -> str:
                f"`compat-gen` wrote the lakes through the real embedded sink into versitygw at "
                f"{lakes['generatedAt']}, and each engine read them back and checked them against what was "
                f"pushed.\n")
-    out.append(f"The data set: {lakes['records']} records pushed over HTTP to {len(lakes['queues'])} queues "
-               f"({', '.join(lakes['queues'])}) of 12 partitions each (one named `eu west/1`, one `zürich`), "
-               f"on both sides of midnight UTC of the broker's clock ({lakes['hour_boundary']}: dt "
-               f"{' and '.join(lakes['dt_values'])}), with payloads that hold decimals such as `42.00`, nested "
-               f"objects and arrays, unicode, pretty-printed JSON with LF and CRLF line breaks, a JSON `null`, "
-               f"a JSON string with escapes, a bare number and `true`. An empty payload cannot be pushed over "
-               f"HTTP (the field is required); the lake writes `null` for one, as it does for the `null` "
-               f"payload. Every lake holds the default tenant only (`{lakes['tenant']}`): the environment's "
-               f"sink mirrors that tenant, and sinks of control-plane tenants are a later issue.\n")
+    tenants = lakes["tenants"]
+    per = {t["id"]: t["records"] for t in tenants}
+    records = f"{next(iter(per.values()))} records" if len(set(per.values())) == 1 else "records"
+    out.append(f"The data set: {records} pushed over HTTP to each of {len(tenants)} tenants in the same rounds, to "
+               f"{len(lakes['queues'])} queues ({', '.join(lakes['queues'])}) of 12 partitions each (one named "
+               f"`eu west/1`, one `zürich`), on both sides of midnight UTC of the broker's clock "
+               f"({lakes['hour_boundary']}: dt {' and '.join(lakes['dt_values'])}), with payloads that hold decimals "
+               f"such as `42.00`, nested objects and arrays, unicode, pretty-printed JSON with LF and CRLF line breaks, "
+               f"a JSON `null`, a JSON string with escapes, a bare number and `true`. An empty payload cannot be pushed "
+               f"over HTTP (the field is required); the lake writes `null` for one, as it does for the `null` payload.\n")
+    out.append(tenants_text(lakes))
     out.append("Each reader checks, not just loads: every record present once; column names and types "
                "(`ts` a UTC timestamp with microseconds, `offset` 64-bit); tenant, queue, dt and hour come back "
                "as Hive columns from a glob of `tenant=*/queue=*/dt=*/hour=*/*` (`dt=*/*` for day alignment), "
@@ -351,8 +390,8 @@ def render(lakes: dict, runs: list[dict], run_date: str, seconds: float) -> str:
                "A cell read from the files says so.\n")
 
     out.append("## The matrix\n")
-    out.append("| format | codec | layout | align | " + " | ".join(md(f"{r['engine']} {r['version']}") for r in runs) + " |")
-    out.append("|---|---|---|---|" + "---|" * len(runs))
+    out.append("| format | codec | layout | align | tenant | " + " | ".join(md(f"{r['engine']} {r['version']}") for r in runs) + " |")
+    out.append("|---|---|---|---|---|" + "---|" * len(runs))
     for lake in lakes["lakes"]:
         cells = []
         for run in runs:
@@ -369,7 +408,8 @@ def render(lakes: dict, runs: list[dict], run_date: str, seconds: float) -> str:
                 cells.append(f"**{r['status']}**{via}: {md(r['reason'])}")
             else:
                 cells.append(f"**{r['status']}**{via}: see [{ref(r['reason'])}](#reasons-and-caveats)")
-        out.append(f"| {lake['format']} | {lake['codec']} | {lake['layout']} | {lake['align']} | " + " | ".join(cells) + " |")
+        out.append(f"| {lake['format']} | {lake['codec']} | {lake['layout']} | {lake['align']} | "
+                   f"{TENANT_CELL[lake['source']]} | " + " | ".join(cells) + " |")
     out.append("")
     total = sum(len(r["results"]) for r in runs)
     counts = {s: sum(1 for r in runs for x in r["results"].values() if x["status"] == s) for s in STATUSES}
@@ -450,7 +490,7 @@ def main() -> int:
             cfg = {"endpoint": endpoint, "endpoint_host": endpoint.split("://", 1)[1], "use_ssl": False,
                    "url_style": "path", "region": lakes["region"], "access_key": lakes["access_key"],
                    "secret_key": lakes["secret_key"], "bucket": lakes["bucket"], "s3dir": lakes["s3dir"],
-                   "tenant": lakes["tenant"], "expected_path": lakes["expected"], "dt_values": lakes["dt_values"],
+                   "dt_values": lakes["dt_values"],
                    "hour_boundary": lakes["hour_boundary"], "jars_dir": os.path.abspath(args.jars),
                    "tmp_dir": os.path.join(tmp, name), "lakes_json": os.path.abspath(args.lakes),
                    "lakes": lakes["lakes"]}

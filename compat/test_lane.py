@@ -28,6 +28,9 @@ sys.path.insert(0, os.path.join(HERE, "readers"))
 
 import _checks as C  # noqa: E402
 
+sys.path.insert(0, HERE)
+import run  # noqa: E402 - the runner's own functions
+
 UTC = dt.timezone.utc
 
 
@@ -120,6 +123,45 @@ class ChecksTest(unittest.TestCase):
                                             "caveat": "an engine defect"})
 
 
+def lakes_doc() -> dict:
+    """A lakes.json of two lakes, the default tenant's and a control-plane tenant's."""
+    cp = dict(LAKE, id="cp-parquet-zstd-merged-hour", tenant="t-2", source="cp", expected="/x/expected-t-2.jsonl")
+    return {"generatedAt": "2026-11-30T00:00:00Z", "queues": ["orders", "audit"], "dt_values": ["2026-11-30", "2026-12-01"],
+            "hour_boundary": "2026-12-01T00:00:00.000000Z",
+            "tenants": [{"id": "t-1", "source": "env", "expected": "/x/expected.jsonl", "records": 4},
+                        {"id": "t-2", "source": "cp", "cluster": "c-2", "expected": "/x/expected-t-2.jsonl", "records": 4}],
+            "lakes": [dict(LAKE, tenant="t-1", source="env", expected="/x/expected.jsonl"), cp]}
+
+
+class PerLakeTest(unittest.TestCase):
+    def test_each_lake_is_checked_against_its_tenants_records(self):
+        doc = lakes_doc()
+        cp_expected = [dict(e, tenant="t-2") for e in EXPECTED]
+        expected = {"/x/expected.jsonl": EXPECTED, "/x/expected-t-2.jsonl": cp_expected}
+        base = {"bucket": "lake", "dt_values": doc["dt_values"]}
+        default, cp = (run.lake_cfg(base, lake, expected) for lake in doc["lakes"])
+        self.assertEqual((default["tenant"], default["expected"]), ("t-1", EXPECTED))
+        self.assertEqual((cp["tenant"], cp["expected_path"], cp["expected"]), ("t-2", "/x/expected-t-2.jsonl", cp_expected))
+        self.assertNotIn("tenant", base)
+        cp_rows = [dict(r, tenant="t-2") for r in honest_rows(LAKE)]
+        for cfg, rows, want in ((cp, cp_rows, "pass"), (default, cp_rows, "fail"), (cp, honest_rows(LAKE), "fail")):
+            chk = C.Check(doc["lakes"][1], cfg)
+            chk.records(rows, C.TEXT)
+            self.assertEqual(chk.result("s3")["status"], want)
+
+    def test_the_matrix_says_which_lakes_are_a_control_plane_tenants(self):
+        doc = lakes_doc()
+        runs = [{"engine": "E", "version": "1", "seconds": 1,
+                 "results": {l["id"]: {"status": "pass", "reason": "", "notes": "a note", "via": "s3"} for l in doc["lakes"]}}]
+        text = run.render(doc, runs, "2026-11-30", 1)
+        self.assertNotIn("later issue", text)
+        self.assertIn("control-plane tenant `t-2`", text)
+        self.assertIn("`PUT /api/cp/clusters/c-2/s3`", text)
+        self.assertIn("| parquet | zstd | merged | hour | default | pass |", text)
+        self.assertIn("| parquet | zstd | merged | hour | control plane | pass |", text)
+        self.assertEqual(run.where({"cp-parquet-zstd-merged-hour"}, doc["lakes"]), "source=cp")
+
+
 LIAR = '''
 import _checks as C
 import example
@@ -166,10 +208,14 @@ class RunnerTest(unittest.TestCase):
             with open(matrix, encoding="utf-8") as f:
                 text = f.read()
         jsonl_plain = [l for l in cfg["lakes"] if l["format"] == "jsonl" and l["codec"] in ("gzip", "none")]
+        # a control-plane tenant's lake among them: the example passes it only
+        # when run.py checks it against that tenant's own records
+        self.assertIn("cp", {l["source"] for l in jsonl_plain})
         for lake in jsonl_plain:
             line = next(l for l in text.splitlines()
-                        if l.startswith(f"| jsonl | {lake['codec']} | {lake['layout']} | {lake['align']} |"))
-            example_cell, liar_cell = [c.strip() for c in line.strip("|").split(" | ")[4:6]]
+                        if l.startswith(f"| jsonl | {lake['codec']} | {lake['layout']} | {lake['align']} | "
+                                        f"{run.TENANT_CELL[lake['source']]} |"))
+            example_cell, liar_cell = [c.strip() for c in line.strip("|").split(" | ")[5:7]]
             self.assertEqual(example_cell, "pass (files)", line)
             self.assertTrue(liar_cell.startswith("**fail** (files)"), line)
             self.assertIn(f"FAIL Liar {lake['id']}", p.stderr)

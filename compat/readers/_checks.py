@@ -14,19 +14,25 @@ turns them into the dict read() returns.
 The contract (written by compat-gen, handed over by compat/run.py):
 
 lake (one entry of lakes.json "lakes"):
-    id, format ("jsonl" | "parquet"), codec ("zstd" | "gzip" | "none" |
-    "snappy"), layout ("merged" | "per-partition"), align ("hour" | "day"),
-    prefix, ext, files_glob, s3_glob, objects (data objects in the lake)
+    id, tenant (the one tenant whose records the lake holds), source
+    ("env": the default tenant's lake, by the environment's sink; "cp": a
+    control-plane tenant's, by the sink PUT through /api/cp), expected
+    (that tenant's expected*.jsonl), format ("jsonl" | "parquet"), codec
+    ("zstd" | "gzip" | "none" | "snappy"), layout ("merged" |
+    "per-partition"), align ("hour" | "day"), prefix, ext, files_glob,
+    s3_glob, objects (data objects in the lake)
 
-cfg:
+cfg (one per lake: run.py gives read() the lake's own):
     endpoint ("http://127.0.0.1:PORT"), endpoint_host ("127.0.0.1:PORT"),
     use_ssl (False), url_style ("path"), region, access_key, secret_key,
-    bucket, s3dir (the bucket's directory is s3dir/bucket), tenant,
-    expected (the records, below), expected_path, dt_values (sorted),
-    hour_boundary (ISO), jars_dir (Spark's extra jars), tmp_dir (this
-    reader's scratch folder, empty at the start of the run), lakes_json
+    bucket, s3dir (the bucket's directory is s3dir/bucket), tenant (the
+    lake's), expected (the records of the lake's tenant, below),
+    expected_path (the lake's expected), dt_values (sorted, the same for
+    every lake), hour_boundary (ISO), jars_dir (Spark's extra jars),
+    tmp_dir (this reader's scratch folder, empty at the start of the run),
+    lakes_json
 
-expected record (one line of expected.jsonl):
+expected record (one line of a tenant's expected*.jsonl):
     tenant, queue, partition, offset (int), transactionId, ts (ISO, six
     digits, Z), ts_us (int, microseconds since the epoch, UTC), dt
     ("YYYY-MM-DD"), hour ("HH", the path's text), payload_raw (the stored

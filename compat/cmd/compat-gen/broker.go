@@ -12,9 +12,9 @@ import (
 	"github.com/queen-mq/queen-go/lakeformat"
 )
 
-// call sends body (raw JSON; a GET when nil) and decodes a 2xx answer into
-// out.
-func (n *queenNode) call(method, path string, body []byte, out any) error {
+// call sends body (raw JSON; a GET when nil) with the given headers (name,
+// value pairs) and decodes a 2xx answer into out.
+func (n *queenNode) call(method, path string, body []byte, out any, header ...string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var rd io.Reader
@@ -26,6 +26,9 @@ func (n *queenNode) call(method, path string, body []byte, out any) error {
 		return err
 	}
 	req.Header.Set("content-type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return err
@@ -46,14 +49,24 @@ func (n *queenNode) call(method, path string, body []byte, out any) error {
 	return nil
 }
 
-// push pushes items in one request and checks that each was queued.
-func (n *queenNode) push(items []item) error {
+// tenantHeader is the header that names tenant in a data-plane request:
+// none for the default tenant, which a request without one is.
+func tenantHeader(tenant string) []string {
+	if tenant == defaultTenant {
+		return nil
+	}
+	return []string{"x-queen-tenant", tenant}
+}
+
+// push pushes items to tenant in one request and checks that each was
+// queued.
+func (n *queenNode) push(tenant string, items []item) error {
 	var out []struct {
 		Status string `json:"status"`
 		Error  string `json:"error"`
 		Offset *int64 `json:"offset"`
 	}
-	if err := n.call(http.MethodPost, "/api/v1/push", pushBody(items), &out); err != nil {
+	if err := n.call(http.MethodPost, "/api/v1/push", pushBody(items), &out, tenantHeader(tenant)...); err != nil {
 		return err
 	}
 	if len(out) != len(items) {
@@ -61,7 +74,7 @@ func (n *queenNode) push(items []item) error {
 	}
 	for i, a := range out {
 		if a.Status != "queued" || a.Offset == nil {
-			return fmt.Errorf("push of %s/%s answered %+v", items[i].Queue, items[i].Partition, a)
+			return fmt.Errorf("push of %s/%s to tenant %s answered %+v", items[i].Queue, items[i].Partition, tenant, a)
 		}
 	}
 	return nil
@@ -91,8 +104,8 @@ type fetched struct {
 	Ts            string          `json:"ts"`
 }
 
-// fetchAll reads a partition from offset 0 to its end.
-func (n *queenNode) fetchAll(queue, partition string) ([]fetched, error) {
+// fetchAll reads a partition of tenant from offset 0 to its end.
+func (n *queenNode) fetchAll(tenant, queue, partition string) ([]fetched, error) {
 	var recs []fetched
 	for off := int64(0); ; {
 		body, _ := json.Marshal(map[string]any{"entries": []map[string]any{
@@ -104,7 +117,7 @@ func (n *queenNode) fetchAll(queue, partition string) ([]fetched, error) {
 				Error         string    `json:"error"`
 			} `json:"entries"`
 		}
-		if err := n.call(http.MethodPost, "/api/v1/fetch", body, &out); err != nil {
+		if err := n.call(http.MethodPost, "/api/v1/fetch", body, &out, tenantHeader(tenant)...); err != nil {
 			return nil, err
 		}
 		if len(out.Entries) != 1 {
@@ -130,40 +143,57 @@ type sinkRow struct {
 	LastError       any     `json:"lastError"`
 }
 
-// sinkRows returns the rows of the node's one sink (the default tenant's).
-func (n *queenNode) sinkRows() (map[string]sinkRow, error) {
+// sinkUnit is a sink's entry in the s3 block of GET /status.
+type sinkUnit struct {
+	Tenant string    `json:"tenant"`
+	Source string    `json:"source"`
+	Sink   string    `json:"sink"`
+	Phase  string    `json:"phase"`
+	Error  *string   `json:"error"`
+	Queues []sinkRow `json:"queues"`
+}
+
+// sinkUnit returns the node's sink of tenant named sink (nil: none runs).
+func (n *queenNode) sinkUnit(tenant, sink string) (*sinkUnit, error) {
 	var st struct {
 		S3 struct {
-			Sinks []struct {
-				Phase  string    `json:"phase"`
-				Queues []sinkRow `json:"queues"`
-			} `json:"sinks"`
+			Sinks []sinkUnit `json:"sinks"`
 		} `json:"s3"`
 	}
 	if err := n.call(http.MethodGet, "/status", nil, &st); err != nil {
 		return nil, err
 	}
-	rows := map[string]sinkRow{}
-	if len(st.S3.Sinks) > 0 {
-		for _, q := range st.S3.Sinks[0].Queues {
-			rows[q.Name] = q
+	for i, u := range st.S3.Sinks {
+		if u.Tenant == tenant && u.Sink == sink {
+			return &st.S3.Sinks[i], nil
 		}
 	}
-	return rows, nil
+	return nil, nil
 }
 
-// waitComplete waits until every queue's completeThrough is past that
-// queue's last stamp: every record is then in a committed window.
-func (n *queenNode) waitComplete(last map[string]int64, timeout time.Duration) error {
+// waitComplete waits until the sink of tenant named sink runs and every
+// queue's completeThrough is past that queue's last stamp: every record of
+// the tenant is then in a committed window. A sink in phase error fails at
+// once, with its reason.
+func (n *queenNode) waitComplete(tenant, sink string, last map[string]int64, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
-	var rows map[string]sinkRow
+	var u *sinkUnit
 	var err error
 	for time.Now().Before(deadline) {
 		if !n.p.alive() {
 			return fmt.Errorf("queen exited while its sink ran:\n%s", n.p.tail())
 		}
-		rows, err = n.sinkRows()
-		done := err == nil
+		u, err = n.sinkUnit(tenant, sink)
+		if err == nil && u != nil && u.Phase == "error" {
+			return fmt.Errorf("the %s sink %s of tenant %s is in phase error: %s", u.Source, sink, tenant, deref(u.Error))
+		}
+		done := err == nil && u != nil
+		rows := map[string]sinkRow{}
+		if u != nil {
+			for _, q := range u.Queues {
+				rows[q.Name] = q
+			}
+		}
 		for q, ts := range last {
 			row, ok := rows[q]
 			if !ok || row.CompleteThrough == nil {
@@ -180,7 +210,7 @@ func (n *queenNode) waitComplete(last map[string]int64, timeout time.Duration) e
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	return fmt.Errorf("the lake is not complete within %v: status rows %+v (last error %v)\n%s", timeout, rows, err, n.p.tail())
+	return fmt.Errorf("the lake is not complete within %v: sink %+v (last error %v)\n%s", timeout, u, err, n.p.tail())
 }
 
 // record is one record of the data set as the broker stores it.

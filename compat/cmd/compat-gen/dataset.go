@@ -6,10 +6,18 @@ import (
 	"strings"
 )
 
-// The fixed data set. Everything goes to the default tenant, because the
-// environment's sink mirrors only that one; the variety is in queues,
-// partitions and payloads instead.
-const defaultTenant = "00000000-0000-0000-0000-000000000001"
+// The fixed data set goes to two tenants, in the same rounds: the default
+// tenant (pushed without x-queen-tenant), whose sink is the environment's
+// (QUEEN_S3_*), and cpTenant, a broker tenant of the control plane's
+// cluster cpCluster, whose sink is PUT through /api/cp. Each gets every
+// item; the variety is in queues, partitions and payloads.
+const (
+	defaultTenant = "00000000-0000-0000-0000-000000000001"
+	cpTenant      = "c0ffee00-0000-4000-8000-000000000015"
+)
+
+// tenants are the tenants pushed to, the default one first.
+var tenants = []string{defaultTenant, cpTenant}
 
 // queues are the queues pushed to, with names that need no escaping, so that
 // the queue= column reads back as the queue's name in every engine.

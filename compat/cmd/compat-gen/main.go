@@ -1,10 +1,12 @@
 // Command compat-gen writes the lakes of the compatibility lane: one queen
-// node pushes a fixed data set across a midnight (UTC) boundary of its
-// clock, then mirrors it, through the real embedded sink into a real S3
-// server (versitygw), once for each combination of format, codec, layout
-// and alignment. It leaves the bucket's directory and the contract files
-// (lakes.json, expected.jsonl) in -out for compat/run.py; see the compat
-// package's doc.
+// node pushes a fixed data set to two tenants across a midnight (UTC)
+// boundary of its clock, then mirrors it, through the real embedded sink
+// into a real S3 server (versitygw): the default tenant's by the
+// environment's sink once for each combination of format, codec, layout
+// and alignment, and a control-plane tenant's by the sink PUT through
+// /api/cp for two of them. It leaves the bucket's directory and the
+// contract files (lakes.json, and each tenant's expected*.jsonl) in -out
+// for compat/run.py; see the compat package's doc.
 //
 //	compat-gen -out .cache/compat-out [-versitygw .cache/bin/versitygw] [-queen BIN] [-lakes id,id]
 package main
@@ -31,11 +33,11 @@ func logf(format string, args ...any) {
 }
 
 func main() {
-	out := flag.String("out", "", "the output directory (required): s3/, expected.jsonl, lakes.json, logs/")
+	out := flag.String("out", "", "the output directory (required): s3/, expected*.jsonl, lakes.json, logs/")
 	queenBin := flag.String("queen", "", "the queen binary (default: built from the workspace into <out>/bin)")
 	vgw := flag.String("versitygw", "", "the versitygw binary (default: <workspace>/.cache/bin/versitygw, where make tools puts it)")
 	lead := flag.Duration("lead", 20*time.Second, "how far before midnight UTC the node's clock stands when it boots")
-	only := flag.String("lakes", "", "comma-separated lake ids to write (default: all 20)")
+	only := flag.String("lakes", "", "comma-separated lake ids to write (default: all 22)")
 	flag.Parse()
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "compat-gen: -out is required")
@@ -79,13 +81,17 @@ func run(out, queenBin, vgw string, lead time.Duration, only string) error {
 		want := strings.Split(only, ",")
 		lakes = slices.DeleteFunc(lakes, func(c combo) bool { return !slices.Contains(want, c.ID()) })
 		if len(lakes) != len(want) {
-			return fmt.Errorf("-lakes %s: unknown lake id (ids look like jsonl-zstd-merged-hour)", only)
+			return fmt.Errorf("-lakes %s: unknown lake id (ids look like jsonl-zstd-merged-hour, cp-jsonl-gzip-merged-hour)", only)
 		}
 	}
 
 	// A fresh output: only what compat-gen itself writes is removed.
-	for _, name := range []string{"s3", "queen-data", "logs", "lakes.json", "expected.jsonl"} {
-		if err := os.RemoveAll(filepath.Join(out, name)); err != nil {
+	old, _ := filepath.Glob(filepath.Join(out, "expected*.jsonl"))
+	for _, name := range []string{"s3", "queen-data", "logs", "lakes.json"} {
+		old = append(old, filepath.Join(out, name))
+	}
+	for _, path := range old {
+		if err := os.RemoveAll(path); err != nil {
 			return err
 		}
 	}
@@ -123,56 +129,78 @@ func run(out, queenBin, vgw string, lead time.Duration, only string) error {
 	if err != nil {
 		return err
 	}
-	want, err := expectations(recs)
-	if err != nil {
-		return err
-	}
-	last := map[string]int64{}
-	dts := map[string]bool{}
-	for _, w := range want {
-		last[w.Queue] = max(last[w.Queue], w.TsUs)
-		dts[w.Dt] = true
-	}
-
-	common := []string{"QUEEN_S3_EMBEDDED=true", "QUEEN_S3_QUEUES=*", "QUEEN_S3_ENDPOINT=" + endpoint,
-		"QUEEN_S3_REGION=" + s3Region, "QUEEN_S3_PATH_STYLE=true", "QUEEN_S3_BUCKET=" + s3Bucket,
-		"QUEEN_S3_ACCESS_KEY=" + s3Access, "QUEEN_S3_SECRET_KEY=" + s3Secret, "QUEEN_S3_START=earliest",
-		"QUEEN_S3_MAX_WINDOW_MS=2000", "QUEEN_S3_SAFE_GUARD_MS=500", "QUEEN_S3_DISCOVERY_INTERVAL_MS=200",
-		"QUEEN_S3_LEASE_TTL_MS=3000"}
-	var infos []lakeInfo
-	for _, c := range lakes {
-		t0 := time.Now()
-		if err := n.start(c.ID(), append(slices.Clone(common), c.env()...)...); err != nil {
-			return err
-		}
-		if err := n.waitComplete(last, 120*time.Second); err != nil {
-			n.stop()
-			return fmt.Errorf("lake %s: %w", c.ID(), err)
-		}
-		n.stop()
-		objects, err := verifyLake(s3dir, c, want)
+	want := map[string][]expectedRow{}    // by tenant
+	last := map[string]map[string]int64{} // by tenant, then queue
+	var dtValues []string
+	var tinfos []tenantInfo
+	for _, t := range tenants {
+		rows, err := expectations(t, recs[t])
 		if err != nil {
 			return err
 		}
-		logf("lake %s: %d records in %d objects (%.1f s)", c.ID(), len(want), objects, time.Since(t0).Seconds())
-		infos = append(infos, c.info(s3dir, objects))
+		if dts := dtsOf(rows); dtValues == nil {
+			dtValues = dts
+		} else if !slices.Equal(dts, dtValues) {
+			return fmt.Errorf("tenant %s's records fall on dt %v, the default tenant's on %v", t, dts, dtValues)
+		}
+		ti := newTenantInfo(out, t, len(rows))
+		if err := writeJSONL(ti.Expected, rows); err != nil {
+			return err
+		}
+		want[t], last[t], tinfos = rows, lastStamps(rows), append(tinfos, ti)
 	}
 
-	expected := filepath.Join(out, "expected.jsonl")
-	if err := writeJSONL(expected, want); err != nil {
-		return err
+	var infos []lakeInfo
+	for _, c := range lakes {
+		t0 := time.Now()
+		if err := writeLake(n, c, endpoint, last[c.tenant()]); err != nil {
+			return fmt.Errorf("lake %s: %w", c.ID(), err)
+		}
+		objects, err := verifyLake(s3dir, c, want[c.tenant()])
+		if err != nil {
+			return err
+		}
+		logf("lake %s: %d records of tenant %s in %d objects (%.1f s)", c.ID(), len(want[c.tenant()]), c.tenant(), objects,
+			time.Since(t0).Seconds())
+		infos = append(infos, c.info(s3dir, filepath.Join(out, expectedFile(c.tenant())), objects))
 	}
-	dtValues := make([]string, 0, len(dts))
-	for d := range dts {
-		dtValues = append(dtValues, d)
-	}
-	slices.Sort(dtValues)
+
 	return writeJSON(filepath.Join(out, "lakes.json"), lakesFile{
 		GeneratedAt: time.Now().UTC().Format("2006-01-02T15:04:05Z"), S3Dir: s3dir, Bucket: s3Bucket,
-		AccessKey: s3Access, SecretKey: s3Secret, Region: s3Region, Tenant: defaultTenant, Lakes: infos,
-		Expected: expected, Records: len(want), Queues: queues, DtValues: dtValues,
-		HourBoundary: lakeformat.FormatTs(boundary.UnixMicro()),
+		AccessKey: s3Access, SecretKey: s3Secret, Region: s3Region, Tenants: tinfos, Lakes: infos,
+		Queues: queues, DtValues: dtValues, HourBoundary: lakeformat.FormatTs(boundary.UnixMicro()),
 	})
+}
+
+// writeLake boots the node with the lake's sink and waits until the sink
+// has committed every record of the lake's tenant (last: each queue's
+// last stamp), then stops the node. The default tenant's sink comes from
+// the environment; a control-plane tenant's is PUT through /api/cp on a
+// node with tenancy and the control plane on and no QUEEN_S3_QUEUES, and
+// its row deleted again once its lake is complete.
+func writeLake(n *queenNode, c combo, endpoint string, last map[string]int64) error {
+	env := nodeSinkEnv()
+	if c.CP {
+		env = append(env, cpNodeEnv()...)
+	} else {
+		env = append(env, c.env(endpoint)...)
+	}
+	if err := n.start(c.ID(), env...); err != nil {
+		return err
+	}
+	defer n.stop()
+	if c.CP {
+		if err := n.cpPutSink(c, endpoint); err != nil {
+			return err
+		}
+	}
+	if err := n.waitComplete(c.tenant(), c.ID(), last, 120*time.Second); err != nil {
+		return err
+	}
+	if c.CP {
+		return n.cpDeleteSink()
+	}
+	return nil
 }
 
 // newNode picks the node's ports and its clock offset: the node's clock
@@ -209,21 +237,26 @@ func (n *queenNode) clock() time.Time {
 	return time.Now().Add(time.Duration(n.offsetMs) * time.Millisecond).UTC()
 }
 
-// pushDataSet boots the node without the sink, pushes the rounds before
-// the boundary, waits until the node's safeTime passes it, pushes the rest,
-// reads every record back and stops the node.
-func pushDataSet(n *queenNode, boundary time.Time) ([]record, error) {
-	if err := n.start("push"); err != nil {
+// pushDataSet boots the node without the sink, with tenancy and the
+// control plane on, makes cpTenant's cluster, pushes the rounds before the
+// boundary (each push to every tenant), waits until the node's safeTime
+// passes it, pushes the rest, reads every tenant's records back and stops
+// the node. It returns the records by tenant.
+func pushDataSet(n *queenNode, boundary time.Time) (map[string][]record, error) {
+	if err := n.start("push", cpNodeEnv()...); err != nil {
 		return nil, err
 	}
 	defer n.stop()
+	if err := n.cpSetup(); err != nil {
+		return nil, err
+	}
 	logf("queen at %s, its clock at %s (offset %d ms), boundary %s", n.url, n.clock().Format(time.RFC3339Nano),
 		n.offsetMs, boundary.Format(time.RFC3339))
 	for _, p := range batch(0, roundsBefore) {
 		if left := boundary.Sub(n.clock()); left < time.Second {
 			return nil, fmt.Errorf("the node's clock reached the boundary during the first batch (%v left): raise -lead", left)
 		}
-		if err := n.push(p); err != nil {
+		if err := n.pushAll(p); err != nil {
 			return nil, err
 		}
 	}
@@ -245,21 +278,45 @@ func pushDataSet(n *queenNode, boundary time.Time) ([]record, error) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	for _, p := range batch(roundsBefore, roundsBefore+roundsAfter) {
-		if err := n.push(p); err != nil {
+		if err := n.pushAll(p); err != nil {
 			return nil, err
 		}
 	}
 
+	recs := map[string][]record{}
+	for _, t := range tenants {
+		got, err := n.fetchTenant(t, boundary)
+		if err != nil {
+			return nil, err
+		}
+		recs[t] = got
+	}
+	return recs, nil
+}
+
+// pushAll pushes items to every tenant, one push each.
+func (n *queenNode) pushAll(items []item) error {
+	for _, t := range tenants {
+		if err := n.push(t, items); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fetchTenant reads back every record of tenant and checks that each
+// partition holds every round, on the right side of the boundary.
+func (n *queenNode) fetchTenant(tenant string, boundary time.Time) ([]record, error) {
 	var recs []record
 	before, after := 0, 0
 	for _, q := range queues {
 		for _, p := range partitions {
-			got, err := n.fetchAll(q, p)
+			got, err := n.fetchAll(tenant, q, p)
 			if err != nil {
 				return nil, err
 			}
 			if len(got) != roundsBefore+roundsAfter {
-				return nil, fmt.Errorf("%s/%s holds %d records, %d were pushed", q, p, len(got), roundsBefore+roundsAfter)
+				return nil, fmt.Errorf("tenant %s: %s/%s holds %d records, %d were pushed", tenant, q, p, len(got), roundsBefore+roundsAfter)
 			}
 			for _, f := range got {
 				ts, err := lakeformat.ParseTs(f.Ts)
@@ -278,9 +335,10 @@ func pushDataSet(n *queenNode, boundary time.Time) ([]record, error) {
 	}
 	per := len(queues) * len(partitions)
 	if before != roundsBefore*per || after != roundsAfter*per {
-		return nil, fmt.Errorf("%d records before the boundary and %d after, want %d and %d", before, after, roundsBefore*per, roundsAfter*per)
+		return nil, fmt.Errorf("tenant %s: %d records before the boundary and %d after, want %d and %d", tenant, before, after,
+			roundsBefore*per, roundsAfter*per)
 	}
-	logf("data set: %d records, %d before %s and %d after", len(recs), before, boundary.Format(time.RFC3339), after)
+	logf("tenant %s: %d records, %d before %s and %d after", tenant, len(recs), before, boundary.Format(time.RFC3339), after)
 	return recs, nil
 }
 

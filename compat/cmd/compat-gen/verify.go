@@ -11,11 +11,12 @@ import (
 )
 
 // verifyLake reads a lake's data objects from the bucket's directory with
-// lakeformat's own decoders and checks them against the expectation: every
-// record once, every field as expected, each object under the dt= (and
-// hour=) of its records, the lake's format and codec. A lake that fails
-// here is the sink's fault, not an engine's, so compat-gen stops on it. It
-// returns the number of data objects.
+// lakeformat's own decoders and checks them against the expectation of
+// the lake's tenant: every record once, every field as expected, each
+// object under tenant= of that tenant and the dt= (and hour=) of its
+// records, a Parquet footer naming that tenant, the lake's format and
+// codec. A lake that fails here is the sink's fault, not an engine's, so
+// compat-gen stops on it. It returns the number of data objects.
 func verifyLake(s3dir string, c combo, want []expectedRow) (int, error) {
 	root := filepath.Join(s3dir, s3Bucket, c.ID())
 	keys, err := lakeformat.NewKeys(c.ID())
@@ -75,7 +76,7 @@ func verifyLake(s3dir string, c combo, want []expectedRow) (int, error) {
 			if err != nil {
 				return fmt.Errorf("%s: %w", key, err)
 			}
-			if pf.Tenant != defaultTenant || pf.Queue != pk.Window.Queue {
+			if pf.Tenant != c.tenant() || pf.Queue != pk.Window.Queue {
 				return fmt.Errorf("%s: footer names tenant %q queue %q", key, pf.Tenant, pf.Queue)
 			}
 		}
@@ -87,7 +88,7 @@ func verifyLake(s3dir string, c combo, want []expectedRow) (int, error) {
 				return fmt.Errorf("%s: a record nobody pushed: %s/%s/%d", key, k.queue, k.partition, k.offset)
 			case seen[k] != "":
 				return fmt.Errorf("%s: %s/%s/%d is also in %s", key, k.queue, k.partition, k.offset, seen[k])
-			case pk.Window.Tenant != defaultTenant:
+			case pk.Window.Tenant != c.tenant():
 				return fmt.Errorf("%s: tenant %q", key, pk.Window.Tenant)
 			case r.TransactionID != w.TransactionID || r.Ts != w.TsUs:
 				return fmt.Errorf("%s: %s/%s/%d is %q at %d, want %q at %d", key, k.queue, k.partition, k.offset,
