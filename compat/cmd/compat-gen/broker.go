@@ -160,7 +160,9 @@ func (n *queenNode) sinkUnit(tenant, sink string) (*sinkUnit, error) {
 			Sinks []sinkUnit `json:"sinks"`
 		} `json:"s3"`
 	}
-	if err := n.call(http.MethodGet, "/status", nil, &st); err != nil {
+	// The node-wide status: on a control-plane lake's node, the control
+	// plane's token reads it (no API key does); elsewhere it is ignored.
+	if err := n.call(http.MethodGet, "/status", nil, &st, "x-queen-cp-token", cpToken); err != nil {
 		return nil, err
 	}
 	for i, u := range st.S3.Sinks {

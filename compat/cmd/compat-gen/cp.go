@@ -16,11 +16,14 @@ const (
 
 var cpKeyHex = strings.Repeat("c0", 32)
 
-// cpNodeEnv turns on tenancy and the control plane: the push node needs
-// them for the tenant's pushes and its cluster, a control-plane lake's node
-// for its sink.
+// pushNodeEnv is the push node's: tenancy on, so that the header names
+// cpTenant; no control plane (its API keys would guard the data plane).
+func pushNodeEnv() []string { return []string{"QUEEN_TENANCY_HEADER=true"} }
+
+// cpNodeEnv turns on tenancy and the control plane for a control-plane
+// lake's node, which runs cpTenant's sink from its row.
 func cpNodeEnv() []string {
-	return []string{"QUEEN_TENANCY_HEADER=true", "QUEEN_PROXY_CP_TOKEN=" + cpToken, "QUEEN_ENCRYPTION_KEY=" + cpKeyHex}
+	return append(pushNodeEnv(), "QUEEN_PROXY_CP_TOKEN="+cpToken, "QUEEN_ENCRYPTION_KEY="+cpKeyHex)
 }
 
 // nodeSinkEnv is the node-wide sink environment of every lake's node; a
@@ -37,11 +40,12 @@ func (n *queenNode) cp(method, path string, body []byte) error {
 }
 
 // cpSetup makes the tenant cpSlug and its cluster cpCluster, whose broker
-// tenant is cpTenant. The node keeps them in its replicated KV, so once is
-// enough for every later boot of the node.
+// tenant is cpTenant (the records pushed under it before are then the
+// cluster's). The node keeps them in its replicated KV: a later boot
+// finds the tenant there (409 conflict) and the cluster ensured as it is.
 func (n *queenNode) cpSetup() error {
 	tenant, _ := json.Marshal(map[string]string{"slug": cpSlug})
-	if err := n.cp(http.MethodPost, "/tenants", tenant); err != nil {
+	if err := n.cp(http.MethodPost, "/tenants", tenant); err != nil && !strings.Contains(err.Error(), `"code":"conflict"`) {
 		return err
 	}
 	cluster, _ := json.Marshal(map[string]string{"tenant": cpSlug, "brokerTenant": cpTenant})

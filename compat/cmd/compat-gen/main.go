@@ -190,6 +190,9 @@ func writeLake(n *queenNode, c combo, endpoint string, last map[string]int64) er
 	}
 	defer n.stop()
 	if c.CP {
+		if err := n.cpSetup(); err != nil {
+			return err
+		}
 		if err := n.cpPutSink(c, endpoint); err != nil {
 			return err
 		}
@@ -237,19 +240,17 @@ func (n *queenNode) clock() time.Time {
 	return time.Now().Add(time.Duration(n.offsetMs) * time.Millisecond).UTC()
 }
 
-// pushDataSet boots the node without the sink, with tenancy and the
-// control plane on, makes cpTenant's cluster, pushes the rounds before the
+// pushDataSet boots the node without the sink, with tenancy on (and the
+// control plane off: with it on, a data-plane request needs an API key,
+// and no cluster may hold the default tenant), pushes the rounds before the
 // boundary (each push to every tenant), waits until the node's safeTime
 // passes it, pushes the rest, reads every tenant's records back and stops
 // the node. It returns the records by tenant.
 func pushDataSet(n *queenNode, boundary time.Time) (map[string][]record, error) {
-	if err := n.start("push", cpNodeEnv()...); err != nil {
+	if err := n.start("push", pushNodeEnv()...); err != nil {
 		return nil, err
 	}
 	defer n.stop()
-	if err := n.cpSetup(); err != nil {
-		return nil, err
-	}
 	logf("queen at %s, its clock at %s (offset %d ms), boundary %s", n.url, n.clock().Format(time.RFC3339Nano),
 		n.offsetMs, boundary.Format(time.RFC3339))
 	for _, p := range batch(0, roundsBefore) {
