@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os/exec"
 	"strings"
@@ -35,28 +34,15 @@ func cpEnv(extra ...string) []string {
 // answers its status and body; 503s are asked again until ctx ends, for
 // requests the caller knows to be idempotent (retry).
 func (n *node) do(ctx context.Context, retry bool, method, path string, body any, header ...string) (int, []byte, error) {
-	var raw []byte
-	if body != nil {
-		var err error
-		if raw, err = json.Marshal(body); err != nil {
-			return 0, nil, err
-		}
+	h := http.Header{}
+	for i := 0; i+1 < len(header); i += 2 {
+		h.Set(header[i], header[i+1])
 	}
 	for {
-		req, err := http.NewRequestWithContext(ctx, method, n.url+path, bytes.NewReader(raw))
-		if err != nil {
+		resp, b, err := n.send(ctx, method, path, body, h)
+		if resp == nil {
 			return 0, nil, err
 		}
-		req.Header.Set("content-type", "application/json")
-		for i := 0; i+1 < len(header); i += 2 {
-			req.Header.Set(header[i], header[i+1])
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return 0, nil, err
-		}
-		b, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
 		if err != nil || !retry || resp.StatusCode != http.StatusServiceUnavailable || ctx.Err() != nil {
 			return resp.StatusCode, b, err
 		}

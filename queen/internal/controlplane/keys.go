@@ -109,11 +109,7 @@ func (p *Plane) Keys(ctx context.Context, clusterSlug string) ([]httpd.CPKey, er
 			return nil, err
 		}
 	}
-	rows, err := p.kv.list(ctx, keyPrefix)
-	if err != nil {
-		return nil, err
-	}
-	ks, err := decodeRows[keyRow](rows)
+	rows, ks, err := listAs[keyRow](ctx, p.kv, keyPrefix)
 	if err != nil {
 		return nil, err
 	}

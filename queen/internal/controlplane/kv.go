@@ -93,6 +93,16 @@ func deleteOp(key string, expect uint64) kvstore.Op {
 	return kvstore.Op{Op: kvstore.OpDelete, Key: key, Expect: &e}
 }
 
+// listAs lists the rows under prefix and decodes each value into a T.
+func listAs[T any](ctx context.Context, k kv, prefix string) ([]row, []T, error) {
+	rows, err := k.list(ctx, prefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	vs, err := decodeRows[T](rows)
+	return rows, vs, err
+}
+
 // decodeRows decodes each row's value into a T.
 func decodeRows[T any](rows []row) ([]T, error) {
 	out := make([]T, len(rows))

@@ -117,11 +117,7 @@ func tenantOut(slug string, r tenantRow, clusters []string) httpd.CPTenant {
 
 // Tenants lists every tenant, with its clusters.
 func (p *Plane) Tenants(ctx context.Context) ([]httpd.CPTenant, error) {
-	rows, err := p.kv.list(ctx, tenantPrefix)
-	if err != nil {
-		return nil, err
-	}
-	ts, err := decodeRows[tenantRow](rows)
+	rows, ts, err := listAs[tenantRow](ctx, p.kv, tenantPrefix)
 	if err != nil {
 		return nil, err
 	}
@@ -201,11 +197,7 @@ type cluster struct {
 
 // clusters lists every cluster, by slug.
 func (p *Plane) clusters(ctx context.Context) ([]cluster, error) {
-	rows, err := p.kv.list(ctx, clusterPrefix)
-	if err != nil {
-		return nil, err
-	}
-	cs, err := decodeRows[clusterRow](rows)
+	rows, cs, err := listAs[clusterRow](ctx, p.kv, clusterPrefix)
 	if err != nil {
 		return nil, err
 	}
@@ -219,11 +211,7 @@ func (p *Plane) clusters(ctx context.Context) ([]cluster, error) {
 
 // tenantStatuses maps every tenant's slug to its status.
 func (p *Plane) tenantStatuses(ctx context.Context) (map[string]string, error) {
-	rows, err := p.kv.list(ctx, tenantPrefix)
-	if err != nil {
-		return nil, err
-	}
-	ts, err := decodeRows[tenantRow](rows)
+	rows, ts, err := listAs[tenantRow](ctx, p.kv, tenantPrefix)
 	if err != nil {
 		return nil, err
 	}

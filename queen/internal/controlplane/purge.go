@@ -19,11 +19,7 @@ func (p *Plane) purgeCluster(ctx context.Context, c cluster, ownsTenant bool, ou
 	} else if removed {
 		out.Sinks++
 	}
-	rows, err := p.kv.list(ctx, keyPrefix)
-	if err != nil {
-		return err
-	}
-	ks, err := decodeRows[keyRow](rows)
+	rows, ks, err := listAs[keyRow](ctx, p.kv, keyPrefix)
 	if err != nil {
 		return err
 	}

@@ -213,11 +213,7 @@ func (p *Plane) deleteRow(ctx context.Context, key string) (bool, error) {
 // Units lists every stored sink, by cluster, as the nodes run them
 // (sinks.Source).
 func (p *Plane) Units(ctx context.Context) ([]sinks.Unit, error) {
-	rows, err := p.kv.list(ctx, sinkPrefix)
-	if err != nil {
-		return nil, err
-	}
-	ss, err := decodeRows[sinkRow](rows)
+	rows, ss, err := listAs[sinkRow](ctx, p.kv, sinkPrefix)
 	if err != nil {
 		return nil, err
 	}
