@@ -43,13 +43,31 @@ type fetchEntry struct {
 	Error          string        `json:"error"`
 }
 
+//
+// When every item has a transaction id, a 503 (its outcome unknown: an
+// election at start can drop a proposal) is asked again with the same
+// ids until ctx ends, as a client does: deduplication makes the retry
+// exactly once.
 func (n *node) push(ctx context.Context, items ...pushItem) ([]pushAnswer, error) {
-	var out []pushAnswer
-	code, err := n.call(ctx, http.MethodPost, "/api/v1/push", map[string]any{"items": items}, &out)
-	if err == nil && code != http.StatusCreated {
-		err = fmt.Errorf("push answered %d, want 201", code)
+	retry := true
+	for _, it := range items {
+		retry = retry && it.TransactionID != ""
 	}
-	return out, err
+	for {
+		var out []pushAnswer
+		code, err := n.call(ctx, http.MethodPost, "/api/v1/push", map[string]any{"items": items}, &out)
+		if code == http.StatusServiceUnavailable && retry && ctx.Err() == nil {
+			select {
+			case <-ctx.Done():
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
+		}
+		if err == nil && code != http.StatusCreated {
+			err = fmt.Errorf("push answered %d, want 201", code)
+		}
+		return out, err
+	}
 }
 
 // fetchAll reads a partition from offset 0 to its end on this node.
