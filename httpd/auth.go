@@ -43,10 +43,13 @@ const (
 	// read-only for a JWT, while a proxy key needs produce or consume for
 	// them as for ClassShared.
 	ClassSharedRead
-	// ClassAdmin: configure, every delete of a queue, group, message or
+	// ClassAdmin: every delete of a queue, group, message or
 	// dead letter, seeks, subscription changes, DLQ replay and purge,
 	// message retry, ephemeral configure and reset.
 	ClassAdmin
+	// ClassConfigure: POST /api/v1/configure. API.md makes it read-write
+	// for a JWT, §10 admin for a proxy key.
+	ClassConfigure
 	// ClassNode: the node-wide reports, every tenant's at once (GET
 	// /status with its s3 block, /analytics/system-metrics and
 	// worker-metrics). A JWT that reads reaches them, and the control
@@ -60,11 +63,11 @@ const (
 
 // Classes lists every class, in the order of the constants.
 var Classes = []Class{ClassPublic, ClassRead, ClassPush, ClassTimers, ClassTxn, ClassConsume, ClassShared, ClassSharedRead, ClassAdmin,
-	ClassNode, ClassControlPlane}
+	ClassConfigure, ClassNode, ClassControlPlane}
 
 var classNames = map[Class]string{ClassPublic: "public", ClassRead: "read", ClassPush: "push", ClassTimers: "timers",
 	ClassTxn: "transaction", ClassConsume: "consume", ClassShared: "shared", ClassSharedRead: "shared-read", ClassAdmin: "admin",
-	ClassNode: "node", ClassControlPlane: "control-plane"}
+	ClassConfigure: "configure", ClassNode: "node", ClassControlPlane: "control-plane"}
 
 func (c Class) String() string {
 	if n, ok := classNames[c]; ok {
@@ -149,7 +152,7 @@ func (g *gate) guard(c Class, h http.Handler) http.Handler {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if g.skip.match(r.URL.Path) {
+		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && g.skip.match(r.URL.Path) {
 			h.ServeHTTP(w, r)
 			return
 		}

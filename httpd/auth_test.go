@@ -53,7 +53,7 @@ var wantClasses = map[string]Class{
 	"POST /api/v1/fetch/offsets":      ClassRead,
 	"POST /api/v1/partitions/changed": ClassRead,
 	"POST /api/v1/stats/refresh":      ClassRead,
-	"POST /api/v1/configure":          ClassAdmin,
+	"POST /api/v1/configure":          ClassConfigure,
 
 	"POST /api/v1/kv":                     ClassShared,
 	"PUT /api/v1/kv/{ns}/*":               ClassShared,
@@ -223,7 +223,7 @@ func TestGate(t *testing.T) {
 		{"POST", "/api/v1/push", "Basic x", 401, CodeUnauthorized, "no Key credential"},
 		{"POST", "/api/v1/push", "Key nobody", 401, CodeUnauthorized, "unknown key"},
 		{"POST", "/api/v1/push", "Key reader", 403, CodeForbidden, "a test principal does not reach POST /api/v1/push, a route of class push"},
-		{"POST", "/api/v1/configure", "Key pusher", 403, CodeForbidden, "class admin"},
+		{"POST", "/api/v1/configure", "Key pusher", 403, CodeForbidden, "class configure"},
 		{"GET", "/status", "", 401, CodeUnauthorized, "no Key credential"},
 		// Skip paths: exact, a prefix, the root alone, never with dot
 		// segments or doubled slashes.

@@ -120,7 +120,8 @@
 //	             DELETE /timers/:queue/*key
 //	shared-read  GET /kv/:ns/*key, /resources/kv/namespaces, POST
 //	             /resources/kv/list, GET /timers/:queue[/*key]
-//	admin        POST /configure, every DELETE of a queue, group, DLQ or
+//	configure    POST /configure (read-write for a JWT, admin for a key)
+//	admin        every DELETE of a queue, group, DLQ or
 //	             message, seeks, subscription, DLQ replay, message retry,
 //	             ephemeral configure, reset and queue delete
 //	control-plane  /api/cp/*: guarded by x-queen-cp-token (cpGuard), never
@@ -133,7 +134,12 @@
 // principal that is a Refuser may refuse a route with an answer of its
 // own (403 cluster_suspended, push_blocked) before Allows is asked; an
 // authenticator's *Error of another status than 401 (a 503 when a key
-// cannot be looked up) is answered as it is.
+// cannot be looked up) is answered as it is. A skip path serves GET and
+// HEAD only. With the control plane on, a request whose credential is
+// bound to no tenant (a JWT, a skip path) that names one in x-queen-tenant
+// is 403 (tenancy's keysOnly). A transaction's parts are checked one by
+// one against the principal (txnAllowed): acks and positions consume, KV
+// shared, timers timers.
 //
 // Decisions: shared-read exists because API.md makes a KV GET and the KV
 // console read-only for a JWT while §10 gives a proxy key's KV to produce

@@ -197,3 +197,34 @@ func TestCPTokenReadsTheNode(t *testing.T) {
 		t.Errorf("a tenant's queues with the cp token: %d, want 403", c)
 	}
 }
+
+// TestControlPlaneBindsTenantsToKeys: with the control plane on, a
+// credential bound to no tenant (a JWT, here tokenAuth) reaches the
+// default tenant only: naming another in x-queen-tenant is 403; and a
+// skip path serves reads alone, never a write.
+func TestControlPlaneBindsTenantsToKeys(t *testing.T) {
+	h := New(allBroker{&traceFake{fakeBroker: &fakeBroker{}}}, Options{TenancyHeader: true, Authenticators: []Authenticator{tokenAuth{}},
+		ControlPlane: cpRecorder{t}, CPToken: "cp-token-0123456789", SkipPaths: []string{"/api/v1/resources/"}})
+	code := func(method, path string, header ...string) int {
+		r := httptest.NewRequest(method, path, nil)
+		for i := 0; i+1 < len(header); i += 2 {
+			r.Header.Set(header[i], header[i+1])
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w.Code
+	}
+	const other = "11111111-2222-4333-8444-555555555555"
+	if c := code("GET", "/api/v1/resources/queues", "Authorization", "Token ops"); c != http.StatusOK {
+		t.Errorf("a JWT on the default tenant: %d", c)
+	}
+	if c := code("GET", "/api/v1/resources/queues", "Authorization", "Token ops", TenantHeader, other); c != http.StatusForbidden {
+		t.Errorf("a JWT naming another tenant: %d, want 403", c)
+	}
+	if c := code("GET", "/api/v1/resources/queues", TenantHeader, other); c != http.StatusForbidden {
+		t.Errorf("a skip path naming another tenant: %d, want 403", c)
+	}
+	if c := code("DELETE", "/api/v1/resources/queues/q"); c != http.StatusUnauthorized {
+		t.Errorf("a write through a skip path: %d, want 401", c)
+	}
+}

@@ -183,12 +183,13 @@ func (s *server) register(rt *routes, o Options) {
 		})
 	}
 	rt.r.Route("/api/v1", func(r chi.Router) {
-		api := rt.sub(r, "/api/v1", tenancy(o.TenancyHeader))
+		keysOnly := o.ControlPlane != nil && o.CPToken != "" && len(o.Authenticators) > 0
+		api := rt.sub(r, "/api/v1", tenancy(o.TenancyHeader, keysOnly))
 		api.add(ClassPush, http.MethodPost, "/push", s.push())
 		api.add(ClassRead, http.MethodPost, "/fetch", s.fetch())
 		api.add(ClassRead, http.MethodPost, "/fetch/offsets", s.fetchOffsets())
 		api.add(ClassRead, http.MethodPost, "/partitions/changed", s.partitionsChanged())
-		api.add(ClassAdmin, http.MethodPost, "/configure", s.configure())
+		api.add(ClassConfigure, http.MethodPost, "/configure", s.configure())
 		api.add(ClassShared, http.MethodPost, "/kv", s.kvCall())
 		api.add(ClassSharedRead, http.MethodGet, "/kv/{ns}/*", s.kvGet())
 		api.add(ClassShared, http.MethodPut, "/kv/{ns}/*", s.kvPut())

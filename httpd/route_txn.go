@@ -31,6 +31,9 @@ func (s *server) transaction() http.Handler {
 		if err != nil {
 			return err
 		}
+		if err := txnAllowed(r, &req); err != nil {
+			return err
+		}
 		sub := producerSub(r)
 		for i := range req.Pushes {
 			req.Pushes[i].Item.ProducerSub = sub
@@ -49,6 +52,39 @@ func (s *server) transaction() http.Handler {
 		writeRaw(w, http.StatusOK, out)
 		return nil
 	})
+}
+
+// txnAllowed checks each part of a transaction against the request's
+// principal (none: auth is off): the route's class (transaction) reaches
+// its pushes; its acks and positions are a consumer's (consume), its KV
+// ops shared, its timers timers. A part the credential does not reach is
+// 403 forbidden naming it, so that a transaction never does what its
+// credential could not do by the route of its own.
+func txnAllowed(r *http.Request, req *TxnRequest) error {
+	p := PrincipalOf(r)
+	if p == nil {
+		return nil
+	}
+	for _, part := range []struct {
+		n    int
+		what string
+		c    Class
+	}{{len(req.Acks), "acks", ClassConsume}, {len(req.Positions), "positions", ClassConsume},
+		{len(req.KV), "kv", ClassShared}, {len(req.Timers), "timers", ClassTimers}} {
+		if part.n == 0 {
+			continue
+		}
+		if rf, ok := p.(Refuser); ok {
+			if err := rf.Refuse(part.c); err != nil {
+				return err
+			}
+		}
+		if !p.Allows(part.c) {
+			return &Error{Status: http.StatusForbidden, Code: CodeForbidden,
+				Message: fmt.Sprintf("%s does not reach a transaction's %s (class %s)", p, part.what, part.c)}
+		}
+	}
+	return nil
 }
 
 // countTxn counts a commit's pushes and acks in tenant's

@@ -21,11 +21,21 @@ type tenantKey struct{}
 // SystemTenant, is 400 bad_request naming the header, and so is a request
 // that carries the header more than once: whichever one a proxy added, a
 // client's own must never be the one read.
-func tenancy(on bool) func(http.Handler) http.Handler {
+//
+// keysOnly (the control plane is on, its API keys guard the data plane):
+// the header is a key's business alone. A request without a tenant-bound
+// credential (a JWT, a skip path) that names a tenant is 403 forbidden,
+// so that only a tenant's own key reaches its data.
+func tenancy(on, keysOnly bool) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if p := PrincipalOf(r); p != nil && p.Tenant() != "" {
 				next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tenantKey{}, p.Tenant())))
+				return
+			}
+			if h := r.Header.Get(TenantHeader); keysOnly && h != "" && h != DefaultTenant {
+				writeError(w, r, &Error{Status: http.StatusForbidden, Code: CodeForbidden, Message: TenantHeader +
+					" names a tenant, and with the control plane on only a tenant's API key reaches a tenant other than the default"})
 				return
 			}
 			tenant := DefaultTenant

@@ -109,8 +109,8 @@ func TestMiddleware(t *testing.T) {
 	refusedWith(t, a.do("GET", "/status", "", ""), 401, httpd.CodeUnauthorized, "no Authorization header")
 	refusedWith(t, a.do("POST", "/api/v1/push", push, bearer("read-only")), 403, httpd.CodeForbidden,
 		"a token of level read-only does not reach POST /api/v1/push, a route of class push")
-	refusedWith(t, a.do("POST", "/api/v1/configure", `{"queue":"q"}`, bearer("read-write")), 403, httpd.CodeForbidden,
-		"read-write does not reach POST /api/v1/configure, a route of class admin")
+	refusedWith(t, a.do("POST", "/api/v1/configure", `{"queue":"q"}`, bearer("read-only")), 403, httpd.CodeForbidden,
+		"read-only does not reach POST /api/v1/configure, a route of class configure")
 	if len(a.b.pushed) != 0 {
 		t.Fatalf("a refused push reached the broker: %+v", a.b.pushed)
 	}
@@ -153,7 +153,7 @@ func TestMiddlewareLevels(t *testing.T) {
 		{httpd.ClassPush, "POST", "/api/v1/push", `{"items":[{"queue":"q","payload":1}]}`},
 		{httpd.ClassShared, "POST", "/api/v1/kv", `{"operations":[]}`},
 		{httpd.ClassSharedRead, "GET", "/api/v1/kv/ns/key", ""},
-		{httpd.ClassAdmin, "POST", "/api/v1/configure", `{"queue":"q"}`},
+		{httpd.ClassConfigure, "POST", "/api/v1/configure", `{"queue":"q"}`}, // read-write, as API.md §8 says
 	}
 	for _, role := range []string{"", "read-only", "write-only", "read-write", "admin"} {
 		lvl, _ := DefaultRoles.level(role)

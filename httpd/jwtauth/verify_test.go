@@ -229,7 +229,7 @@ func TestLevelClasses(t *testing.T) {
 		LevelReadOnly:  {httpd.ClassPublic, httpd.ClassRead, httpd.ClassSharedRead, httpd.ClassNode},
 		LevelWriteOnly: {httpd.ClassPublic, httpd.ClassPush, httpd.ClassTimers},
 		LevelReadWrite: {httpd.ClassPublic, httpd.ClassRead, httpd.ClassPush, httpd.ClassTimers, httpd.ClassTxn, httpd.ClassConsume,
-			httpd.ClassShared, httpd.ClassSharedRead, httpd.ClassNode},
+			httpd.ClassShared, httpd.ClassSharedRead, httpd.ClassNode, httpd.ClassConfigure},
 		// No token reaches the control plane: its own token guards it.
 		LevelAdmin: slices.DeleteFunc(slices.Clone(httpd.Classes), func(c httpd.Class) bool { return c == httpd.ClassControlPlane }),
 	}

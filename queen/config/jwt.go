@@ -28,6 +28,10 @@ type JWT struct {
 	// DefaultSkipPaths): an entry ending in "/" is a prefix, except "/"
 	// alone, the root path only.
 	SkipPaths []string
+	// SkipPathsSet says JWT_SKIP_PATHS was set: unset, a broker with the
+	// control plane keeps its metrics to the operator (only /health and
+	// the root are skipped there).
+	SkipPathsSet bool
 }
 
 // jwt reads the JWT_* variables. Each is checked whether or not
@@ -75,6 +79,7 @@ func (l *loader) jwt() JWT {
 		}
 		return ""
 	})
+	j.SkipPathsSet = l.raw("JWT_SKIP_PATHS") != ""
 	for _, p := range strings.Split(skip, ",") {
 		if p = strings.TrimSpace(p); p != "" {
 			j.SkipPaths = append(j.SkipPaths, p)

@@ -43,6 +43,7 @@ type fetchEntry struct {
 	Error          string        `json:"error"`
 }
 
+// push pushes items through n and answers the items' answers (201).
 // When every item has a transaction id, a 503 (its outcome unknown: an
 // election at start can drop a proposal) is asked again with the same
 // ids until ctx ends, as a client does: deduplication makes the retry

@@ -172,6 +172,12 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 		// Its API keys guard the data plane, ahead of a JWT: with the
 		// control plane on, every data-plane request needs a credential.
 		ho.Authenticators = append([]httpd.Authenticator{plane}, ho.Authenticators...)
+		if !cfg.JWT.SkipPathsSet {
+			// The metrics carry every tenant's id and queue names: with
+			// tenants on one broker they are the operator's (the control
+			// plane's token, or a JWT), not anyone's.
+			ho.SkipPaths = []string{"/health", "/"}
+		}
 		log.Info("control plane on", "routes", "/api/cp/", "dataPlane", "API keys (qk_…) required")
 	}
 	// The S3 sinks: the default tenant's from QUEEN_S3_*, and one per

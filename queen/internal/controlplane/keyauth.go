@@ -63,7 +63,7 @@ func (k keyPrincipal) Allows(c httpd.Class) bool {
 		return g.Has(httpd.CPScopeConsume)
 	case httpd.ClassTimers, httpd.ClassShared, httpd.ClassSharedRead:
 		return g.Has(httpd.CPScopeProduce) || g.Has(httpd.CPScopeConsume)
-	case httpd.ClassAdmin:
+	case httpd.ClassAdmin, httpd.ClassConfigure:
 		return g.Has(httpd.CPScopeAdmin)
 	}
 	return false

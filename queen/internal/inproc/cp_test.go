@@ -402,6 +402,14 @@ func TestCPKeysGuardTheDataPlane(t *testing.T) {
 	if pop.Code != 200 || !strings.Contains(pop.Body.String(), `"producerSub":"key:`) {
 		t.Fatalf("pop with a consume key: %d %s", pop.Code, pop.Body)
 	}
+	// A transaction does only what its key reaches by the routes of their
+	// own: a produce key's pushes, not a consumer's positions or acks.
+	txPush := []byte(`{"operations":[{"type":"push","items":[{"queue":"dp","partition":"p","payload":{"t":1}}]}]}`)
+	want(t, n.Do(ctx(t), "POST", "/api/v1/transaction", txPush, as(produce)...), 200, "")
+	txSeek := []byte(`{"operations":[],"positions":[{"queue":"dp","partition":"p","consumerGroup":"g","offset":99}]}`)
+	w := n.Do(ctx(t), "POST", "/api/v1/transaction", txSeek, as(produce)...)
+	want(t, w, 403, httpd.CodeForbidden)
+	wantMsg(t, w, "positions")
 	want(t, n.Do(ctx(t), "GET", "/status", nil, as(admin)...), 403, httpd.CodeForbidden)
 	want(t, n.Do(ctx(t), "GET", "/status", nil, httpd.CPTokenHeader, cpToken), 200, "")
 
