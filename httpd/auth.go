@@ -167,19 +167,27 @@ func (g *gate) guard(c Class, h http.Handler) http.Handler {
 			writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: err.Error()})
 			return
 		}
-		if rf, ok := p.(Refuser); ok {
-			if err := rf.Refuse(c); err != nil {
-				writeError(w, r, err)
-				return
-			}
-		}
-		if !p.Allows(c) {
-			writeError(w, r, &Error{Status: http.StatusForbidden, Code: CodeForbidden,
-				Message: fmt.Sprintf("%s does not reach %s %s, a route of class %s", p, r.Method, routePattern(r), c)})
+		if err := admit(p, c, fmt.Sprintf("%s %s, a route of class %s", r.Method, routePattern(r), c)); err != nil {
+			writeError(w, r, err)
 			return
 		}
 		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
 	})
+}
+
+// admit says whether principal p reaches what (described for the
+// refusal), of class c: a Refuser's own answer first, then Allows, else
+// 403 forbidden naming p and what.
+func admit(p Principal, c Class, what string) error {
+	if rf, ok := p.(Refuser); ok {
+		if err := rf.Refuse(c); err != nil {
+			return err
+		}
+	}
+	if !p.Allows(c) {
+		return &Error{Status: http.StatusForbidden, Code: CodeForbidden, Message: fmt.Sprintf("%s does not reach %s", p, what)}
+	}
+	return nil
 }
 
 // authenticate asks each authenticator in turn; the first that

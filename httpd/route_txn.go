@@ -74,14 +74,8 @@ func txnAllowed(r *http.Request, req *TxnRequest) error {
 		if part.n == 0 {
 			continue
 		}
-		if rf, ok := p.(Refuser); ok {
-			if err := rf.Refuse(part.c); err != nil {
-				return err
-			}
-		}
-		if !p.Allows(part.c) {
-			return &Error{Status: http.StatusForbidden, Code: CodeForbidden,
-				Message: fmt.Sprintf("%s does not reach a transaction's %s (class %s)", p, part.what, part.c)}
+		if err := admit(p, part.c, fmt.Sprintf("a transaction's %s (class %s)", part.what, part.c)); err != nil {
+			return err
 		}
 	}
 	return nil
