@@ -83,18 +83,10 @@ func (s *server) cpRoutes(r *routes, cp ControlPlane) {
 		ts, err := cp.Tenants(r.Context())
 		return map[string]any{"tenants": nonNil(ts)}, err
 	}))
-	r.add(ClassControlPlane, http.MethodGet, "/tenants/{slug}", cpRead(func(r *http.Request) (any, error) {
-		slug, err := cpSlugParam(r)
-		if err != nil {
-			return nil, err
-		}
+	r.add(ClassControlPlane, http.MethodGet, "/tenants/{slug}", cpSlugRead(func(r *http.Request, slug string) (any, error) {
 		return cp.Tenant(r.Context(), slug)
 	}))
-	r.add(ClassControlPlane, http.MethodGet, "/tenants/{slug}/status", cpRead(func(r *http.Request) (any, error) {
-		slug, err := cpSlugParam(r)
-		if err != nil {
-			return nil, err
-		}
+	r.add(ClassControlPlane, http.MethodGet, "/tenants/{slug}/status", cpSlugRead(func(r *http.Request, slug string) (any, error) {
 		return cpTenantStatus(r, cp, slug)
 	}))
 	r.add(ClassControlPlane, http.MethodPut, "/tenants/{slug}/status", cpHandler(func(r *http.Request, body object) (any, error) {
@@ -107,18 +99,10 @@ func (s *server) cpRoutes(r *routes, cp ControlPlane) {
 		}
 		return cpTenantStatus(r, cp, slug)
 	}, "status"))
-	r.add(ClassControlPlane, http.MethodPost, "/tenants/{slug}/purge", cpRead(func(r *http.Request) (any, error) {
-		slug, err := cpSlugParam(r)
-		if err != nil {
-			return nil, err
-		}
+	r.add(ClassControlPlane, http.MethodPost, "/tenants/{slug}/purge", cpSlugRead(func(r *http.Request, slug string) (any, error) {
 		return cp.PurgeTenant(r.Context(), slug)
 	}))
-	r.add(ClassControlPlane, http.MethodDelete, "/tenants/{slug}", cpRead(func(r *http.Request) (any, error) {
-		slug, err := cpSlugParam(r)
-		if err != nil {
-			return nil, err
-		}
+	r.add(ClassControlPlane, http.MethodDelete, "/tenants/{slug}", cpSlugRead(func(r *http.Request, slug string) (any, error) {
 		return cp.DeleteTenant(r.Context(), slug)
 	}))
 
@@ -144,18 +128,10 @@ func (s *server) cpRoutes(r *routes, cp ControlPlane) {
 		}
 		return cp.EnsureCluster(r.Context(), slug, c)
 	}, "tenant", "brokerTenant"))
-	r.add(ClassControlPlane, http.MethodGet, "/clusters/{slug}", cpRead(func(r *http.Request) (any, error) {
-		slug, err := cpSlugParam(r)
-		if err != nil {
-			return nil, err
-		}
+	r.add(ClassControlPlane, http.MethodGet, "/clusters/{slug}", cpSlugRead(func(r *http.Request, slug string) (any, error) {
 		return cp.Cluster(r.Context(), slug)
 	}))
-	r.add(ClassControlPlane, http.MethodGet, "/clusters/{slug}/status", cpRead(func(r *http.Request) (any, error) {
-		slug, err := cpSlugParam(r)
-		if err != nil {
-			return nil, err
-		}
+	r.add(ClassControlPlane, http.MethodGet, "/clusters/{slug}/status", cpSlugRead(func(r *http.Request, slug string) (any, error) {
 		return cp.Cluster(r.Context(), slug)
 	}))
 	r.add(ClassControlPlane, http.MethodPut, "/clusters/{slug}/status", cpHandler(func(r *http.Request, body object) (any, error) {
@@ -165,11 +141,7 @@ func (s *server) cpRoutes(r *routes, cp ControlPlane) {
 		}
 		return cp.SetClusterStatus(r.Context(), slug, status)
 	}, "status"))
-	r.add(ClassControlPlane, http.MethodDelete, "/clusters/{slug}", cpRead(func(r *http.Request) (any, error) {
-		slug, err := cpSlugParam(r)
-		if err != nil {
-			return nil, err
-		}
+	r.add(ClassControlPlane, http.MethodDelete, "/clusters/{slug}", cpSlugRead(func(r *http.Request, slug string) (any, error) {
 		return cp.DeleteCluster(r.Context(), slug)
 	}))
 
@@ -201,18 +173,10 @@ func (s *server) cpRoutes(r *routes, cp ControlPlane) {
 		}
 		return cp.PutSink(r.Context(), slug, body)
 	}))
-	r.add(ClassControlPlane, http.MethodGet, "/clusters/{slug}/s3", cpRead(func(r *http.Request) (any, error) {
-		slug, err := cpSlugParam(r)
-		if err != nil {
-			return nil, err
-		}
+	r.add(ClassControlPlane, http.MethodGet, "/clusters/{slug}/s3", cpSlugRead(func(r *http.Request, slug string) (any, error) {
 		return cp.Sink(r.Context(), slug)
 	}))
-	r.add(ClassControlPlane, http.MethodDelete, "/clusters/{slug}/s3", cpRead(func(r *http.Request) (any, error) {
-		slug, err := cpSlugParam(r)
-		if err != nil {
-			return nil, err
-		}
+	r.add(ClassControlPlane, http.MethodDelete, "/clusters/{slug}/s3", cpSlugRead(func(r *http.Request, slug string) (any, error) {
 		removed, err := cp.DeleteSink(r.Context(), slug)
 		return map[string]any{"cluster": slug, "removed": removed}, err
 	}))
@@ -227,6 +191,18 @@ func cpRead(fn func(r *http.Request) (any, error)) http.Handler {
 			return
 		}
 		writeJSON(w, http.StatusOK, ans)
+	})
+}
+
+// cpSlugRead is cpRead for a route of one {slug}, which must be a DNS
+// label (cpSlugParam).
+func cpSlugRead(fn func(r *http.Request, slug string) (any, error)) http.Handler {
+	return cpRead(func(r *http.Request) (any, error) {
+		slug, err := cpSlugParam(r)
+		if err != nil {
+			return nil, err
+		}
+		return fn(r, slug)
 	})
 }
 

@@ -17,10 +17,10 @@ import (
 // lookup that cannot be made now is its own error (a 503).
 func (p *Plane) Authenticate(r *http.Request) (httpd.Principal, error) {
 	auth := r.Header.Values("Authorization")
-	if len(auth) != 1 {
-		return nil, fmt.Errorf("%w: an API key (Authorization: Bearer %s<env>_…)", httpd.ErrNoCredential, KeyPrefix)
+	key, ok := "", len(auth) == 1
+	if ok {
+		key, ok = strings.CutPrefix(auth[0], "Bearer ")
 	}
-	key, ok := strings.CutPrefix(auth[0], "Bearer ")
 	if !ok || !strings.HasPrefix(key, KeyPrefix) {
 		return nil, fmt.Errorf("%w: an API key (Authorization: Bearer %s<env>_…)", httpd.ErrNoCredential, KeyPrefix)
 	}

@@ -139,23 +139,13 @@ func (p *Plane) Tenants(ctx context.Context) ([]httpd.CPTenant, error) {
 
 // Tenant is one tenant, with its clusters.
 func (p *Plane) Tenant(ctx context.Context, slug string) (httpd.CPTenant, error) {
-	var t tenantRow
-	_, ok, err := p.kv.get(ctx, tenantPrefix+slug, &t)
-	if err != nil {
-		return httpd.CPTenant{}, err
-	}
-	if !ok {
-		return httpd.CPTenant{}, tenantUnknown(slug)
-	}
-	cs, err := p.clusters(ctx)
+	t, cs, err := p.tenantClusters(ctx, slug)
 	if err != nil {
 		return httpd.CPTenant{}, err
 	}
 	var mine []string
 	for _, c := range cs {
-		if c.row.Tenant == slug {
-			mine = append(mine, c.slug)
-		}
+		mine = append(mine, c.slug)
 	}
 	return tenantOut(slug, t, mine), nil
 }

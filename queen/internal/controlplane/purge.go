@@ -138,18 +138,18 @@ func (p *Plane) deleteCluster(ctx context.Context, slug string, out *httpd.CPPur
 	return errBusy
 }
 
-// tenantClusters lists a tenant's clusters: 404 tenant_unknown when there
-// is no such tenant.
-func (p *Plane) tenantClusters(ctx context.Context, slug string) ([]cluster, error) {
+// tenantClusters reads a tenant and lists its clusters: 404
+// tenant_unknown when there is no such tenant.
+func (p *Plane) tenantClusters(ctx context.Context, slug string) (tenantRow, []cluster, error) {
 	var t tenantRow
 	if _, ok, err := p.kv.get(ctx, tenantPrefix+slug, &t); err != nil {
-		return nil, err
+		return t, nil, err
 	} else if !ok {
-		return nil, tenantUnknown(slug)
+		return t, nil, tenantUnknown(slug)
 	}
 	cs, err := p.clusters(ctx)
 	if err != nil {
-		return nil, err
+		return t, nil, err
 	}
 	var mine []cluster
 	for _, c := range cs {
@@ -157,14 +157,14 @@ func (p *Plane) tenantClusters(ctx context.Context, slug string) ([]cluster, err
 			mine = append(mine, c)
 		}
 	}
-	return mine, nil
+	return t, mine, nil
 }
 
 // PurgeTenant empties every cluster of a tenant (purgeCluster) and keeps
 // the tenant and its clusters.
 func (p *Plane) PurgeTenant(ctx context.Context, slug string) (httpd.CPPurge, error) {
 	out := httpd.CPPurge{Tenant: slug, Clusters: []string{}}
-	cs, err := p.tenantClusters(ctx, slug)
+	_, cs, err := p.tenantClusters(ctx, slug)
 	if err != nil {
 		return out, err
 	}
@@ -192,7 +192,7 @@ func (p *Plane) DeleteTenant(ctx context.Context, slug string) (httpd.CPPurge, e
 	} else if err != nil {
 		return out, err
 	}
-	cs, err := p.tenantClusters(ctx, slug)
+	_, cs, err := p.tenantClusters(ctx, slug)
 	if err != nil {
 		return out, err
 	}
