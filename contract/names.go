@@ -104,11 +104,20 @@ var (
 		Doc: `a trace event's type ("" reads as "info")`}
 	ID = &Name{Field: "id", MinBytes: 1, MaxBytes: 128, Rule: RuleID, TooLong: TooLongBadRequest,
 		Doc: "an id the broker minted: leaseId, a dead letter's id, partitionId"}
+	StreamQuery = &Name{Field: "name", MinBytes: 1, MaxBytes: 248, Rule: RuleLabel, TooLong: TooLongBadRequest,
+		Doc: `a stream query (its default consumer group is "streams.<name>", a consumerGroup)`}
+	StreamConfigHash = &Name{Field: "config_hash", MinBytes: 1, MaxBytes: 128, Rule: RuleText, TooLong: TooLongBadRequest,
+		Doc: "a stream query's operator-chain hash, compared as bytes"}
+	StreamPartition = &Name{Field: "partition_id", MinBytes: 1, MaxBytes: 128, Rule: RuleID, TooLong: TooLongBadRequest,
+		Doc: "the source partition a stream's state rows belong to (a popped message's partitionId)"}
+	StreamStateKey = &Name{Field: "key", MinBytes: 1, MaxBytes: 1024, Rule: RuleKVKey, TooLong: TooLongBadRequest,
+		Doc: "a stream state row's key (the SDK's keys hold U+001F)"}
 )
 
 // Names lists every kind of name, in the order the docs show them.
 var Names = []*Name{Tenant, Queue, Partition, ConsumerGroup, TransactionID, QueueNamespace, QueueTask, SinkHold,
-	KVNamespace, KVKey, LockName, LockOwner, TimerKey, TraceName, TraceEventType, ID}
+	KVNamespace, KVKey, LockName, LockOwner, TimerKey, TraceName, TraceEventType, ID,
+	StreamQuery, StreamConfigHash, StreamPartition, StreamStateKey}
 
 // Problem is what is wrong with a name.
 type Problem uint8

@@ -34,6 +34,10 @@ var (
 	LockSlot       = &Range{Field: "slot", Min: 0, Max: 1023, Doc: "the permit's slot (default 0)", Where: "locks"}
 	TimerDelayMs   = &Range{Field: "delayMs", Min: -10 * 366 * 24 * 3600 * 1000, Max: 10 * 366 * 24 * 3600 * 1000, Unit: "ms", Doc: "a timer's delay (a past one fires at once); over QUEEN_TIMERS_MAX_HORIZON_S (90 days) it is 403", Where: "timers"}
 	PositionOffset = &Range{Field: "offset", Min: -1, Max: MaxSafeInteger, Doc: "a transaction position: the last offset a group is done with (-1: none yet)", Where: "transaction (positions)"}
+	StreamStateOps = &Range{Field: "state_ops", Min: 0, Max: 10000, Unit: "ops", Doc: "state writes of one stream cycle", Where: "streams/v1/cycle"}
+	StreamPushes   = &Range{Field: "push_items", Min: 0, Max: 10000, Unit: "items", Doc: "pushes of one stream cycle", Where: "streams/v1/cycle"}
+	StreamValue    = &Range{Field: "value", Min: 0, Max: 1 << 20, Unit: "bytes", Doc: "a stream state row's value (JSON)", Where: "streams/v1/cycle"}
+	StreamRipe     = &Range{Field: "ripe_at_or_before", Min: 0, Max: MaxStampMillis, Unit: "ms", Doc: "state rows whose windowEnd is at or before it", Where: "streams/v1/state/get"}
 	TimerLimit     = &Range{Field: "limit", Min: 1, Max: 1000, Clamp: true, Doc: "timers of one list page (default 100)", Where: "timers"}
 
 	EphemeralMaxBytes     = &Range{Field: "maxBytes", Min: 0, Max: MaxSafeInteger, Unit: "bytes", Doc: "an ephemeral queue's budget: payload bytes + 128 per message (default 0: only the node's QUEEN_EPHEMERAL_MAX_BYTES)", Where: "ephemeral configure"}
@@ -52,7 +56,7 @@ var (
 // Params lists them, in the order the docs show them.
 var Params = []*Range{PopBatch, PopPartitions, PopTimeout, LeaseSeconds, ExtendSeconds, FetchOffset, FetchMaxBytes,
 	FetchMaxWait, FetchMinBytes, Timestamp, ChangedLimit, KVTTLSeconds, KVExpect, KVLimit, AckBatch, GroupMinLag,
-	ListLimit, MessagesOffset, LockTTLSeconds, LockLimit, LockToken, LockSlot, TimerDelayMs, TimerLimit, TraceData,
+	ListLimit, MessagesOffset, LockTTLSeconds, LockLimit, LockToken, LockSlot, TimerDelayMs, TimerLimit, StreamStateOps, StreamPushes, StreamValue, StreamRipe, TraceData,
 	TraceNames, TraceLimit, TraceOffset, PositionOffset,
 	EphemeralMaxBytes, EphemeralMaxLength, EphemeralTTLSeconds, EphemeralLeaseSeconds, EphemeralRetryLimit,
 	EphemeralWindowMs, EphemeralWindowCount}

@@ -31,8 +31,9 @@ func (allBroker) ListTimers(context.Context, string, string, string, int) ([]Tim
 func (allBroker) CountTimers(context.Context, string, string, string) (int64, error) { return 0, nil }
 
 var (
-	_ Locker  = allBroker{}
-	_ Timerer = allBroker{}
+	_ Locker   = allBroker{}
+	_ Timerer  = allBroker{}
+	_ Streamer = allBroker{}
 )
 
 // wantClasses is the route table: every route New registers over a
@@ -44,6 +45,13 @@ var wantClasses = map[string]Class{
 	"GET /metrics":            ClassPublic,
 	"GET /metrics/prometheus": ClassPublic,
 	"GET /status":             ClassNode,
+
+	"POST /streams/v1/queries":          ClassConsume,
+	"GET /streams/v1/queries":           ClassRead,
+	"GET /streams/v1/queries/{name}":    ClassRead,
+	"DELETE /streams/v1/queries/{name}": ClassAdmin,
+	"POST /streams/v1/state/get":        ClassConsume,
+	"POST /streams/v1/cycle":            ClassTxn,
 
 	"POST /api/v1/push":               ClassPush,
 	"POST /api/v1/ephemeral/push":     ClassPush,

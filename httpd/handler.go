@@ -93,7 +93,10 @@ type server struct {
 	// then).
 	e Ephemeral
 	// tr is b as a Tracer: nil when it is not one.
-	tr      Tracer
+	tr Tracer
+	// sm is b as a Streamer, nil when it is not one (no /streams/v1
+	// routes then).
+	sm      Streamer
 	maxBody int64
 	// wire decodes the binary bodies, within maxBody once decompressed.
 	wire    *wire.Decoder
@@ -152,6 +155,9 @@ func build(b Broker, o Options) (*chi.Mux, map[string]Class) {
 	}
 	if tr, ok := b.(Tracer); ok {
 		s.tr = tr
+	}
+	if sm, ok := b.(Streamer); ok {
+		s.sm = sm
 	}
 
 	r := chi.NewRouter()
@@ -228,6 +234,12 @@ func (s *server) register(rt *routes, o Options) {
 			s.ephemeralRoutes(api)
 		}
 	})
+	if s.sm != nil {
+		rt.r.Route("/streams/v1", func(r chi.Router) {
+			keysOnly := o.ControlPlane != nil && o.CPToken != "" && len(o.Authenticators) > 0
+			s.streamRoutes(rt.sub(r, "/streams/v1", tenancy(o.TenancyHeader, keysOnly)))
+		})
+	}
 }
 
 // consumeRoutes registers the routes of Consumer (API.md §2). A pop

@@ -35,6 +35,9 @@ type metrics struct {
 	// (the msg… constants) and tenant (tenantLabel): the throughput the
 	// status routes answer each tenant, its own.
 	messages *prometheus.CounterVec
+	// cycles counts the stream cycles this node answered, by outcome
+	// (committed, or the reason nothing applied) and tenant.
+	cycles *prometheus.CounterVec
 }
 
 // The events of queen_messages_total.
@@ -100,10 +103,15 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 			Name: "queen_messages_total",
 			Help: "Messages this node's HTTP API pushed (or found duplicate), delivered and settled, by event and tenant (empty: the default tenant).",
 		}, []string{"event", "tenant"}),
+		cycles: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "queen_stream_cycles_total",
+			Help: "Stream cycles (POST /streams/v1/cycle) this node answered, by outcome (committed, or the reason nothing applied) and tenant.",
+		}, []string{"outcome", "tenant"}),
 	}
 	m.requests = register(reg, m.requests)
 	m.duration = register(reg, m.duration)
 	m.messages = register(reg, m.messages)
+	m.cycles = register(reg, m.cycles)
 	for _, e := range msgEvents {
 		m.messages.WithLabelValues(e, "") // the default tenant's series show from the start, at 0
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/queen-mq/queen-go/httpd"
 	"github.com/queen-mq/queen-go/queen/internal/consume"
+	"github.com/queen-mq/queen-go/queen/internal/streams"
 	"github.com/queen-mq/queen-go/raftlog"
 )
 
@@ -71,9 +72,11 @@ func (b *Broker) DeleteConsumerGroup(ctx context.Context, tenant, group, queue s
 }
 
 // DeleteQueue deletes a queue with its partitions, records, dedup index,
-// consumer groups' state and dead letters, in one entry.
+// consumer groups' state, dead letters and the state of the stream
+// queries reading it, in one entry.
 func (b *Broker) DeleteQueue(ctx context.Context, tenant, queue string) (httpd.QueueDeleted, bool, error) {
-	q, d, err := b.cons.DeleteQueue(ctx, tenant, queue)
+	drop := streams.DropSourceOp{Tenant: tenant, Queue: queue}
+	q, d, err := b.cons.DeleteQueue(ctx, tenant, queue, drop.Op())
 	if err != nil {
 		return httpd.QueueDeleted{}, false, mapErr(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/ephemeral"
 	"github.com/queen-mq/queen-go/queen/internal/locks"
 	"github.com/queen-mq/queen-go/queen/internal/seal"
+	"github.com/queen-mq/queen-go/queen/internal/streams"
 	"github.com/queen-mq/queen-go/queen/internal/timers"
 	"github.com/queen-mq/queen-go/queen/internal/traces"
 	"github.com/queen-mq/queen-go/raftlog"
@@ -39,6 +40,7 @@ type Broker struct {
 	cons     *consume.Consumer
 	locks    *locks.Locks
 	timers   *timers.Timers
+	streams  *streams.Streams
 	eph      *ephemeral.Store
 	traces   *traces.Traces
 	traceTTL time.Duration
@@ -79,7 +81,8 @@ func New(host *raftlog.Host, shard *raftlog.Shard, o Options) *Broker {
 		o.TraceRetention = traces.DefaultRetention
 	}
 	return &Broker{host: host, shard: shard, kv: kvstore.New(shard), cons: &consume.Consumer{Shard: shard, Skew: o.Skew},
-		locks: &locks.Locks{Shard: shard}, timers: &timers.Timers{Shard: shard}, eph: o.Ephemeral, traces: &traces.Traces{Shard: shard},
+		locks: &locks.Locks{Shard: shard}, timers: &timers.Timers{Shard: shard},
+		streams: &streams.Streams{Shard: shard}, eph: o.Ephemeral, traces: &traces.Traces{Shard: shard},
 		traceTTL: o.TraceRetention, seal: o.Sealer, version: o.Version, readyLag: o.ReadyLag}
 }
 
@@ -216,7 +219,7 @@ func kvstoreISO(us int64) string {
 }
 
 // Appliers are the state machine's families beside the queue log: the KV
-// store, consuming (pop, ack, leases), locks, timers and traces. Every
+// store, consuming (pop, ack, leases), locks, timers, traces and streams. Every
 // node runs the same set.
 func Appliers() map[raftlog.OpKind]raftlog.Applier {
 	m := kvstore.Appliers()
@@ -224,5 +227,6 @@ func Appliers() map[raftlog.OpKind]raftlog.Applier {
 	maps.Copy(m, locks.Appliers())
 	maps.Copy(m, timers.Appliers())
 	maps.Copy(m, traces.Appliers())
+	maps.Copy(m, streams.Appliers())
 	return m
 }

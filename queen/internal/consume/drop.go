@@ -115,12 +115,15 @@ func DecodeDropQueueAnswer(b []byte) (DropQueueAnswer, error) {
 	return a, nil
 }
 
-// DeleteQueue deletes a queue: this family's state of it and raftlog's
-// queue, partitions, records and dedup entries, in one entry.
-func (c *Consumer) DeleteQueue(ctx context.Context, tenant, queue string) (raftlog.DeleteQueueAnswer, DropQueueAnswer, error) {
+// DeleteQueue deletes a queue: this family's state of it, what the ops
+// of also drop of other families' (the streams' state of the queries
+// reading it), and raftlog's queue, partitions, records and dedup
+// entries, in one entry.
+func (c *Consumer) DeleteQueue(ctx context.Context, tenant, queue string, also ...raftlog.Op) (raftlog.DeleteQueueAnswer, DropQueueAnswer, error) {
 	drop := DropQueueOp{Tenant: tenant, Queue: queue}
 	del := raftlog.DeleteQueueOp{Tenant: tenant, Queue: queue}
-	res, err := c.Shard.Propose(ctx, raftlog.Command{Ops: []raftlog.Op{drop.Op(), del.Op()}})
+	ops := append(append([]raftlog.Op{drop.Op()}, also...), del.Op())
+	res, err := c.Shard.Propose(ctx, raftlog.Command{Ops: ops})
 	if err != nil {
 		return raftlog.DeleteQueueAnswer{}, DropQueueAnswer{}, err
 	}
@@ -132,6 +135,6 @@ func (c *Consumer) DeleteQueue(ctx context.Context, tenant, queue string) (raftl
 	if err != nil {
 		return raftlog.DeleteQueueAnswer{}, DropQueueAnswer{}, err
 	}
-	q, err := raftlog.DecodeDeleteQueueAnswer(res.Ops[1])
+	q, err := raftlog.DecodeDeleteQueueAnswer(res.Ops[len(ops)-1])
 	return q, d, err
 }

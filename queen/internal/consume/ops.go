@@ -94,6 +94,11 @@ type TxnOp struct {
 	SkewMicros     int64
 	RequiredLeases []string
 	Acks           []AckItem
+	// Release frees each partition an ack's lease still holds once the
+	// acks are applied (a stream cycle's release_lease): the messages the
+	// acks did not settle are delivered again at once. Without it a lease
+	// is released only when its last message settles.
+	Release bool
 }
 
 // SeekOp moves a group's cursor on a queue's partitions (Partition "":
@@ -236,7 +241,11 @@ func (t *TxnOp) Op() raftlog.Op {
 	for _, l := range t.RequiredLeases {
 		b = wire.AppendString(b, l)
 	}
-	return raftlog.Op{Kind: OpConsume, Data: appendAckItems(b, t.Acks)}
+	b = appendAckItems(b, t.Acks)
+	if t.Release { // absent in the ops of older brokers
+		b = append(b, 1)
+	}
+	return raftlog.Op{Kind: OpConsume, Data: b}
 }
 
 // Op encodes e as an op of a command.
@@ -290,6 +299,11 @@ func decodeOp(b []byte) (any, error) {
 			t.RequiredLeases = append(t.RequiredLeases, str(&d))
 		}
 		t.Acks = decodeAckItems(&d)
+		if d.Err == nil && len(d.B) > 0 {
+			if t.Release = d.Byte() == 1; !t.Release {
+				d.Fail("txn flag")
+			}
+		}
 		out = t
 	case kindExtend:
 		e := &ExtendOp{Tenant: str(&d), LeaseID: str(&d), Micros: d.Varint(), SkewMicros: d.Varint()}

@@ -29,7 +29,43 @@ func (s *state) txn(op *TxnOp) ([]byte, error) {
 			return nil, raftlog.Abort(appendTxnRollback(i, a.Error))
 		}
 	}
+	if op.Release {
+		for i := range op.Acks {
+			released, err := s.releaseHeld(op.Tenant, &op.Acks[i])
+			if err != nil {
+				return nil, err
+			}
+			out[i].Released = out[i].Released || released
+		}
+	}
 	return appendAckAnswers(nil, out), nil
+}
+
+// releaseHeld frees the partition an ack item names when the item's lease
+// still holds it (TxnOp.Release), and says whether it did.
+func (s *state) releaseHeld(tenant string, it *AckItem) (bool, error) {
+	if it.LeaseID == "" {
+		return false, nil
+	}
+	b, found, err := s.tx.Get(uidKey(it.PartitionUID))
+	if err != nil || !found {
+		return false, err
+	}
+	p, err := decodePartRef(b)
+	if err != nil || p.Tenant != tenant {
+		return false, err
+	}
+	g, old, ok, err := s.loadGP(tenant, p.Queue, it.Group, p.Partition)
+	if err != nil || !ok || g.LeaseID != it.LeaseID || !g.held(s.at.Stamp) {
+		return false, err
+	}
+	if err := s.dropFromLease(it.LeaseID, p.Partition); err != nil {
+		return false, err
+	}
+	g.release()
+	s.saveGP(tenant, p.Queue, it.Group, p.Partition, &g, old)
+	s.released(tenant, p.Queue)
+	return true, nil
 }
 
 // leaseLive reports whether lease id still holds one of its partitions.

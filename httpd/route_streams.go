@@ -1,0 +1,455 @@
+package httpd
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/google/uuid"
+
+	"github.com/queen-mq/queen-go/contract"
+)
+
+// CodeConfigHashMismatch refuses a registration whose config hash is not
+// the query's (409), and CodeQueryNotFound names no query (404).
+const (
+	CodeConfigHashMismatch = "config_hash_mismatch"
+	CodeQueryNotFound      = "query_not_found"
+)
+
+// MaxStreamStateRows bounds the rows one state read answers: past it,
+// 413 payload_too_large (the SDK reads a partition's rows whole).
+const MaxStreamStateRows = 100000
+
+// streamRoutes registers the routes of Streamer under /streams/v1. A
+// worker's routes are a consumer's (ClassConsume); a cycle is a
+// transaction's (ClassTxn), and its ack a consumer's besides; the list is
+// a read, a delete an admin's.
+func (s *server) streamRoutes(rt *routes) {
+	rt.add(ClassConsume, http.MethodPost, "/queries", s.streamRegister())
+	rt.add(ClassRead, http.MethodGet, "/queries", s.streamList(false))
+	rt.add(ClassRead, http.MethodGet, "/queries/{name}", s.streamList(true))
+	rt.add(ClassAdmin, http.MethodDelete, "/queries/{name}", s.streamDelete())
+	rt.add(ClassConsume, http.MethodPost, "/state/get", s.streamState())
+	rt.add(ClassTxn, http.MethodPost, "/cycle", s.streamCycle())
+}
+
+// streamRegister is POST /streams/v1/queries.
+func (s *server) streamRegister() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		body, err := s.body(r)
+		if err != nil {
+			return err
+		}
+		req, err := decodeStreamRegister(body)
+		if err != nil {
+			return err
+		}
+		a, err := s.sm.RegisterStream(r.Context(), tenantOf(r), req)
+		if err != nil {
+			return err
+		}
+		if a.Mismatch {
+			return &Error{Status: http.StatusConflict, Code: CodeConfigHashMismatch, Message: fmt.Sprintf(
+				"query %q is registered with config_hash %s, this registration has %s: the operator chain changed; pass reset=true to wipe the query's state, or pick a new name",
+				req.Name, contract.Clip(a.ConfigHash), contract.Clip(req.ConfigHash))}
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"success": true, "query_id": a.QueryID, "name": a.Name,
+			"fresh": a.Fresh, "reset": a.Reset})
+		return nil
+	})
+}
+
+func decodeStreamRegister(body []byte) (StreamRegister, error) {
+	var req StreamRegister
+	o, err := asObject(body, "the body")
+	if err != nil {
+		return req, err
+	}
+	for _, f := range []struct {
+		k   string
+		n   *contract.Name
+		dst *string
+		req bool
+	}{{"name", contract.StreamQuery, &req.Name, true}, {"source_queue", contract.Queue, &req.SourceQueue, true},
+		{"sink_queue", contract.Queue, &req.SinkQueue, false}, {"config_hash", contract.StreamConfigHash, &req.ConfigHash, true}} {
+		if *f.dst, err = o.name(f.k, f.k, f.n); err != nil {
+			return req, err
+		}
+		if f.req && *f.dst == "" {
+			return req, badRequest("%s is required", f.k)
+		}
+	}
+	if req.Reset, _, err = o.boolean("reset", "reset"); err != nil {
+		return req, err
+	}
+	return req, nil
+}
+
+// streamList is GET /streams/v1/queries and /streams/v1/queries/{name}.
+func (s *server) streamList(one bool) http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		name := ""
+		if one {
+			n, err := pathParam(r, "name", contract.StreamQuery)
+			if err != nil {
+				return err
+			}
+			name = n
+		}
+		qs, err := s.sm.StreamQueries(r.Context(), tenantOf(r), name)
+		if err != nil {
+			return err
+		}
+		if !one {
+			if qs == nil {
+				qs = []StreamQuery{}
+			}
+			writeJSON(w, http.StatusOK, map[string]any{"queries": qs})
+			return nil
+		}
+		if len(qs) == 0 {
+			return &Error{Status: http.StatusNotFound, Code: CodeQueryNotFound, Message: fmt.Sprintf("no stream query %q is registered", name)}
+		}
+		writeJSON(w, http.StatusOK, qs[0])
+		return nil
+	})
+}
+
+// streamDelete is DELETE /streams/v1/queries/{name}.
+func (s *server) streamDelete() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		name, err := pathParam(r, "name", contract.StreamQuery)
+		if err != nil {
+			return err
+		}
+		found, rows, err := s.sm.DeleteStream(r.Context(), tenantOf(r), name)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return &Error{Status: http.StatusNotFound, Code: CodeQueryNotFound, Message: fmt.Sprintf("no stream query %q is registered", name)}
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"deleted": true, "name": name, "rows": rows})
+		return nil
+	})
+}
+
+// streamState is POST /streams/v1/state/get.
+func (s *server) streamState() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		body, err := s.body(r)
+		if err != nil {
+			return err
+		}
+		req, err := decodeStreamState(body)
+		if err != nil {
+			return err
+		}
+		rows, found, err := s.sm.StreamState(r.Context(), tenantOf(r), req)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return &Error{Status: http.StatusNotFound, Code: CodeQueryNotFound, Message: fmt.Sprintf(
+				"query_id %s names no registered query (never registered, or reset or deleted since): register the query again", req.QueryID)}
+		}
+		if rows == nil {
+			rows = []StreamRow{}
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"success": true, "rows": rows})
+		return nil
+	})
+}
+
+func decodeStreamState(body []byte) (StreamStateRequest, error) {
+	var req StreamStateRequest
+	o, err := asObject(body, "the body")
+	if err != nil {
+		return req, err
+	}
+	if req.QueryID, req.PartitionID, err = queryAndPartition(o); err != nil {
+		return req, err
+	}
+	if !isNull(o["keys"]) {
+		list, err := asArray(o["keys"], "keys")
+		if err != nil {
+			return req, err
+		}
+		if len(list) > MaxStreamStateRows {
+			return req, badRequest("keys: %d keys, at most %d", len(list), MaxStreamStateRows)
+		}
+		for i, raw := range list {
+			var k string
+			at := fmt.Sprintf("keys[%d]", i)
+			if firstByte(raw) != '"' || json.Unmarshal(raw, &k) != nil {
+				return req, badRequest("%s must be a string", at)
+			}
+			if err := checkStateKey(at, k); err != nil {
+				return req, err
+			}
+			req.Keys = append(req.Keys, k)
+		}
+	}
+	if req.KeyPrefix, _, err = o.str("key_prefix", "key_prefix"); err != nil {
+		return req, err
+	}
+	if len(req.KeyPrefix) > contract.StreamStateKey.MaxBytes {
+		return req, badRequest("key_prefix: %d bytes, a state key has at most %d", len(req.KeyPrefix), contract.StreamStateKey.MaxBytes)
+	}
+	if req.RipeAt, req.Ripe, err = o.integer("ripe_at_or_before", "ripe_at_or_before", contract.StreamRipe, 0); err != nil {
+		return req, err
+	}
+	return req, nil
+}
+
+// queryAndPartition reads the query_id and partition_id every state and
+// cycle body names.
+func queryAndPartition(o object) (query, partition string, err error) {
+	if query, _, err = o.str("query_id", "query_id"); err != nil {
+		return "", "", err
+	}
+	if query == "" {
+		return "", "", badRequest("query_id is required: the id POST /streams/v1/queries answered")
+	}
+	if partition, err = o.name("partition_id", "partition_id", contract.StreamPartition); err != nil {
+		return "", "", err
+	}
+	if partition == "" {
+		return "", "", badRequest("partition_id is required: the source partition's id (a popped message's partitionId)")
+	}
+	return query, partition, nil
+}
+
+// checkStateKey checks a state row's key: 1..1024 bytes of UTF-8 without
+// NUL (the SDK's keys separate their parts with U+001F).
+func checkStateKey(path, k string) error {
+	if err := contract.StreamStateKey.Check(path, k); err != nil {
+		return refusal(err.Error())
+	}
+	return nil
+}
+
+// streamCycle is POST /streams/v1/cycle: 200 with success true when the
+// cycle applied, or false with the reason when nothing of it did.
+func (s *server) streamCycle() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		body, err := s.body(r)
+		if err != nil {
+			return err
+		}
+		req, err := decodeStreamCycle(body)
+		if err != nil {
+			return err
+		}
+		if p := PrincipalOf(r); p != nil && req.Ack != nil {
+			if err := admit(p, ClassConsume, "a cycle's ack (class consume)"); err != nil {
+				return err
+			}
+		}
+		sub := producerSub(r)
+		for i := range req.Pushes {
+			req.Pushes[i].ProducerSub = sub
+			if err := newMessageID(&req.Pushes[i]); err != nil {
+				return err
+			}
+		}
+		a, err := s.sm.StreamCycle(r.Context(), tenantOf(r), req)
+		if err != nil {
+			return err
+		}
+		outcome := "committed"
+		if !a.Success {
+			outcome = a.Reason
+		} else {
+			s.m.count(tenantOf(r), msgPushed, len(a.Pushes))
+		}
+		s.m.cycles.WithLabelValues(outcome, tenantLabel(tenantOf(r))).Inc()
+		writeRaw(w, http.StatusOK, appendStreamCycle(nil, &req, &a))
+		return nil
+	})
+}
+
+func decodeStreamCycle(body []byte) (StreamCycle, error) {
+	var req StreamCycle
+	o, err := asObject(body, "the body")
+	if err != nil {
+		return req, err
+	}
+	if req.QueryID, req.PartitionID, err = queryAndPartition(o); err != nil {
+		return req, err
+	}
+	if req.ConsumerGroup, err = o.name("consumer_group", "consumer_group", contract.ConsumerGroup); err != nil {
+		return req, err
+	}
+	if err := decodeStateOps(o, &req); err != nil {
+		return req, err
+	}
+	if err := decodeCyclePushes(o, &req); err != nil {
+		return req, err
+	}
+	if !isNull(o["ack"]) {
+		if req.Ack, err = decodeCycleAck(o["ack"], req); err != nil {
+			return req, err
+		}
+	}
+	release, given, err := o.boolean("release_lease", "release_lease")
+	if err != nil {
+		return req, err
+	}
+	req.ReleaseLease = release || !given
+	return req, nil
+}
+
+func decodeStateOps(o object, req *StreamCycle) error {
+	if isNull(o["state_ops"]) {
+		return nil
+	}
+	list, err := asArray(o["state_ops"], "state_ops")
+	if err != nil {
+		return err
+	}
+	if int64(len(list)) > contract.StreamStateOps.Max {
+		return badRequest("state_ops: %d ops, at most %d in one cycle", len(list), contract.StreamStateOps.Max)
+	}
+	for i, raw := range list {
+		at := fmt.Sprintf("state_ops[%d]", i)
+		op, err := asObject(raw, at)
+		if err != nil {
+			return err
+		}
+		kind, _, err := op.str("type", at+".type")
+		if err != nil {
+			return err
+		}
+		key, _, err := op.str("key", at+".key")
+		if err != nil {
+			return err
+		}
+		if err := checkStateKey(at+".key", key); err != nil {
+			return err
+		}
+		so := StreamStateOp{Key: key}
+		switch kind {
+		case "upsert":
+			raw, ok := op["value"]
+			if !ok {
+				return badRequest("%s.value is required for an upsert", at)
+			}
+			var c bytes.Buffer
+			if err := json.Compact(&c, raw); err != nil {
+				return badRequest("%s.value must be JSON", at)
+			}
+			if int64(c.Len()) > contract.StreamValue.Max {
+				return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
+					Message: fmt.Sprintf("%s.value: %d bytes, at most %d", at, c.Len(), contract.StreamValue.Max)}
+			}
+			so.Value = c.Bytes()
+		case "delete":
+			so.Delete = true
+		default:
+			return badRequest("%s.type must be \"upsert\" or \"delete\"", at)
+		}
+		req.StateOps = append(req.StateOps, so)
+	}
+	return nil
+}
+
+func decodeCyclePushes(o object, req *StreamCycle) error {
+	if isNull(o["push_items"]) {
+		return nil
+	}
+	list, err := asArray(o["push_items"], "push_items")
+	if err != nil {
+		return err
+	}
+	if int64(len(list)) > contract.StreamPushes.Max {
+		return badRequest("push_items: %d items, at most %d in one cycle", len(list), contract.StreamPushes.Max)
+	}
+	for i, raw := range list {
+		at := fmt.Sprintf("push_items[%d]", i)
+		it, err := asObject(raw, at)
+		if err != nil {
+			return err
+		}
+		var p PushItem
+		if p.Queue, err = it.name("queue", at+".queue", contract.Queue); err != nil {
+			return err
+		}
+		if p.Queue == "" {
+			return badRequest("%s.queue is required", at)
+		}
+		if p.Partition, err = it.name("partition", at+".partition", contract.Partition); err != nil {
+			return err
+		}
+		if p.Partition == "" {
+			p.Partition = "Default"
+		}
+		if p.TransactionID, err = it.name("transactionId", at+".transactionId", contract.TransactionID); err != nil {
+			return err
+		}
+		p.Dedup = p.TransactionID != ""
+		payload, ok := it["payload"]
+		if !ok {
+			return badRequest("%s.payload is required", at)
+		}
+		if err := checkPayload(at+".payload", payload); err != nil {
+			return err
+		}
+		p.Payload = bytes.TrimSpace(payload)
+		req.Pushes = append(req.Pushes, p)
+	}
+	return nil
+}
+
+func decodeCycleAck(raw json.RawMessage, req StreamCycle) (*AckItem, error) {
+	a, err := asObject(raw, "ack")
+	if err != nil {
+		return nil, err
+	}
+	it := &AckItem{PartitionID: req.PartitionID, ConsumerGroup: req.ConsumerGroup, Status: AckCompleted}
+	if it.TransactionID, err = a.name("transactionId", "ack.transactionId", contract.TransactionID); err != nil {
+		return nil, err
+	}
+	if it.TransactionID == "" {
+		return nil, badRequest("ack.transactionId is required: the last source message the cycle settles")
+	}
+	if it.LeaseID, err = a.name("leaseId", "ack.leaseId", contract.ID); err != nil {
+		return nil, err
+	}
+	if it.LeaseID == "" {
+		return nil, badRequest("ack.leaseId is required: a cycle's ack is fenced by the lease of its pop")
+	}
+	if st, _, err := a.str("status", "ack.status"); err != nil {
+		return nil, err
+	} else if st != "" && st != AckCompleted {
+		return nil, badRequest("ack.status: %q, a cycle's ack is \"completed\" (it settles what the cycle consumed)", st)
+	}
+	if req.ConsumerGroup == "" {
+		return nil, badRequest("consumer_group is required with an ack: the group that popped the source")
+	}
+	return it, nil
+}
+
+// appendStreamCycle renders a cycle's answer.
+func appendStreamCycle(b []byte, req *StreamCycle, a *StreamCycleAnswer) []byte {
+	m := map[string]any{"success": a.Success, "query_id": req.QueryID}
+	if !a.Success {
+		m["reason"], m["error"] = a.Reason, a.Error
+	} else {
+		items := make([]map[string]any, len(a.Pushes))
+		for i, p := range a.Pushes {
+			it := req.Pushes[i]
+			items[i] = map[string]any{"queue": it.Queue, "partition": it.Partition, "messageId": uuid.UUID(p.MessageID).String(),
+				"transactionId": it.TransactionID, "offset": p.Offset}
+		}
+		m["state_ops"], m["push_items"], m["lease_released"] = len(req.StateOps), items, a.LeaseReleased
+		m["state"] = a.State
+	}
+	out, err := encodeJSON(m)
+	if err != nil {
+		panic("httpd: marshal answer: " + err.Error())
+	}
+	return append(b, out...)
+}

@@ -1,0 +1,255 @@
+package streams
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/queen-mq/queen-go/contract"
+	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/wire"
+)
+
+// OpStreams is the raftlog op kind of the streams family.
+const OpStreams raftlog.OpKind = 771
+
+// ErrCorrupt is wrapped by the errors of an op that does not decode.
+var ErrCorrupt = errors.New("streams: corrupt encoding")
+
+const opVersion byte = 1
+
+// The op's second byte says which it is.
+const (
+	kindRegister   byte = 1
+	kindCycle      byte = 2
+	kindDelete     byte = 3
+	kindDropSource byte = 4
+)
+
+// RegisterOp registers a query (POST /streams/v1/queries): a new name is
+// registered; the same name with the same ConfigHash is answered as it
+// stands (Source and Sink updated); another hash is refused unless Reset,
+// which wipes the query's state and mints it a new id.
+type RegisterOp struct {
+	Tenant, Name, Source, Sink, ConfigHash string
+	Reset                                  bool
+}
+
+// The kinds of a StateOp.
+const (
+	StateUpsert byte = 1
+	StateDelete byte = 2
+)
+
+// StateOp is one state write of a cycle: an upsert of Value (JSON) under
+// Key, or a delete of Key, which must be there.
+type StateOp struct {
+	Kind  byte
+	Key   string
+	Value []byte
+}
+
+// CycleOp is the state part of a stream cycle (POST /streams/v1/cycle):
+// the writes to the state rows of one query's source partition. The same
+// command carries the cycle's ack (consume.TxnOp) and pushes (raftlog's
+// strict push); any of them refused, nothing of the command applies.
+type CycleOp struct {
+	Tenant    string
+	ID        [16]byte
+	Partition string
+	// Group is the consumer group of the cycle's ack ("" without one).
+	Group string
+	Ops   []StateOp
+}
+
+// DeleteOp forgets a query: its registration and its state.
+type DeleteOp struct {
+	Tenant, Name string
+}
+
+// DropSourceOp wipes the state of every query of a tenant that reads
+// Queue (the queue is being deleted, in the same command); the queries
+// stay registered, under their ids.
+type DropSourceOp struct {
+	Tenant, Queue string
+}
+
+// Op encodes o as an op of a command.
+func (o *RegisterOp) Op() raftlog.Op {
+	b := []byte{opVersion, kindRegister}
+	for _, s := range []string{o.Tenant, o.Name, o.Source, o.Sink, o.ConfigHash} {
+		b = wire.AppendString(b, s)
+	}
+	return raftlog.Op{Kind: OpStreams, Data: append(b, boolByte(o.Reset))}
+}
+
+// Op encodes o as an op of a command.
+func (o *CycleOp) Op() raftlog.Op {
+	b := wire.AppendString([]byte{opVersion, kindCycle}, o.Tenant)
+	b = append(b, o.ID[:]...)
+	b = wire.AppendString(wire.AppendString(b, o.Partition), o.Group)
+	b = binary.AppendUvarint(b, uint64(len(o.Ops)))
+	for _, s := range o.Ops {
+		b = wire.AppendString(append(b, s.Kind), s.Key)
+		b = wire.AppendString(b, string(s.Value))
+	}
+	return raftlog.Op{Kind: OpStreams, Data: b}
+}
+
+// Op encodes o as an op of a command.
+func (o *DeleteOp) Op() raftlog.Op {
+	b := wire.AppendString([]byte{opVersion, kindDelete}, o.Tenant)
+	return raftlog.Op{Kind: OpStreams, Data: wire.AppendString(b, o.Name)}
+}
+
+// Op encodes o as an op of a command.
+func (o *DropSourceOp) Op() raftlog.Op {
+	b := wire.AppendString([]byte{opVersion, kindDropSource}, o.Tenant)
+	return raftlog.Op{Kind: OpStreams, Data: wire.AppendString(b, o.Queue)}
+}
+
+func boolByte(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// decodeOp decodes an op and checks it as Check does.
+func decodeOp(b []byte) (any, error) {
+	d := wire.NewDecoder(b, ErrCorrupt)
+	if v := d.Byte(); d.Err == nil && v != opVersion {
+		d.Fail(fmt.Sprintf("op version %d", v))
+	}
+	str := func() string { return string(d.Bytes()) }
+	var out any
+	switch kind := d.Byte(); kind {
+	case kindRegister:
+		o := &RegisterOp{Tenant: str(), Name: str(), Source: str(), Sink: str(), ConfigHash: str()}
+		switch f := d.Byte(); {
+		case d.Err == nil && f > 1:
+			d.Fail("register flag")
+		default:
+			o.Reset = f == 1
+		}
+		out = o
+	case kindCycle:
+		o := &CycleOp{Tenant: str()}
+		if d.Err == nil && len(d.B) < 16 {
+			d.Fail("query id")
+		}
+		if d.Err == nil {
+			copy(o.ID[:], d.B[:16])
+			d.B = d.B[16:]
+		}
+		o.Partition, o.Group = str(), str()
+		n := d.Count(3)
+		for i := 0; i < n && d.Err == nil; i++ {
+			o.Ops = append(o.Ops, StateOp{Kind: d.Byte(), Key: str(), Value: d.Bytes()})
+		}
+		out = o
+	case kindDelete:
+		out = &DeleteOp{Tenant: str(), Name: str()}
+	case kindDropSource:
+		out = &DropSourceOp{Tenant: str(), Queue: str()}
+	default:
+		d.Fail(fmt.Sprintf("op kind %d", kind))
+	}
+	if d.Err == nil && len(d.B) != 0 {
+		d.Fail("trailing bytes")
+	}
+	if d.Err != nil {
+		return nil, d.Err
+	}
+	if err := check(out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// check refuses an op the contract refuses, naming the field. The
+// proposer runs it (Check*) before proposing and apply again: a follower
+// trusts nothing of an entry.
+func check(op any) error {
+	var err error
+	switch o := op.(type) {
+	case *RegisterOp:
+		err = CheckRegister(o)
+	case *CycleOp:
+		err = CheckCycle(o)
+	case *DeleteOp:
+		if err = contract.Tenant.Check("tenant", o.Tenant); err == nil {
+			err = contract.StreamQuery.Check("name", o.Name)
+		}
+	case *DropSourceOp:
+		if err = contract.Tenant.Check("tenant", o.Tenant); err == nil {
+			err = contract.Queue.Check("queue", o.Queue)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("streams: %w", err)
+	}
+	return nil
+}
+
+// CheckRegister refuses a registration the contract refuses, naming the
+// field.
+func CheckRegister(o *RegisterOp) error {
+	if err := contract.Tenant.Check("tenant", o.Tenant); err != nil {
+		return err
+	}
+	if err := contract.StreamQuery.Check("name", o.Name); err != nil {
+		return err
+	}
+	if err := contract.Queue.Check("source_queue", o.Source); err != nil {
+		return err
+	}
+	if o.Sink != "" {
+		if err := contract.Queue.Check("sink_queue", o.Sink); err != nil {
+			return err
+		}
+	}
+	return contract.StreamConfigHash.Check("config_hash", o.ConfigHash)
+}
+
+// CheckCycle refuses a cycle's state part the contract refuses, naming
+// the field: the partition, the group, more than StreamStateOps ops, a
+// bad key or kind, a value over StreamValue bytes, an upsert without one.
+func CheckCycle(o *CycleOp) error {
+	if err := contract.Tenant.Check("tenant", o.Tenant); err != nil {
+		return err
+	}
+	if err := contract.StreamPartition.Check("partition_id", o.Partition); err != nil {
+		return err
+	}
+	if o.Group != "" {
+		if err := contract.ConsumerGroup.Check("consumer_group", o.Group); err != nil {
+			return err
+		}
+	}
+	if int64(len(o.Ops)) > contract.StreamStateOps.Max {
+		return fmt.Errorf("state_ops: %d ops, at most %d in one cycle", len(o.Ops), contract.StreamStateOps.Max)
+	}
+	for i, s := range o.Ops {
+		at := fmt.Sprintf("state_ops[%d]", i)
+		if err := contract.StreamStateKey.Check(at+".key", s.Key); err != nil {
+			return err
+		}
+		switch s.Kind {
+		case StateUpsert:
+			if len(s.Value) == 0 {
+				return fmt.Errorf("%s.value: an upsert needs a value", at)
+			}
+			if int64(len(s.Value)) > contract.StreamValue.Max {
+				return fmt.Errorf("%s.value: %d bytes, at most %d", at, len(s.Value), contract.StreamValue.Max)
+			}
+		case StateDelete:
+			if len(s.Value) != 0 {
+				return fmt.Errorf("%s.value: a delete has no value", at)
+			}
+		default:
+			return fmt.Errorf("%s.type: unknown (upsert or delete)", at)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,95 @@
+package streams
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/wire"
+)
+
+// Query is a registered stream query: what its registration said, and
+// what its cycles keep count of.
+type Query struct {
+	// ID names this registration: minted from the tenant, the name and
+	// the raft index of the entry that registered (or reset) it, so a
+	// reset, or a delete and a new registration, never give an old id
+	// back.
+	ID           [16]byte
+	Name         string
+	Source, Sink string
+	ConfigHash   string
+	// Group is the consumer group of its last acked cycle, at first
+	// "streams.<name>" (the SDK's default).
+	Group string
+	// Created is the stamp of its first registration, Registered of the
+	// one that minted ID, Updated of its last change (a cycle).
+	Created, Registered, Updated int64
+	// Resets counts the registrations that wiped its state.
+	Resets uint64
+	// Cycles counts the cycles it committed; Rows and Bytes are its state
+	// (keys and values, in bytes).
+	Cycles      uint64
+	Rows, Bytes int64
+}
+
+const rowVersion byte = 1
+
+func (q *Query) encode() []byte {
+	b := append([]byte{rowVersion}, q.ID[:]...)
+	for _, s := range []string{q.Source, q.Sink, q.ConfigHash, q.Group} {
+		b = wire.AppendString(b, s)
+	}
+	for _, v := range []int64{q.Created, q.Registered, q.Updated} {
+		b = binary.AppendVarint(b, v)
+	}
+	b = binary.AppendUvarint(b, q.Resets)
+	b = binary.AppendUvarint(b, q.Cycles)
+	b = binary.AppendVarint(b, q.Rows)
+	return binary.AppendVarint(b, q.Bytes)
+}
+
+func decodeQuery(name string, b []byte) (Query, error) {
+	d := wire.NewDecoder(b, ErrCorrupt)
+	if v := d.Byte(); d.Err == nil && v != rowVersion {
+		d.Fail(fmt.Sprintf("query row version %d", v))
+	}
+	q := Query{Name: name}
+	if d.Err == nil && len(d.B) < 16 {
+		d.Fail("query id")
+	}
+	if d.Err == nil {
+		copy(q.ID[:], d.B[:16])
+		d.B = d.B[16:]
+	}
+	q.Source, q.Sink, q.ConfigHash, q.Group = string(d.Bytes()), string(d.Bytes()), string(d.Bytes()), string(d.Bytes())
+	q.Created, q.Registered, q.Updated = d.Varint(), d.Varint(), d.Varint()
+	q.Resets, q.Cycles = d.Uvarint(), d.Uvarint()
+	q.Rows, q.Bytes = d.Varint(), d.Varint()
+	if d.Err == nil && len(d.B) != 0 {
+		d.Fail("trailing bytes")
+	}
+	if d.Err != nil {
+		return Query{}, fmt.Errorf("%w: query %q: %w", raftlog.ErrStorage, name, d.Err)
+	}
+	return q, nil
+}
+
+// mintID derives a registration's id, a UUID (version 8), from the
+// tenant, the name and the entry's raft index: the same on every node.
+func mintID(tenant, name string, index uint64) [16]byte {
+	h := sha256.New()
+	h.Write([]byte("queen-stream\x00"))
+	h.Write(wire.AppendString(wire.AppendString(nil, tenant), name))
+	h.Write(binary.BigEndian.AppendUint64(nil, index))
+	var id [16]byte
+	copy(id[:], h.Sum(nil))
+	id[6] = id[6]&0x0f | 0x80
+	id[8] = id[8]&0x3f | 0x80
+	return id
+}
+
+// DefaultGroup is the consumer group the SDK pops a query's source with
+// unless told otherwise.
+func DefaultGroup(query string) string { return "streams." + query }
