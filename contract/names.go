@@ -104,7 +104,7 @@ var (
 		Doc: `a trace event's type ("" reads as "info")`}
 	ID = &Name{Field: "id", MinBytes: 1, MaxBytes: 128, Rule: RuleID, TooLong: TooLongBadRequest,
 		Doc: "an id the broker minted: leaseId, a dead letter's id, partitionId"}
-	StreamQuery = &Name{Field: "name", MinBytes: 1, MaxBytes: 248, Rule: RuleLabel, TooLong: TooLongBadRequest,
+	StreamQuery = &Name{Field: "query", MinBytes: 1, MaxBytes: 248, Rule: RuleLabel, TooLong: TooLongBadRequest,
 		Doc: `a stream query (its default consumer group is "streams.<name>", a consumerGroup)`}
 	StreamConfigHash = &Name{Field: "config_hash", MinBytes: 1, MaxBytes: 128, Rule: RuleText, TooLong: TooLongBadRequest,
 		Doc: "a stream query's operator-chain hash, compared as bytes"}

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/prometheus/client_golang/prometheus"
 	"log/slog"
 	"net"
 	"net/http"
@@ -107,7 +108,9 @@ func Start(o Options) (*Node, error) {
 	}
 	n.Retention = &retention.Job{Shard: shard, KV: n.KV, NodeID: 1, Interval: time.Hour, Log: o.Logger}
 	n.Broker = broker.New(host, shard, broker.Options{Version: "inproc", ReadyLag: 2 * time.Second, Skew: 500 * time.Millisecond})
-	ho := httpd.Options{TenancyHeader: o.TenancyHeader, Logger: o.Logger}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(n.Broker.StreamCollector())
+	ho := httpd.Options{TenancyHeader: o.TenancyHeader, Logger: o.Logger, Registry: reg}
 	if o.CPToken != "" {
 		n.CP = controlplane.New(controlplane.Options{KV: n.KV, Sealer: o.Sealer, TenancyHeader: o.TenancyHeader,
 			S3Embedded: o.S3Embedded, Queues: n.Broker})

@@ -139,3 +139,33 @@ func idText(id [16]byte) string { return uuid.UUID(id).String() }
 
 // IDText is a query id's text, as the routes answer it.
 func IDText(id [16]byte) string { return idText(id) }
+
+// Tenanted is a query with its tenant.
+type Tenanted struct {
+	Tenant string
+	Query
+}
+
+// ListAll reads every tenant's queries, by tenant then name.
+func ListAll(v *raftlog.View) ([]Tenanted, error) {
+	var out []Tenanted
+	var derr error
+	err := v.Scan([]byte{prefixQuery}, []byte{prefixQuery + 1}, func(k, val []byte) bool {
+		d := wire.NewDecoder(k[1:], ErrCorrupt)
+		tenant, name := string(d.Bytes()), string(d.Bytes())
+		q, err := decodeQuery(name, val)
+		if err == nil && d.Err != nil {
+			err = fmt.Errorf("%w: query key: %w", raftlog.ErrStorage, d.Err)
+		}
+		if err != nil {
+			derr = err
+			return false
+		}
+		out = append(out, Tenanted{Tenant: tenant, Query: q})
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	return out, err
+}
