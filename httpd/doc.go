@@ -47,7 +47,11 @@
 // /ephemeral/configure, /ephemeral/reset; GET /api/v1/ephemeral/pop,
 // /ephemeral/queues, /ephemeral/queues/:queue/depth; DELETE
 // /api/v1/ephemeral/queue/:queue. They answer from the called node's
-// memory, never through raft. Over a Broker that is not one, those routes
+// memory, never through raft. When it is also a Streamer (streams.go),
+// the streaming SDK's routes (route_streams.go): POST
+// /streams/v1/queries, /streams/v1/state/get, /streams/v1/cycle; GET
+// /streams/v1/queries[/:name]; DELETE /streams/v1/queries/:name, under
+// the tenancy and auth of /api/v1. Over a Broker that is not one, those routes
 // are 404 no_such_route like any unknown route.
 //
 // # Invariants
