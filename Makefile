@@ -8,6 +8,8 @@
 #   make bench-lakeformat   the lakeformat figures of BENCHMARKS.md (pyarrow beside them)
 #   make bench-http         queen-bench over HTTP against one and three real queen processes
 #   make bench-locks-timers lock acquire+release pairs/s and timers fired/s with their fire delay, 1 and 3 nodes
+#   make bench-streams      the streaming SDK's tumbling-window pipeline: cycles/s and input records/s, 1 and 3 nodes
+#                           (manual, as every bench- target: neither check nor .ci/run runs it)
 #   make bench-sink         the embedded S3 sink's throughput beside lakeformat's raw encode rate
 #   make bench-peers        queen beside NATS JetStream and etcd on this machine, one table of ratios
 #                           (manual: neither check nor .ci/run runs it)
@@ -34,7 +36,7 @@ CLIENT_VENV := $(ROOT)/.cache/client-venv
 # The Hadoop that pyspark (compat/requirements.txt) carries: its jars/hadoop-client-api-<v>.jar.
 HADOOP_AWS_VERSION := 3.5.0
 
-.PHONY: check test verify fmt vet tidy race fuzz tools bench-lakeformat bench-http bench-locks-timers bench-sink bench-peers peers-tools venv compat compat-venv compat-jars client-venv clients
+.PHONY: check test verify fmt vet tidy race fuzz tools bench-lakeformat bench-http bench-locks-timers bench-streams bench-sink bench-peers peers-tools venv compat compat-venv compat-jars client-venv clients
 
 check: tools client-venv verify fuzz
 
@@ -100,6 +102,11 @@ bench-http:
 
 bench-locks-timers:
 	bash tools/bench-locks-timers.sh
+
+# The official client's streams SDK (the client venv) on 1 and 3 nodes:
+# RECORDS, KEYS, PARTITIONS, BATCHES, MAX_PARTITIONS: tools/bench-streams.sh.
+bench-streams: client-venv
+	bash tools/bench-streams.sh
 
 bench-sink: tools
 	bash tools/bench-sink.sh

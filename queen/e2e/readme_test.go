@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -116,5 +117,45 @@ func TestREADMEPython(t *testing.T) {
 	want := "{'invoice': 1, 'total': 42.0}\n{'invoice': 2, 'total': 17.5}\nacked: True\n"
 	if !strings.HasPrefix(string(out), want) {
 		t.Fatalf("the Python example printed\n%s\nwant\n%s", out, want)
+	}
+}
+
+// TestREADMEStreams runs the README's streams example, as written but for
+// the URL, with the official client's streaming SDK (the client lane's
+// venv) against a started binary, and checks its exit code and the sums it
+// prints.
+func TestREADMEStreams(t *testing.T) {
+	python := clientPython(t)
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(readme), "<!-- streams:start -->\n```python\n")
+	block, _, ok2 := strings.Cut(block, "```\n<!-- streams:end -->")
+	if !ok || !ok2 {
+		t.Fatal("README.md has no streams example between the streams markers")
+	}
+	n := cluster(t, 1)[0]
+	n.start()
+	n.waitReady()
+	script := strings.ReplaceAll(block, "http://localhost:6632", n.url)
+	if script == block {
+		t.Fatal("the README's streams example does not name http://localhost:6632")
+	}
+	path := filepath.Join(t.TempDir(), "streams_example.py")
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code := runClientScript(t, python, path)
+	if code != 0 {
+		t.Fatalf("the streams example exited %d:\n%s", code, out)
+	}
+	want := "alice window 0-10 s: 12 clicks\nbob window 0-10 s: 2 clicks\n" +
+		"alice window 10-20 s: 6 clicks\nbob window 10-20 s: 4 clicks\n"
+	if !strings.Contains(out, want) {
+		t.Fatalf("the streams example printed\n%s\nwant the lines\n%s", out, want)
+	}
+	if strings.Count(out, " clicks\n") != 4 {
+		t.Fatalf("the streams example printed other sums as well:\n%s", out)
 	}
 }
