@@ -17,7 +17,8 @@
 #   make compat    the reader matrix: lakes written by the sink, read by six engines, compat/MATRIX.md
 #   make client-venv   the official Python client (clients/python/requirements.txt) into .cache/client-venv
 #   make clients   the client suite: pytest over every public method of the official Python client
-#                  (clients/python/suite) against one real node, then three (queen/e2e TestClientSuite);
+#                  (clients/python/suite) against one real node, then three (queen/e2e TestClientSuite),
+#                  and the streaming SDK's pipelines (TestStreams*, TestREADMEStreams);
 #                  `make check` runs it as well, with the rest of queen/e2e.
 
 SHELL := /bin/bash
@@ -173,4 +174,4 @@ $(CLIENT_VENV)/.installed: clients/python/requirements.txt
 # three nodes and runs it again with the three_nodes tests. QUEEN_CLIENT_LANE
 # makes a missing venv a failure, not a skip.
 clients: client-venv
-	cd queen && QUEEN_CLIENT_LANE=1 go test ./e2e -run '^TestClientSuite$$' -count=1 -v -timeout 40m
+	cd queen && QUEEN_CLIENT_LANE=1 go test ./e2e -run '^(TestClientSuite|TestStreamsPipelines|TestStreamsWindowFaults|TestREADMEStreams)$$' -count=1 -v -timeout 40m
