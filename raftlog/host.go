@@ -25,6 +25,10 @@ type Config struct {
 	// RaftAddress is host:port where this node's raft transport listens
 	// and where its peers reach it.
 	RaftAddress string
+	// ListenAddress, when set, is where the transport listens instead,
+	// its peers still dialing RaftAddress (a NAT, a container's port map,
+	// or a proxy in front of it).
+	ListenAddress string
 	// DataDir holds the raft log and every shard's store. The store lives
 	// beside the raft log and goes with it: never copy one without the other.
 	DataDir string
@@ -139,6 +143,7 @@ func NewHost(cfg Config) (*Host, error) {
 		WALDir:            filepath.Join(c.DataDir, "raft"),
 		RTTMillisecond:    uint64(max(c.RTT.Milliseconds(), 1)),
 		RaftAddress:       c.RaftAddress,
+		ListenAddress:     c.ListenAddress,
 		RaftEventListener: leaderListener{h},
 		Expert:            config.ExpertConfig{LogDB: c.LogDB.config()},
 	})

@@ -48,6 +48,7 @@ type Config struct {
 	DataDir            string            // QUEEN_DATA_DIR
 	NodeID             uint64            // QUEEN_RAFT_NODE_ID
 	RaftAddress        string            // QUEEN_RAFT_ADDRESS
+	RaftListenAddress  string            // QUEEN_RAFT_LISTEN_ADDRESS ("": RaftAddress)
 	Members            map[uint64]string // QUEEN_RAFT_MEMBERS
 	Join               bool              // QUEEN_RAFT_JOIN
 	RTT                time.Duration     // QUEEN_RAFT_RTT_MS
@@ -146,6 +147,12 @@ func Load(getenv func(string) string) (*Config, error) {
 	if l.raw("QUEEN_RAFT_ADDRESS") == "" && c.Members[c.NodeID] != "" {
 		c.RaftAddress = c.Members[c.NodeID] // the member list says where this node is
 	}
+	c.RaftListenAddress = l.str("QUEEN_RAFT_LISTEN_ADDRESS", "", func(s string) string {
+		if checkHostPort(s) != "" {
+			return "is not host:port. It is where this node's raft transport listens when its peers reach it at QUEEN_RAFT_ADDRESS through another address (a NAT, a port map, a proxy), such as 0.0.0.0:6633"
+		}
+		return ""
+	})
 	c.Join = l.bool("QUEEN_RAFT_JOIN", false, "whether this node joins a running cluster it was added to")
 	if c.Join && l.raw("QUEEN_RAFT_MEMBERS") != "" {
 		l.fail("QUEEN_RAFT_JOIN=true with QUEEN_RAFT_MEMBERS=%s: a joining node takes no member list", l.raw("QUEEN_RAFT_MEMBERS"))

@@ -113,7 +113,8 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	if cfg.Join {
 		members = nil
 	}
-	host, err := raftlog.NewHost(raftlog.Config{NodeID: cfg.NodeID, RaftAddress: cfg.RaftAddress, DataDir: cfg.DataDir,
+	host, err := raftlog.NewHost(raftlog.Config{NodeID: cfg.NodeID, RaftAddress: cfg.RaftAddress,
+		ListenAddress: cfg.RaftListenAddress, DataDir: cfg.DataDir,
 		Members: members, Join: cfg.Join, RTT: cfg.RTT, ElectionRTT: cfg.ElectionRTT, HeartbeatRTT: cfg.HeartbeatRTT,
 		SnapshotEntries: cfg.SnapshotEntries, CompactionOverhead: cfg.CompactionOverhead, TickInterval: cfg.TickInterval,
 		ClockOffset: cfg.ClockOffset, LogDB: raftlog.LogDBSize(cfg.RaftLogDB),
