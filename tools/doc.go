@@ -10,6 +10,10 @@
 //     (ls) and checks it (verify): manifests, objects, the window sequence,
 //     duplicates, orphans, and with -broker the lake against the broker's
 //     log.
+//   - chaos/check: the history checkers of the fault campaign, pure Go:
+//     a queue's log as the nodes serve it against the pushes and their
+//     answers (lost, moved, duplicate, gap, diverged, phantom, corrupt),
+//     KV linearizability per key (porcupine), counters and put-if-absent.
 //
 // The programs talk to the broker over its public HTTP API and to the
 // bucket over the S3 API only, as an operator's tools would, so they work
