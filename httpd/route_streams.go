@@ -293,6 +293,12 @@ func decodeStreamCycle(body []byte) (StreamCycle, error) {
 		if req.Ack, err = decodeCycleAck(o["ack"], req); err != nil {
 			return req, err
 		}
+		a, _ := asObject(o["ack"], "ack")
+		n, _, err := a.integer("count", "ack.count", contract.PopBatch, 0)
+		if err != nil {
+			return req, err
+		}
+		req.AckCount = int(n)
 	}
 	release, given, err := o.boolean("release_lease", "release_lease")
 	if err != nil {

@@ -87,7 +87,7 @@ func TestStreamCycleDecode(t *testing.T) {
 		c.Pushes[0].TransactionID == "" || !c.Pushes[1].Dedup || c.Pushes[1].TransactionID != "t-1" || string(c.Pushes[0].Payload) != `{"value":3}` {
 		t.Errorf("pushes %+v", c.Pushes)
 	}
-	if a := c.Ack; a == nil || a.TransactionID != "m-9" || a.LeaseID != "L1" || a.PartitionID != "7" || a.ConsumerGroup != "streams.q" {
+	if a := c.Ack; a == nil || a.TransactionID != "m-9" || a.LeaseID != "L1" || a.PartitionID != "7" || a.ConsumerGroup != "streams.q" || c.AckCount != 4 {
 		t.Errorf("ack %+v", c.Ack)
 	}
 
@@ -111,6 +111,7 @@ func TestStreamCycleDecode(t *testing.T) {
 		{`{"query_id":"q","partition_id":"7","consumer_group":"g","ack":{"transactionId":"t","leaseId":"L","status":"failed"}}`, "ack.status"},
 		{`{"query_id":"q","partition_id":"7","ack":{"transactionId":"t","leaseId":"L"}}`, "consumer_group"},
 		{`{"query_id":"q","partition_id":"7","release_lease":"yes"}`, "release_lease"},
+		{`{"query_id":"q","partition_id":"7","consumer_group":"g","ack":{"transactionId":"t","leaseId":"L","count":-1}}`, "ack.count"},
 	} {
 		f.calls = 0
 		code, out := streamPost(t, f, "/streams/v1/cycle", bad.body)

@@ -97,7 +97,11 @@ type StreamCycle struct {
 	Pushes []PushItem
 	// Ack settles the source up to its message under its lease; nil: a
 	// cycle without one (the SDK's idle flush).
-	Ack          *AckItem
+	Ack *AckItem
+	// AckCount is how many of the partition's messages the cycle consumed
+	// (the ack's count; 0: absent): the broker settles those, in the
+	// SDK's order, whatever the offsets' order.
+	AckCount     int
 	ReleaseLease bool
 }
 

@@ -151,6 +151,9 @@ func (b *Broker) StreamCycle(ctx context.Context, tenant string, req httpd.Strea
 			return refused(httpd.StreamBadRequest, "ack: "+err.Error())
 		}
 		op := consume.TxnOp{Tenant: tenant, SkewMicros: b.cons.Skew.Microseconds(), Acks: []consume.AckItem{item}, Release: req.ReleaseLease}
+		if req.AckCount > 0 {
+			op.Counts = []int{req.AckCount}
+		}
 		cmd.Ops, kinds = append(cmd.Ops, op.Op()), append(kinds, "ack")
 	}
 	group := ""

@@ -15,6 +15,8 @@ func FuzzDecodeOp(f *testing.F) {
 	ack := AckOp{Tenant: "t", SkewMicros: 1, Items: []AckItem{{TransactionID: "x", PartitionUID: 9, Group: "g", LeaseID: "l", Status: StatusDLQ, Error: "e"}}}
 	ext := ExtendOp{Tenant: "t", LeaseID: "l", Micros: 3, SkewMicros: 4}
 	txn := TxnOp{Tenant: "t", SkewMicros: 2, RequiredLeases: []string{"l"}, Acks: ack.Items}
+	cycle := TxnOp{Tenant: "t", Acks: ack.Items, Release: true, Counts: []int{3}}
+	counted := TxnOp{Tenant: "t", Acks: ack.Items, Counts: []int{0}}
 	seek := SeekOp{Tenant: "t", Queue: "q", Group: "g", Partition: "p", ToEnd: true, To: 9}
 	del := DeleteOp{Tenant: "t", Queue: "q", Group: "g"}
 	keep := DeleteOp{Tenant: "t", Group: "g", KeepSubscription: true}
@@ -25,7 +27,8 @@ func FuzzDecodeOp(f *testing.F) {
 	purge := PurgeOp{Tenant: "t", Queue: "q"}
 	pos := PositionOp{Tenant: "t", Items: []Position{{Queue: "q", Group: "g", Partition: "p", Offset: Forget, Metadata: "m", Mode: ModeAll}}}
 	for _, b := range [][]byte{pop.Op().Data, ack.Op().Data, ext.Op().Data, txn.Op().Data, seek.Op().Data, del.Op().Data,
-		rep.Op().Data, purge.Op().Data, pos.Op().Data, keep.Op().Data, subscribe.Op().Data, drop.Op().Data, conflate.Op().Data, delMsg.Op().Data, {1}, {}} {
+		rep.Op().Data, purge.Op().Data, pos.Op().Data, keep.Op().Data, subscribe.Op().Data, drop.Op().Data, conflate.Op().Data, delMsg.Op().Data,
+		cycle.Op().Data, counted.Op().Data, {1}, {}} {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {

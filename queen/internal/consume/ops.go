@@ -77,6 +77,10 @@ type AckItem struct {
 	LeaseID       string
 	Status        byte
 	Error         string
+	// at, when byOffset, is the offset the item names instead of its
+	// transaction id: set in apply, from TxnOp.Counts, never encoded.
+	at       int64
+	byOffset bool
 }
 
 // AckOp settles messages of one tenant; its items are independent.
@@ -99,6 +103,12 @@ type TxnOp struct {
 	// acks did not settle are delivered again at once. Without it a lease
 	// is released only when its last message settles.
 	Release bool
+	// Counts, when set, has one count per ack: a count above 0 makes its
+	// (completed) ack settle what a stream worker consumed, the first
+	// count messages its lease holds on the partition in the streaming
+	// SDK's order (the record's stamp in whole milliseconds, then the
+	// message id's text), the named message among them (Consumed).
+	Counts []int
 }
 
 // SeekOp moves a group's cursor on a queue's partitions (Partition "":
@@ -242,8 +252,20 @@ func (t *TxnOp) Op() raftlog.Op {
 		b = wire.AppendString(b, l)
 	}
 	b = appendAckItems(b, t.Acks)
-	if t.Release { // absent in the ops of older brokers
-		b = append(b, 1)
+	var flags byte // absent in the ops of older brokers
+	if t.Release {
+		flags |= 1
+	}
+	if t.Counts != nil {
+		flags |= 2
+	}
+	if flags != 0 {
+		b = append(b, flags)
+	}
+	if t.Counts != nil {
+		for _, n := range t.Counts {
+			b = binary.AppendUvarint(b, uint64(n))
+		}
 	}
 	return raftlog.Op{Kind: OpConsume, Data: b}
 }
@@ -300,8 +322,16 @@ func decodeOp(b []byte) (any, error) {
 		}
 		t.Acks = decodeAckItems(&d)
 		if d.Err == nil && len(d.B) > 0 {
-			if t.Release = d.Byte() == 1; !t.Release {
-				d.Fail("txn flag")
+			flags := d.Byte()
+			if flags == 0 || flags > 3 {
+				d.Fail("txn flags")
+			}
+			t.Release = flags&1 != 0
+			if flags&2 != 0 && d.Err == nil {
+				t.Counts = make([]int, len(t.Acks))
+				for i := range t.Counts {
+					t.Counts[i] = int(min(d.Uvarint(), 1<<20))
+				}
 			}
 		}
 		out = t

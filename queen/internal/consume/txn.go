@@ -20,6 +20,18 @@ func (s *state) txn(op *TxnOp) ([]byte, error) {
 			return nil, raftlog.Abort(appendTxnRollback(-1, fmt.Sprintf("required lease %s holds no partition (expired, released or unknown)", id)))
 		}
 	}
+	for i, n := range op.Counts {
+		if n <= 0 {
+			continue
+		}
+		why, err := s.consumed(op.Tenant, &op.Acks[i], n)
+		if err != nil {
+			return nil, err
+		}
+		if why != "" {
+			return nil, raftlog.Abort(appendTxnRollback(i, why))
+		}
+	}
 	out, err := s.settleAll(op.Tenant, op.Acks, true)
 	if err != nil {
 		return nil, err

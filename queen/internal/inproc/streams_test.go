@@ -39,10 +39,12 @@ func popGroup(t *testing.T, queue, group string, batch int) []streamMsg {
 	return got.Messages
 }
 
-func cycleBody(qid string, m streamMsg, group, ops, pushes string, release bool) string {
+// cycleBody is a cycle as the SDK sends it: the ack names the last of
+// the count messages it consumed.
+func cycleBody(qid string, m streamMsg, count int, group, ops, pushes string, release bool) string {
 	return fmt.Sprintf(`{"query_id":%q,"partition_id":%q,"consumer_group":%q,"state_ops":[%s],"push_items":[%s],
-		"ack":{"transactionId":%q,"leaseId":%q,"status":"completed","count":1},"release_lease":%v}`,
-		qid, m.PartitionID, group, ops, pushes, m.TransactionID, m.LeaseID, release)
+		"ack":{"transactionId":%q,"leaseId":%q,"status":"completed","count":%d},"release_lease":%v}`,
+		qid, m.PartitionID, group, ops, pushes, m.TransactionID, m.LeaseID, count, release)
 }
 
 // TestStreamCycleFences: a cycle is one entry, fenced by its ack's lease.
@@ -67,7 +69,7 @@ func TestStreamCycleFences(t *testing.T) {
 		t.Fatalf("streamMsg %d, want 2", len(msgs))
 	}
 	last := msgs[1]
-	body := cycleBody(qid, last, group, `{"type":"upsert","key":"sum","value":{"acc":1,"windowEnd":5}}`,
+	body := cycleBody(qid, last, 2, group, `{"type":"upsert","key":"sum","value":{"acc":1,"windowEnd":5}}`,
 		`{"queue":"`+out+`","partition":"p","payload":{"sum":1}}`, true)
 	if a := streamPost(t, "/streams/v1/cycle", body, 200); a["success"] != true || a["lease_released"] != true {
 		t.Fatalf("the cycle answered %v", a)
@@ -94,7 +96,7 @@ func TestStreamCycleFences(t *testing.T) {
 	// A cycle under another lease than the message's: refused, nothing written.
 	stale := rest[0]
 	stale.LeaseID = msgs[1].LeaseID
-	a = streamPost(t, "/streams/v1/cycle", cycleBody(qid, stale, group, `{"type":"upsert","key":"sum","value":{"acc":99}}`,
+	a = streamPost(t, "/streams/v1/cycle", cycleBody(qid, stale, 1, group, `{"type":"upsert","key":"sum","value":{"acc":99}}`,
 		`{"queue":"`+out+`","partition":"p","payload":{"sum":99}}`, true), 200)
 	if a["success"] != false || a["reason"] != "lease_not_current" {
 		t.Fatalf("a cycle under a stale lease answered %v", a)
@@ -102,7 +104,7 @@ func TestStreamCycleFences(t *testing.T) {
 	if f := fetch(t, out, "p", 0); len(f.Records) != 1 {
 		t.Fatalf("a refused cycle pushed: the sink holds %d records", len(f.Records))
 	}
-	if a := streamPost(t, "/streams/v1/cycle", cycleBody(qid, rest[0], group, "", "", true), 200); a["success"] != true {
+	if a := streamPost(t, "/streams/v1/cycle", cycleBody(qid, rest[0], 1, group, "", "", true), 200); a["success"] != true {
 		t.Fatalf("the third message's cycle answered %v", a)
 	}
 	// release_lease false (a gate's partial ack) keeps the lease on the
@@ -118,17 +120,17 @@ func TestStreamCycleFences(t *testing.T) {
 		return got
 	}
 	kept := pair(3)
-	if a := streamPost(t, "/streams/v1/cycle", cycleBody(qid, kept[0], group, "", "", false), 200); a["success"] != true || a["lease_released"] != false {
+	if a := streamPost(t, "/streams/v1/cycle", cycleBody(qid, kept[0], 1, group, "", "", false), 200); a["success"] != true || a["lease_released"] != false {
 		t.Fatalf("a partial cycle keeping its lease answered %v", a)
 	}
 	if got := popGroup(t, src, group, 10); len(got) != 0 {
 		t.Fatalf("the lease a cycle kept let the group pop %+v", got)
 	}
-	if a := streamPost(t, "/streams/v1/cycle", cycleBody(qid, kept[1], group, "", "", false), 200); a["success"] != true || a["lease_released"] != true {
+	if a := streamPost(t, "/streams/v1/cycle", cycleBody(qid, kept[1], 1, group, "", "", false), 200); a["success"] != true || a["lease_released"] != true {
 		t.Fatalf("the cycle settling the lease's last message answered %v", a)
 	}
 	freed := pair(5)
-	if a := streamPost(t, "/streams/v1/cycle", cycleBody(qid, freed[0], group, "", "", true), 200); a["success"] != true || a["lease_released"] != true {
+	if a := streamPost(t, "/streams/v1/cycle", cycleBody(qid, freed[0], 1, group, "", "", true), 200); a["success"] != true || a["lease_released"] != true {
 		t.Fatalf("a partial cycle releasing its lease answered %v", a)
 	}
 	if got := popGroup(t, src, group, 10); len(got) != 1 || string(got[0].Data) != `{"v":6}` {

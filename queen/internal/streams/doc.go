@@ -26,9 +26,26 @@
 //     lease still holds and that was not committed before the cycle
 //     (consume's rule for a transaction's acks): a worker whose lease
 //     expired or moved, or a retry of a cycle that applied, changes
-//     nothing. A cycle without an ack (the SDK's idle flush) is fenced by
-//     its deletes: a delete of a row that is not there refuses the whole
-//     cycle, so a retried or raced flush emits nothing twice.
+//     nothing. The ack settles what the worker consumed, the first count
+//     messages of its lease in the SDK's order (consume.TxnOp.Counts),
+//     not the offsets below the named one, which can differ. A cycle
+//     without an ack (the SDK's idle flush) is fenced by its deletes: a
+//     delete of a row that is not there refuses the whole cycle, so a
+//     retried flush, or a second worker's flush of the same window, emits
+//     nothing twice.
+//
+// # Where the fences stop
+//
+//   - A delete proves the row is there, not that it is the row the flush
+//     read: a flush racing another worker's cycle that rewrote the window
+//     in between (the SDK sends no version of what it read) is not
+//     fenced. Within one worker the SDK's own lock orders them.
+//   - A cycle with neither an ack nor a delete has no fence: its retry
+//     pushes again (the SDK sends none such).
+//   - An output's own transactionId refuses a repeat only while the sink
+//     queue deduplicates (a dedup window above 0).
+//   - release_lease false keeps the lease only while the ack leaves some
+//     of its messages unsettled: a lease with nothing left is released.
 //   - A registration's id is minted from the tenant, the name and the
 //     raft index of the entry that registered it: a reset (which wipes
 //     the state) or a delete retires it for good, and cycles or reads
