@@ -14,6 +14,8 @@
 #   make bench-peers        queen beside NATS JetStream and etcd on this machine, one table of ratios
 #                           (manual: neither check nor .ci/run runs it)
 #   make peers-tools        nats-server, nats, etcd and etcd's benchmark into .cache/bin/peers
+#   make chaos     the fault campaign (tools/cmd/queen-chaos): RUNS runs of each fault against three real
+#                  nodes, histories checked (RELIABILITY.md); CI runs its slice, tools/chaos TestSlice
 #   make compat    the reader matrix: lakes written by the sink, read by six engines, compat/MATRIX.md
 #   make client-venv   the official Python client (clients/python/requirements.txt) into .cache/client-venv
 #   make clients   the client suite: pytest over every public method of the official Python client
@@ -37,7 +39,7 @@ CLIENT_VENV := $(ROOT)/.cache/client-venv
 # The Hadoop that pyspark (compat/requirements.txt) carries: its jars/hadoop-client-api-<v>.jar.
 HADOOP_AWS_VERSION := 3.5.0
 
-.PHONY: check test verify fmt vet tidy race fuzz tools bench-lakeformat bench-http bench-locks-timers bench-streams bench-sink bench-peers peers-tools venv compat compat-venv compat-jars client-venv clients
+.PHONY: chaos check test verify fmt vet tidy race fuzz tools bench-lakeformat bench-http bench-locks-timers bench-streams bench-sink bench-peers peers-tools venv compat compat-venv compat-jars client-venv clients
 
 check: tools client-venv verify fuzz
 
@@ -103,6 +105,19 @@ bench-http:
 
 bench-locks-timers:
 	bash tools/bench-locks-timers.sh
+
+# The fault campaign: RUNS runs (default 20) of every network fault, SEED the
+# first run's seed, DURATION each run's workload; a run that finds an
+# anomaly keeps its nodes' logs and fails the target.
+RUNS ?= 20
+SEED ?= 1
+DURATION ?= 20s
+chaos:
+	@mkdir -p $(BIN)
+	go build -o $(BIN)/queen ./queen/cmd/queen
+	@for f in partition one-way; do \
+		go run ./tools/cmd/queen-chaos -bin $(BIN)/queen -fault $$f -runs $(RUNS) -seed $(SEED) -duration $(DURATION); \
+	done
 
 # The official client's streams SDK (the client venv) on 1 and 3 nodes:
 # RECORDS, KEYS, PARTITIONS, BATCHES, MAX_PARTITIONS: tools/bench-streams.sh.

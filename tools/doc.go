@@ -14,6 +14,14 @@
 //     a queue's log as the nodes serve it against the pushes and their
 //     answers (lost, moved, duplicate, gap, diverged, phantom, corrupt),
 //     KV linearizability per key (porcupine), counters and put-if-absent.
+//   - queen-chaos (package chaos): the fault campaign. Each run starts real
+//     queen processes whose raft links go through proxies it can cut one
+//     direction at a time (chaos/netproxy: every node advertises its proxy
+//     in QUEEN_RAFT_ADDRESS and listens behind it at
+//     QUEEN_RAFT_LISTEN_ADDRESS; the proxy learns who dialed from the
+//     first frame), drives a workload, strikes on a schedule the seed
+//     fixes, heals, and checks the history with chaos/check (the log,
+//     linearizable KV registers with porcupine, counters, putIfAbsent).
 //
 // The programs talk to the broker over its public HTTP API and to the
 // bucket over the S3 API only, as an operator's tools would, so they work
@@ -21,4 +29,5 @@
 //
 //	go run ./cmd/queen-bench -url http://127.0.0.1:6632 -c 64 -batch 100 -duration 10s
 //	go run ./cmd/queen-lake verify -endpoint http://127.0.0.1:9000 -bucket lake -path-style -queue orders
+//	go run ./cmd/queen-chaos -bin /tmp/queen -fault partition -runs 5 -seed 1
 package tools

@@ -1,0 +1,47 @@
+package chaos
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// buildQueen builds the broker binary into the test's temporary
+// directory.
+func buildQueen(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "queen")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/queen-mq/queen-go/queen/cmd/queen").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build queen: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestSlice is the campaign's slice CI runs: one run of the log
+// workload on three nodes for each network fault (the leader cut off
+// from the others; what the leader sends dropped, not what it hears),
+// each required to strike at least once and leave no anomaly in the
+// history. `make chaos` runs the full campaign.
+func TestSlice(t *testing.T) {
+	bin := buildQueen(t)
+	for _, fault := range []string{FaultPartition, FaultOneWay} {
+		t.Run(fault, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			res, err := Run(ctx, Config{Bin: bin, Dir: t.TempDir(), Nodes: 3, Seed: 1, Duration: 12 * time.Second, Fault: fault, Logf: t.Logf})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d pushes, %d acked, %d faults", res.Ops, res.Acked, res.Faults)
+			if res.Faults == 0 || res.Acked == 0 {
+				t.Fatalf("the run struck %d faults and acked %d pushes: it tested nothing", res.Faults, res.Acked)
+			}
+			for _, a := range res.Anomalies {
+				t.Errorf("%s: %s", a.Kind, a.Detail)
+			}
+		})
+	}
+}

@@ -1,0 +1,268 @@
+package chaos
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/queen-mq/queen-go/tools/chaos/netproxy"
+)
+
+// Cluster is n real queen processes whose raft links run through a
+// netproxy.Mesh: each node advertises its proxy and listens behind it,
+// so a test can cut, delay and heal any directed link.
+type Cluster struct {
+	Nodes []*Node
+	Mesh  *netproxy.Mesh
+	bin   string
+	dir   string
+}
+
+// Node is one queen process of a Cluster.
+type Node struct {
+	ID      int
+	URL     string
+	LogPath string
+	env     []string
+	cmd     *exec.Cmd
+	exited  chan struct{}
+}
+
+// freeAddr is a free 127.0.0.1 port's address.
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// StartCluster starts n nodes of bin with their data and logs under dir,
+// and waits until each answers /health 200. extra are more environment
+// variables (NAME=value) for every node.
+func StartCluster(ctx context.Context, bin, dir string, n int, extra ...string) (*Cluster, error) {
+	// The nodes' listen ports are held while the proxies take theirs, so
+	// that no proxy is handed a port a node is about to bind.
+	raft := make([]string, n)
+	var held []net.Listener
+	for i := range raft {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		held = append(held, l)
+		raft[i] = l.Addr().String()
+	}
+	mesh, err := netproxy.NewMesh(raft)
+	for _, l := range held {
+		l.Close()
+	}
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{Mesh: mesh, bin: bin, dir: dir}
+	var members []string
+	for j := 1; j <= n; j++ {
+		members = append(members, fmt.Sprintf("%d=%s", j, mesh.Addr(j)))
+	}
+	for i := 1; i <= n; i++ {
+		httpAddr, err := freeAddr()
+		if err != nil {
+			c.Stop()
+			return nil, err
+		}
+		_, port, _ := net.SplitHostPort(httpAddr)
+		nd := &Node{ID: i, URL: "http://" + httpAddr, LogPath: filepath.Join(dir, fmt.Sprintf("node%d.log", i))}
+		nd.env = append(os.Environ(), "PORT="+port, "QUEEN_BIND_ADDR=127.0.0.1", "QUEEN_DATA_DIR="+filepath.Join(dir, fmt.Sprint(i)),
+			fmt.Sprintf("QUEEN_RAFT_NODE_ID=%d", i), "QUEEN_RAFT_ADDRESS="+mesh.Addr(i), "QUEEN_RAFT_LISTEN_ADDRESS="+raft[i-1],
+			"QUEEN_RAFT_MEMBERS="+strings.Join(members, ","),
+			"QUEEN_RAFT_RTT_MS=10", "QUEEN_LOG_FORMAT=json", "QUEEN_RAFT_TICK_MS=200", "QUEEN_STMT_TIMEOUT_MS=5000")
+		nd.env = append(nd.env, extra...)
+		c.Nodes = append(c.Nodes, nd)
+	}
+	for _, nd := range c.Nodes {
+		if err := nd.Start(bin); err != nil {
+			c.Stop()
+			return nil, err
+		}
+	}
+	for _, nd := range c.Nodes {
+		if err := nd.WaitReady(ctx, 60*time.Second); err != nil {
+			c.Stop()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// Start starts the node's process; its output goes to its log file.
+func (n *Node) Start(bin string) error {
+	logf, err := os.OpenFile(n.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	n.cmd = exec.Command(bin)
+	n.cmd.Env = n.env
+	n.cmd.Stdout, n.cmd.Stderr = logf, logf
+	if err := n.cmd.Start(); err != nil {
+		logf.Close()
+		return err
+	}
+	n.exited = make(chan struct{})
+	go func(cmd *exec.Cmd, exited chan struct{}) {
+		cmd.Wait()
+		logf.Close()
+		close(exited)
+	}(n.cmd, n.exited)
+	return nil
+}
+
+// Running reports whether the node's process runs (or is stopped).
+func (n *Node) Running() bool { return n.cmd != nil }
+
+// Signal sends sig to the node's process by its pid; for SIGKILL and
+// SIGTERM it waits for the process to exit.
+func (n *Node) Signal(sig syscall.Signal) error {
+	if n.cmd == nil {
+		return nil
+	}
+	if err := syscall.Kill(n.cmd.Process.Pid, sig); err != nil {
+		return err
+	}
+	if sig != syscall.SIGKILL && sig != syscall.SIGTERM {
+		return nil
+	}
+	select {
+	case <-n.exited:
+	case <-time.After(60 * time.Second):
+		return fmt.Errorf("node %d did not exit within 60 s of signal %d", n.ID, sig)
+	}
+	n.cmd = nil
+	return nil
+}
+
+// Health answers the node's /health: its status and raft role and leader
+// (role "" when it does not answer).
+func (n *Node) Health(ctx context.Context) (status int, role string, leader int) {
+	var body struct {
+		Raft struct {
+			Role   string
+			Leader int
+		}
+	}
+	code, err := n.Call(ctx, http.MethodGet, "/health", nil, &body)
+	if err != nil && code == 0 {
+		return 0, "", 0
+	}
+	return code, body.Raft.Role, body.Raft.Leader
+}
+
+// WaitReady polls /health until 200, the node's exit, or the timeout.
+func (n *Node) WaitReady(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if code, _, _ := n.Health(ctx); code == http.StatusOK {
+			return nil
+		}
+		select {
+		case <-n.exited:
+			return fmt.Errorf("node %d exited before it was ready (log %s)", n.ID, n.LogPath)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("node %d not ready within %s (log %s)", n.ID, timeout, n.LogPath)
+}
+
+var client = &http.Client{Timeout: 15 * time.Second}
+
+// Call sends body as JSON (nil: none) and decodes a 2xx answer into out;
+// code is 0 when no answer came.
+func (n *Node) Call(ctx context.Context, method, path string, body, out any) (code int, err error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return 0, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, n.URL+path, rd)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("content-type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return resp.StatusCode, err
+	}
+	if resp.StatusCode >= 300 {
+		return resp.StatusCode, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, bytes.TrimSpace(raw))
+	}
+	if out != nil && len(raw) > 0 {
+		if err := json.Unmarshal(raw, out); err != nil {
+			return resp.StatusCode, fmt.Errorf("%s %s: %w: %.200s", method, path, err, raw)
+		}
+	}
+	return resp.StatusCode, nil
+}
+
+// Leader waits until the running nodes agree on one leader and returns
+// it.
+func (c *Cluster) Leader(ctx context.Context, timeout time.Duration) (*Node, error) {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		var leader *Node
+		agree := true
+		for _, n := range c.Nodes {
+			if !n.Running() {
+				continue
+			}
+			_, role, _ := n.Health(ctx)
+			if role == "leader" {
+				if leader != nil {
+					agree = false
+				}
+				leader = n
+			}
+		}
+		if leader != nil && agree {
+			return leader, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return nil, errors.New("no single leader within " + timeout.String())
+}
+
+// Stop kills every node (by its pid) and the mesh.
+func (c *Cluster) Stop() {
+	for _, n := range c.Nodes {
+		if n.cmd != nil {
+			syscall.Kill(n.cmd.Process.Pid, syscall.SIGCONT)
+			n.Signal(syscall.SIGKILL)
+		}
+	}
+	c.Mesh.Close()
+}
