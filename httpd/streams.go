@@ -98,8 +98,8 @@ type StreamCycle struct {
 	// Ack settles the source up to its message under its lease; nil: a
 	// cycle without one (the SDK's idle flush).
 	Ack *AckItem
-	// AckCount is how many of the partition's messages the cycle consumed
-	// (the ack's count; 0: absent): the broker settles those, in the
+	// AckCount is the ack's count (0: absent): given, the broker settles
+	// what the SDK consumed, the messages up to the named one in the
 	// SDK's order, whatever the offsets' order.
 	AckCount     int
 	ReleaseLease bool

@@ -11,18 +11,19 @@ import (
 // consumed turns a stream worker's ack (TxnOp.Counts) into the ack of
 // what it consumed. The streaming SDK orders a partition's batch by the
 // record's stamp in whole milliseconds, then the message id's text, and
-// acks the last message of the first count it consumed; that order can
-// differ from the offsets' (two records of one millisecond whose ids were
-// minted the other way round), so acking the named message as an offset
-// commit could settle less than the worker consumed, or more. Here the
-// first count messages the item's lease holds on the partition, in the
-// SDK's order, are the consumed set; the item is rewritten to name the
-// highest offset among them, whose commit settles exactly that set when no
-// message outside it lies below. why is the refusal otherwise: the lease
-// holds fewer, the named message is not among them, or the set is not
+// acks the last message it consumed in that order (the count it sends
+// counts what passed its filters, so only its sign is read here); that
+// order can differ from the offsets' (two records of one millisecond
+// whose ids were minted the other way round), so acking the named message
+// as an offset commit could settle less than the worker consumed, or
+// more. Here the messages the item's lease holds on the partition, in the
+// SDK's order up to the named one, are the consumed set; the item is
+// rewritten to name the highest offset among them, whose commit settles
+// exactly that set when no message outside it lies below. why is the
+// refusal otherwise: the lease holds no such message, or the set is not
 // the lease's messages up to an offset (a gate that stopped between two
 // such records), which no offset commit can settle.
-func (s *state) consumed(tenant string, it *AckItem, count int) (why string, err error) {
+func (s *state) consumed(tenant string, it *AckItem) (why string, err error) {
 	if it.Status != StatusCompleted || it.LeaseID == "" {
 		return "a stream cycle's ack is completed and fenced by a lease", nil
 	}
@@ -57,25 +58,28 @@ func (s *state) consumed(tenant string, it *AckItem, count int) (why string, err
 		// rendered microseconds, times 1000, truncated.
 		hs = append(hs, held{off: m.Offset, ms: int64(float64(rec.Stamp) / 1e6 * 1000), id: uuid.UUID(rec.MessageID).String(), tx: rec.TransactionID})
 	}
-	if len(hs) < count {
-		return fmt.Sprintf("the cycle consumed %d messages, lease %s holds %d of partition %s unsettled", count, it.LeaseID, len(hs), cg.ref.Partition), nil
-	}
 	slices.SortStableFunc(hs, func(a, b held) int {
 		if a.ms != b.ms {
 			return int(a.ms - b.ms)
 		}
 		return strings.Compare(a.id, b.id)
 	})
-	set := hs[:count]
-	top, named := int64(-1), false
+	last := -1
+	for i, h := range hs {
+		if h.tx == it.TransactionID {
+			last = i
+		}
+	}
+	if last < 0 {
+		return fmt.Sprintf("lease %s holds no unsettled message %q on partition %s", it.LeaseID, it.TransactionID, cg.ref.Partition), nil
+	}
+	set := hs[:last+1]
+	top := int64(-1)
 	for _, h := range set {
 		top = max(top, h.off)
-		named = named || h.tx == it.TransactionID
 	}
-	if !named {
-		return fmt.Sprintf("message %q is not among the %d the cycle consumed of partition %s", it.TransactionID, count, cg.ref.Partition), nil
-	}
-	for _, h := range hs[count:] {
+	rest := hs[last+1:]
+	for _, h := range rest {
 		if h.off < top {
 			return fmt.Sprintf("the cycle consumed message %d of partition %s but not message %d before it: no offset commit settles that (ack the batch up to a message the log orders last)", top, cg.ref.Partition, h.off), nil
 		}

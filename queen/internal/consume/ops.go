@@ -104,10 +104,10 @@ type TxnOp struct {
 	// is released only when its last message settles.
 	Release bool
 	// Counts, when set, has one count per ack: a count above 0 makes its
-	// (completed) ack settle what a stream worker consumed, the first
-	// count messages its lease holds on the partition in the streaming
-	// SDK's order (the record's stamp in whole milliseconds, then the
-	// message id's text), the named message among them (Consumed).
+	// (completed) ack settle what a stream worker consumed, the messages
+	// its lease holds on the partition up to the named one in the
+	// streaming SDK's order (the record's stamp in whole milliseconds,
+	// then the message id's text), not the offsets below it.
 	Counts []int
 }
 

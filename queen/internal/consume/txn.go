@@ -24,7 +24,7 @@ func (s *state) txn(op *TxnOp) ([]byte, error) {
 		if n <= 0 {
 			continue
 		}
-		why, err := s.consumed(op.Tenant, &op.Acks[i], n)
+		why, err := s.consumed(op.Tenant, &op.Acks[i])
 		if err != nil {
 			return nil, err
 		}

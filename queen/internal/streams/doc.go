@@ -26,9 +26,10 @@
 //     lease still holds and that was not committed before the cycle
 //     (consume's rule for a transaction's acks): a worker whose lease
 //     expired or moved, or a retry of a cycle that applied, changes
-//     nothing. The ack settles what the worker consumed, the first count
-//     messages of its lease in the SDK's order (consume.TxnOp.Counts),
-//     not the offsets below the named one, which can differ. A cycle
+//     nothing. The ack settles what the worker consumed, its lease's
+//     messages up to the named one in the SDK's order (millisecond, then
+//     message id: consume.TxnOp.Counts), not the offsets below the named
+//     one, which can differ. A cycle
 //     without an ack (the SDK's idle flush) is fenced by its deletes: a
 //     delete of a row that is not there refuses the whole cycle, so a
 //     retried flush, or a second worker's flush of the same window, emits
