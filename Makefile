@@ -106,7 +106,8 @@ bench-http:
 bench-locks-timers:
 	bash tools/bench-locks-timers.sh
 
-# The fault campaign: RUNS runs (default 20) of every network fault, SEED the
+# The fault campaign: RUNS runs (default 20) of every workload under every
+# network fault, SEED the
 # first run's seed, DURATION each run's workload; a run that finds an
 # anomaly keeps its nodes' logs and fails the target.
 RUNS ?= 20
@@ -115,9 +116,9 @@ DURATION ?= 20s
 chaos:
 	@mkdir -p $(BIN)
 	go build -o $(BIN)/queen ./queen/cmd/queen
-	@for f in partition one-way; do \
-		go run ./tools/cmd/queen-chaos -bin $(BIN)/queen -fault $$f -runs $(RUNS) -seed $(SEED) -duration $(DURATION); \
-	done
+	@for w in log kv; do for f in partition one-way; do \
+		go run ./tools/cmd/queen-chaos -bin $(BIN)/queen -workload $$w -fault $$f -runs $(RUNS) -seed $(SEED) -duration $(DURATION); \
+	done; done
 
 # The official client's streams SDK (the client venv) on 1 and 3 nodes:
 # RECORDS, KEYS, PARTITIONS, BATCHES, MAX_PARTITIONS: tools/bench-streams.sh.

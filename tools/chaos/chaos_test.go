@@ -20,24 +20,26 @@ func buildQueen(t *testing.T) string {
 	return bin
 }
 
-// TestSlice is the campaign's slice CI runs: one run of the log
-// workload on three nodes for each network fault (the leader cut off
-// from the others; what the leader sends dropped, not what it hears),
-// each required to strike at least once and leave no anomaly in the
-// history. `make chaos` runs the full campaign.
+// TestSlice is the campaign's slice CI runs: on three nodes, one run of
+// the log workload for each network fault (the leader cut off from the
+// others; what the leader sends dropped, not what it hears) and one of
+// the KV registers under partitions, each required to strike at least
+// once, answer ops, and leave no anomaly in the history. `make chaos`
+// runs the full campaign.
 func TestSlice(t *testing.T) {
 	bin := buildQueen(t)
-	for _, fault := range []string{FaultPartition, FaultOneWay} {
-		t.Run(fault, func(t *testing.T) {
+	for _, run := range []struct{ workload, fault string }{{WorkloadLog, FaultPartition}, {WorkloadLog, FaultOneWay}, {WorkloadKV, FaultPartition}} {
+		t.Run(run.workload+"/"+run.fault, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			res, err := Run(ctx, Config{Bin: bin, Dir: t.TempDir(), Nodes: 3, Seed: 1, Duration: 12 * time.Second, Fault: fault, Logf: t.Logf})
+			res, err := Run(ctx, Config{Bin: bin, Dir: t.TempDir(), Nodes: 3, Seed: 1, Duration: 12 * time.Second, Fault: run.fault,
+				Workload: run.workload, Logf: t.Logf})
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%d pushes, %d acked, %d faults", res.Ops, res.Acked, res.Faults)
+			t.Logf("%d ops, %d answered, %d faults", res.Ops, res.Acked, res.Faults)
 			if res.Faults == 0 || res.Acked == 0 {
-				t.Fatalf("the run struck %d faults and acked %d pushes: it tested nothing", res.Faults, res.Acked)
+				t.Fatalf("the run struck %d faults and answered %d ops: it tested nothing", res.Faults, res.Acked)
 			}
 			for _, a := range res.Anomalies {
 				t.Errorf("%s: %s", a.Kind, a.Detail)

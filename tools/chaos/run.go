@@ -20,6 +20,18 @@ const (
 // Faults lists the faults Run knows.
 var Faults = []string{FaultNone, FaultPartition, FaultOneWay}
 
+// The workloads a run drives (Config.Workload).
+const (
+	// WorkloadLog pushes records; the check is the log's (check.CheckLog).
+	WorkloadLog = "log"
+	// WorkloadKV puts and gets registers; the check is linearizability
+	// (check.CheckKV).
+	WorkloadKV = "kv"
+)
+
+// Workloads lists the workloads Run knows.
+var Workloads = []string{WorkloadLog, WorkloadKV}
+
 // Config is one run of the campaign.
 type Config struct {
 	// Bin is the queen binary; Dir holds the nodes' data and logs.
@@ -30,6 +42,8 @@ type Config struct {
 	Seed     uint64
 	Duration time.Duration
 	Fault    string
+	// Workload is one of Workloads ("": WorkloadLog).
+	Workload string
 	// Logf, when set, is told what the run does.
 	Logf func(format string, args ...any)
 }
@@ -44,11 +58,14 @@ type Result struct {
 	Anomalies       []check.Anomaly
 }
 
-// Run starts a cluster, drives the log workload through it while the
-// fault strikes on the seed's schedule, heals everything, waits for the
-// nodes to agree, and checks the history.
+// Run starts a cluster, drives the workload through it while the fault
+// strikes on the seed's schedule, heals everything, and checks the
+// history (the log's after the nodes agree on it).
 func Run(ctx context.Context, cfg Config) (Result, error) {
-	res := Result{Workload: "log", Fault: cfg.Fault, Seed: cfg.Seed, Nodes: cfg.Nodes}
+	res := Result{Workload: cfg.Workload, Fault: cfg.Fault, Seed: cfg.Seed, Nodes: cfg.Nodes}
+	if res.Workload == "" {
+		res.Workload = WorkloadLog
+	}
 	logf := cfg.Logf
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -61,10 +78,22 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return res, err
 	}
 	defer c.Stop()
-	w := &logWorkload{c: c, queue: "chaos-log", partitions: []string{"p0", "p1", "p2"}, writers: 4}
+	var run func(context.Context, uint64)
+	var lw *logWorkload
+	var kw *kvWorkload
+	switch res.Workload {
+	case WorkloadLog:
+		lw = &logWorkload{c: c, queue: "chaos-log", partitions: []string{"p0", "p1", "p2"}, writers: 4}
+		run = lw.run
+	case WorkloadKV:
+		kw = &kvWorkload{c: c, ns: "chaos", keys: []string{"a", "b", "c"}, clients: 5}
+		run = kw.run
+	default:
+		return res, fmt.Errorf("unknown workload %q (one of %v)", res.Workload, Workloads)
+	}
 	wctx, stop := context.WithTimeout(ctx, cfg.Duration)
 	done := make(chan struct{})
-	go func() { w.run(wctx, cfg.Seed); close(done) }()
+	go func() { run(wctx, cfg.Seed); close(done) }()
 
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x6661756c74))
 	for wctx.Err() == nil && cfg.Fault != FaultNone {
@@ -105,20 +134,24 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	stop()
 	c.Mesh.Heal()
 
-	if err := converge(ctx, c, w, 60*time.Second); err != nil {
+	if kw != nil {
+		res.Ops, res.Acked, res.Anomalies = kw.results()
+		return res, nil
+	}
+	if err := converge(ctx, c, lw, 60*time.Second); err != nil {
 		return res, err
 	}
-	logs, err := w.logs(ctx)
+	logs, err := lw.logs(ctx)
 	if err != nil {
 		return res, err
 	}
-	res.Ops = len(w.history)
-	for _, p := range w.history {
+	res.Ops = len(lw.history)
+	for _, p := range lw.history {
 		if p.Acked {
 			res.Acked++
 		}
 	}
-	res.Anomalies = check.CheckLog(w.history, logs)
+	res.Anomalies = check.CheckLog(lw.history, logs)
 	return res, nil
 }
 

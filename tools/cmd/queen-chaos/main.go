@@ -6,7 +6,7 @@
 // when any run found an anomaly.
 //
 //	go build -o /tmp/queen ./queen/cmd/queen
-//	go run ./tools/cmd/queen-chaos -bin /tmp/queen -fault partition -runs 5 -seed 1 -duration 20s
+//	go run ./tools/cmd/queen-chaos -bin /tmp/queen -workload kv -fault partition -runs 5 -seed 1 -duration 20s
 package main
 
 import (
@@ -29,6 +29,7 @@ func main() {
 	bin := flag.String("bin", "", "the queen binary (required)")
 	nodes := flag.Int("nodes", 3, "nodes of each run's cluster (3 or 5)")
 	fault := flag.String("fault", chaos.FaultPartition, fmt.Sprintf("the fault: one of %v", chaos.Faults))
+	workload := flag.String("workload", chaos.WorkloadLog, fmt.Sprintf("the workload: one of %v", chaos.Workloads))
 	seed := flag.Uint64("seed", 1, "the first run's seed; run k uses seed+k")
 	runs := flag.Int("runs", 1, "runs, each a fresh cluster")
 	duration := flag.Duration("duration", 20*time.Second, "how long each run's workload runs")
@@ -40,6 +41,9 @@ func main() {
 	}
 	if !slices.Contains(chaos.Faults, *fault) {
 		fatal(fmt.Sprintf("-fault %q is not a fault: one of %v", *fault, chaos.Faults))
+	}
+	if !slices.Contains(chaos.Workloads, *workload) {
+		fatal(fmt.Sprintf("-workload %q is not a workload: one of %v", *workload, chaos.Workloads))
 	}
 	if *nodes != 3 && *nodes != 5 {
 		fatal(fmt.Sprintf("-nodes %d: a run has 3 or 5 nodes", *nodes))
@@ -59,7 +63,7 @@ func main() {
 	fmt.Printf("%-8s %-10s %5s %5s %7s %7s %6s  %s\n", "workload", "fault", "nodes", "seed", "ops", "acked", "faults", "anomalies")
 	for k := range *runs {
 		cfg := chaos.Config{Bin: *bin, Dir: filepath.Join(root, fmt.Sprintf("run%d", k)), Nodes: *nodes, Seed: *seed + uint64(k),
-			Duration: *duration, Fault: *fault}
+			Duration: *duration, Fault: *fault, Workload: *workload}
 		if *verbose {
 			cfg.Logf = func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...), "seed", cfg.Seed) }
 		}
