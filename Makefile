@@ -116,7 +116,7 @@ DURATION ?= 20s
 chaos:
 	@mkdir -p $(BIN)
 	go build -o $(BIN)/queen ./queen/cmd/queen
-	@for w in log kv; do for f in partition one-way; do \
+	@for w in log kv; do for f in partition one-way clock; do \
 		go run ./tools/cmd/queen-chaos -bin $(BIN)/queen -workload $$w -fault $$f -runs $(RUNS) -seed $(SEED) -duration $(DURATION); \
 	done; done
 

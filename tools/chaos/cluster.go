@@ -12,12 +12,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/queen-mq/queen-go/tools/chaos/netproxy"
 )
+
+// Bin is the queen binary the cluster runs.
+func (c *Cluster) Bin() string { return c.bin }
 
 // Cluster is n real queen processes whose raft links run through a
 // netproxy.Mesh: each node advertises its proxy and listens behind it,
@@ -108,13 +112,15 @@ func StartCluster(ctx context.Context, bin, dir string, n int, extra ...string) 
 }
 
 // Start starts the node's process; its output goes to its log file.
-func (n *Node) Start(bin string) error {
+// more are environment variables (NAME=value) for this start only, over
+// the node's own.
+func (n *Node) Start(bin string, more ...string) error {
 	logf, err := os.OpenFile(n.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
 	n.cmd = exec.Command(bin)
-	n.cmd.Env = n.env
+	n.cmd.Env = append(slices.Clone(n.env), more...) // the last of a duplicate name wins
 	n.cmd.Stdout, n.cmd.Stderr = logf, logf
 	if err := n.cmd.Start(); err != nil {
 		logf.Close()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/queen-mq/queen-go/tools/chaos/check"
@@ -15,10 +16,15 @@ const (
 	FaultNone      = "none"
 	FaultPartition = "partition" // cut the leader off from the others, then heal
 	FaultOneWay    = "one-way"   // cut what the leader sends to the others, not what it hears
+	// FaultClock SIGKILLs a node (the leader or another, by the seed) and
+	// starts it again with its proposer clock jumped: 0 to 5 s ahead of
+	// the others' (QUEEN_RAFT_CLOCK_OFFSET_MS), or back to true time from
+	// an earlier jump.
+	FaultClock = "clock"
 )
 
 // Faults lists the faults Run knows.
-var Faults = []string{FaultNone, FaultPartition, FaultOneWay}
+var Faults = []string{FaultNone, FaultPartition, FaultOneWay, FaultClock}
 
 // The workloads a run drives (Config.Workload).
 const (
@@ -112,6 +118,33 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 		hold := time.Duration(2000+r.IntN(3000)) * time.Millisecond
 		switch cfg.Fault {
+		case FaultClock:
+			n := leader
+			if r.IntN(2) == 0 {
+				n = c.Nodes[r.IntN(len(c.Nodes))]
+			}
+			offset := 0
+			if r.IntN(3) > 0 {
+				offset = r.IntN(5001)
+			}
+			if err := n.Signal(syscall.SIGKILL); err != nil {
+				stop()
+				<-done
+				return res, err
+			}
+			if err := n.Start(c.Bin(), fmt.Sprintf("QUEEN_RAFT_CLOCK_OFFSET_MS=%d", offset)); err != nil {
+				stop()
+				<-done
+				return res, err
+			}
+			logf("fault %d: node %d killed and started again with its clock %d ms ahead", res.Faults+1, n.ID, offset)
+			res.Faults++
+			if err := n.WaitReady(ctx, 60*time.Second); err != nil {
+				stop()
+				<-done
+				return res, err
+			}
+			continue
 		case FaultPartition:
 			c.Mesh.Partition([]int{leader.ID}, others)
 			logf("fault %d: node %d (leader) cut off from %v for %s", res.Faults+1, leader.ID, others, hold)
