@@ -9,21 +9,29 @@ import (
 	"testing"
 )
 
+// readmeBlock is the README's code block of lang between the markers
+// <!-- name:start --> and <!-- name:end -->.
+func readmeBlock(t *testing.T, name, lang string) string {
+	t.Helper()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(readme), "<!-- "+name+":start -->\n```"+lang+"\n")
+	block, _, ok2 := strings.Cut(block, "```\n<!-- "+name+":end -->")
+	if !ok || !ok2 {
+		t.Fatalf("README.md has no %s block between the %s markers", lang, name)
+	}
+	return block
+}
+
 // TestREADMEWalkthrough runs the README's curl walk-through, as written but
 // for the port, against a started binary, and checks what it answers.
 func TestREADMEWalkthrough(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Fatal("the walk-through needs curl, which .ci/run installs")
 	}
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, block, ok := strings.Cut(string(readme), "<!-- walkthrough:start -->\n```sh\n")
-	block, _, ok2 := strings.Cut(block, "```\n<!-- walkthrough:end -->")
-	if !ok || !ok2 {
-		t.Fatal("README.md has no walk-through block between the walkthrough markers")
-	}
+	block := readmeBlock(t, "walkthrough", "sh")
 	n := cluster(t, 1)[0]
 	n.start()
 	n.waitReady()
@@ -126,15 +134,7 @@ func TestREADMEPython(t *testing.T) {
 // prints.
 func TestREADMEStreams(t *testing.T) {
 	python := clientPython(t)
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, block, ok := strings.Cut(string(readme), "<!-- streams:start -->\n```python\n")
-	block, _, ok2 := strings.Cut(block, "```\n<!-- streams:end -->")
-	if !ok || !ok2 {
-		t.Fatal("README.md has no streams example between the streams markers")
-	}
+	block := readmeBlock(t, "streams", "python")
 	n := cluster(t, 1)[0]
 	n.start()
 	n.waitReady()
