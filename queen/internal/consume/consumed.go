@@ -1,11 +1,14 @@
 package consume
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/google/uuid"
+
+	"github.com/queen-mq/queen-go/raftlog"
 )
 
 // consumed turns a stream worker's ack (TxnOp.Counts) into the ack of
@@ -41,16 +44,34 @@ func (s *state) consumed(tenant string, it *AckItem) (why string, err error) {
 		ms     int64
 		id, tx string
 	}
+	// The lease's messages, read in one walk of the offsets they span.
+	lo, hi := int64(-1), int64(-1)
+	for i := range g.Msgs {
+		if m := &g.Msgs[i]; m.Pending {
+			if lo < 0 {
+				lo = m.Offset
+			}
+			hi = m.Offset
+		}
+	}
+	if lo < 0 {
+		return fmt.Sprintf("lease %s holds no unsettled message on partition %s", it.LeaseID, cg.ref.Partition), nil
+	}
+	b, err := s.v.ReadRecords(tenant, cg.ref.Queue, cg.ref.Partition, lo, raftlog.ReadLimits{MaxRecords: int(hi - lo + 1)})
+	if err != nil && !errors.Is(err, raftlog.ErrOffsetOutOfRange) && !errors.Is(err, raftlog.ErrUnknownPartition) {
+		return "", err
+	}
+	recs := map[int64]*raftlog.Record{}
+	for i := range b.Records {
+		recs[b.Records[i].Offset] = &b.Records[i]
+	}
 	var hs []held
 	for i := range g.Msgs {
 		m := &g.Msgs[i]
 		if !m.Pending {
 			continue
 		}
-		rec, ok, err := s.readRecord(tenant, cg.ref.Queue, cg.ref.Partition, m.Offset)
-		if err != nil {
-			return "", err
-		}
+		rec, ok := recs[m.Offset]
 		if !ok {
 			return fmt.Sprintf("message at offset %d of partition %s is gone from the log", m.Offset, cg.ref.Partition), nil
 		}
