@@ -1,6 +1,7 @@
 package raftlog_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -43,6 +44,33 @@ func push(t testing.TB, s *raftlog.Shard, items ...raftlog.PushItem) ([]raftlog.
 		t.Fatalf("push of %d items answered %d", len(items), len(answers))
 	}
 	return answers, stamp
+}
+
+// pushTry bounds one try of pushAsClient. A proposal lost across a change
+// of leader (a follower's forwarded proposal is dropped without a word) is
+// answered only at its deadline, with ErrTimeout; a client asks again well
+// before its own patience, testTimeout, runs out.
+const pushTry = 5 * time.Second
+
+// pushAsClient pushes op as a client does: after ErrTimeout (outcome
+// unknown) or ErrNoLeader (nothing proposed) it asks again with the same
+// transaction ids, which dedup makes exactly once, until testTimeout.
+// unknown reports that an earlier try ended with ErrTimeout, so the answers
+// may be the original's (Duplicate); stamp is the answering entry's.
+func pushAsClient(t testing.TB, s *raftlog.Shard, op raftlog.PushOp) (answers []raftlog.PushAnswer, stamp int64, unknown bool, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	for {
+		try, cancelTry := context.WithTimeout(ctx, pushTry)
+		answers, stamp, err = s.Push(try, op)
+		cancelTry()
+		again := errors.Is(err, raftlog.ErrTimeout) || errors.Is(err, raftlog.ErrNoLeader)
+		if !again || ctx.Err() != nil {
+			return answers, stamp, unknown, err
+		}
+		t.Logf("push asked again after: %v", err)
+		unknown = unknown || errors.Is(err, raftlog.ErrTimeout)
+	}
 }
 
 // propose proposes cmd and fails the test on error.

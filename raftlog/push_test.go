@@ -2,8 +2,10 @@ package raftlog_test
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 
@@ -13,19 +15,31 @@ import (
 
 // TestConcurrentPushes pushes from many goroutines, through every node, and
 // checks the queue log's promise: per partition, offsets from 0 with no gap
-// and no duplicate, and every node reads back exactly the pushed bytes.
+// and no duplicate, each proposer's records in the order it pushed them, and
+// every node reads back exactly the pushed bytes. The proposers push as
+// clients do: a push of unknown outcome (a change of leader under -race
+// loses a forwarded proposal) is asked again with the same transaction ids.
 func TestConcurrentPushes(t *testing.T) {
 	for _, nodes := range []int{1, 3} {
 		t.Run(fmt.Sprintf("nodes=%d", nodes), func(t *testing.T) { testConcurrentPushes(t, nodes) })
 	}
 }
 
-// pushed is what the test remembers of one pushed item.
+// pushed is what the test remembers of one pushed item: where it went and
+// what it was answered, and which proposer's push and item it was.
 type pushed struct {
 	queue, partition string
 	payload          []byte
-	offset, stamp    int64
+	offset           int64
+	push             pushID
+	item             int
+	// before, for a push answered by dedup after a try of unknown outcome,
+	// is the stamp of the answering entry: the writing entry applied first.
+	before int64
 }
+
+// pushID names one push: its proposer and its place among the proposer's.
+type pushID struct{ proposer, push int }
 
 func testConcurrentPushes(t *testing.T, nodes int) {
 	const goroutines, pushesEach = 16, 200
@@ -40,6 +54,10 @@ func testConcurrentPushes(t *testing.T, nodes int) {
 
 	var mu sync.Mutex
 	byTx := map[string]pushed{}
+	// stamps holds each push's entry stamp: the answer's, or for a push
+	// answered by dedup, the stamp the first read of its records shows.
+	stamps := map[pushID]int64{}
+	var askedAgain, deduped int // pushes of unknown outcome, and those the original answered
 	var wg sync.WaitGroup
 	for g := range goroutines {
 		wg.Go(func() {
@@ -55,18 +73,49 @@ func testConcurrentPushes(t *testing.T, nodes int) {
 					}
 					items[i] = item(tg[0], tg[1], fmt.Sprintf("g%d-p%d-i%d", g, p, i), payload)
 				}
-				answers, stamp, err := s.Push(raftlogtest.Ctx(t, testTimeout), raftlog.PushOp{Tenant: tenant, Items: items})
+				answers, stamp, unknown, err := pushAsClient(t, s, raftlog.PushOp{Tenant: tenant, Items: items})
 				if err != nil {
 					t.Errorf("goroutine %d push %d: %v", g, p, err)
 					return
 				}
+				if len(answers) != len(items) {
+					t.Errorf("goroutine %d push %d: %d items answered %d", g, p, len(items), len(answers))
+					return
+				}
+				// One entry applies whole or not at all: the answers are
+				// all new, or, only after a try of unknown outcome, all
+				// the original's.
+				dups := 0
+				for _, a := range answers {
+					if a.Duplicate {
+						dups++
+					}
+				}
+				if dups > 0 && (!unknown || dups != len(answers)) {
+					t.Errorf("goroutine %d push %d: %d of %d answers duplicate (an earlier try of unknown outcome: %v)",
+						g, p, dups, len(answers), unknown)
+				}
+				id := pushID{g, p}
 				mu.Lock()
 				for i, a := range answers {
-					if a.Duplicate || a.MessageID != items[i].MessageID {
-						t.Errorf("%s: answer %+v for a new transaction id", items[i].TransactionID, a)
+					if a.MessageID != items[i].MessageID {
+						t.Errorf("%s: answer %+v, message id pushed %x", items[i].TransactionID, a, items[i].MessageID)
 					}
-					byTx[items[i].TransactionID] = pushed{queue: items[i].Queue, partition: items[i].Partition,
-						payload: items[i].Payload, offset: a.Offset, stamp: stamp}
+					w := pushed{queue: items[i].Queue, partition: items[i].Partition,
+						payload: items[i].Payload, offset: a.Offset, push: id, item: i}
+					if dups > 0 {
+						w.before = stamp
+					}
+					byTx[items[i].TransactionID] = w
+				}
+				if dups == 0 {
+					stamps[id] = stamp
+				}
+				if unknown {
+					askedAgain++
+				}
+				if dups > 0 {
+					deduped++
 				}
 				mu.Unlock()
 			}
@@ -76,6 +125,7 @@ func testConcurrentPushes(t *testing.T, nodes int) {
 	if t.Failed() {
 		t.FailNow()
 	}
+	t.Logf("%d pushes asked again after an unknown outcome, %d of them answered by dedup", askedAgain, deduped)
 
 	// The answers alone: per partition, offsets 0..n-1, each given once.
 	counts := map[[2]string]int64{}
@@ -122,10 +172,16 @@ func testConcurrentPushes(t *testing.T, nodes int) {
 						id, r.TransactionID, k, r.Offset, i, want.queue, want.partition, want.offset)
 				case !bytes.Equal(r.Payload, want.payload):
 					t.Fatalf("node %d %s: payload %x, pushed %x", id, r.TransactionID, r.Payload, want.payload)
-				case r.Stamp != want.stamp:
-					t.Fatalf("node %d %s: stamp %d, the push's entry was stamped %d", id, r.TransactionID, r.Stamp, want.stamp)
+				case want.before != 0 && r.Stamp >= want.before:
+					t.Fatalf("node %d %s: stamp %d, not before the entry that answered it as a duplicate (%d)",
+						id, r.TransactionID, r.Stamp, want.before)
 				case i > 0 && r.Stamp < b.Records[i-1].Stamp:
 					t.Fatalf("node %d %v: stamp goes back at offset %d", id, k, r.Offset)
+				}
+				if st, ok := stamps[want.push]; !ok {
+					stamps[want.push] = r.Stamp // answered by dedup: its first read
+				} else if r.Stamp != st {
+					t.Fatalf("node %d %s: stamp %d, the push's entry was stamped %d", id, r.TransactionID, r.Stamp, st)
 				}
 				if r.MessageID != mid(r.TransactionID) {
 					t.Fatalf("node %d %s: message id %x", id, r.TransactionID, r.MessageID)
@@ -135,6 +191,31 @@ func testConcurrentPushes(t *testing.T, nodes int) {
 		}
 		if got != len(byTx) {
 			t.Fatalf("node %d holds %d records, %d were pushed", id, got, len(byTx))
+		}
+	}
+	// A proposer pushes one after another: its records follow in each
+	// partition in the order it pushed them, and each of its pushes is an
+	// entry stamped after the one before.
+	mine := make([][]pushed, goroutines)
+	for _, p := range byTx {
+		mine[p.push.proposer] = append(mine[p.push.proposer], p)
+	}
+	for g, ps := range mine {
+		slices.SortFunc(ps, func(a, b pushed) int {
+			return cmp.Or(cmp.Compare(a.push.push, b.push.push), cmp.Compare(a.item, b.item))
+		})
+		last := map[[2]string]pushed{}
+		for i, p := range ps {
+			k := [2]string{p.queue, p.partition}
+			if l, ok := last[k]; ok && p.offset <= l.offset {
+				t.Fatalf("goroutine %d: push %d item %d at %v offset %d, not after push %d item %d at offset %d",
+					g, p.push.push, p.item, k, p.offset, l.push.push, l.item, l.offset)
+			}
+			last[k] = p
+			if i > 0 && p.push != ps[i-1].push && stamps[p.push] <= stamps[ps[i-1].push] {
+				t.Fatalf("goroutine %d: push %d stamped %d, push %d before it %d",
+					g, p.push.push, stamps[p.push], ps[i-1].push.push, stamps[ps[i-1].push])
+			}
 		}
 	}
 	// A linearizable read through a node agrees with its local state.
