@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -39,8 +40,12 @@ type Node struct {
 	URL     string
 	LogPath string
 	env     []string
-	cmd     *exec.Cmd
-	exited  chan struct{}
+
+	// mu guards cmd and exited: the workload's goroutines ask Running
+	// while the fault's kill and start them.
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	exited chan struct{}
 }
 
 // freeAddr is a free 127.0.0.1 port's address.
@@ -119,43 +124,65 @@ func (n *Node) Start(bin string, more ...string) error {
 	if err != nil {
 		return err
 	}
-	n.cmd = exec.Command(bin)
-	n.cmd.Env = append(slices.Clone(n.env), more...) // the last of a duplicate name wins
-	n.cmd.Stdout, n.cmd.Stderr = logf, logf
-	if err := n.cmd.Start(); err != nil {
+	cmd := exec.Command(bin)
+	cmd.Env = append(slices.Clone(n.env), more...) // the last of a duplicate name wins
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
 		logf.Close()
 		return err
 	}
-	n.exited = make(chan struct{})
-	go func(cmd *exec.Cmd, exited chan struct{}) {
+	exited := make(chan struct{})
+	go func() {
 		cmd.Wait()
 		logf.Close()
 		close(exited)
-	}(n.cmd, n.exited)
+	}()
+	n.mu.Lock()
+	n.cmd, n.exited = cmd, exited
+	n.mu.Unlock()
 	return nil
 }
 
 // Running reports whether the node's process runs (or is stopped).
-func (n *Node) Running() bool { return n.cmd != nil }
+func (n *Node) Running() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.cmd != nil
+}
+
+// proc is the node's process and the channel closed when it exits (nil:
+// none runs).
+func (n *Node) proc() (*exec.Cmd, chan struct{}) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.cmd, n.exited
+}
 
 // Signal sends sig to the node's process by its pid; for SIGKILL and
 // SIGTERM it waits for the process to exit.
 func (n *Node) Signal(sig syscall.Signal) error {
-	if n.cmd == nil {
+	cmd, exited := n.proc()
+	if cmd == nil {
 		return nil
 	}
-	if err := syscall.Kill(n.cmd.Process.Pid, sig); err != nil {
-		return err
+	select {
+	case <-exited: // exited already: its pid may be another's now
+	default:
+		if err := syscall.Kill(cmd.Process.Pid, sig); err != nil {
+			return err
+		}
 	}
 	if sig != syscall.SIGKILL && sig != syscall.SIGTERM {
 		return nil
 	}
 	select {
-	case <-n.exited:
+	case <-exited:
 	case <-time.After(60 * time.Second):
 		return fmt.Errorf("node %d did not exit within 60 s of signal %d", n.ID, sig)
 	}
+	n.mu.Lock()
 	n.cmd = nil
+	n.mu.Unlock()
 	return nil
 }
 
@@ -182,8 +209,9 @@ func (n *Node) WaitReady(ctx context.Context, timeout time.Duration) error {
 		if code, _, _ := n.Health(ctx); code == http.StatusOK {
 			return nil
 		}
+		_, exited := n.proc()
 		select {
-		case <-n.exited:
+		case <-exited:
 			return fmt.Errorf("node %d exited before it was ready (log %s)", n.ID, n.LogPath)
 		case <-ctx.Done():
 			return ctx.Err()
@@ -265,8 +293,12 @@ func (c *Cluster) Leader(ctx context.Context, timeout time.Duration) (*Node, err
 // Stop kills every node (by its pid) and the mesh.
 func (c *Cluster) Stop() {
 	for _, n := range c.Nodes {
-		if n.cmd != nil {
-			syscall.Kill(n.cmd.Process.Pid, syscall.SIGCONT)
+		if cmd, exited := n.proc(); cmd != nil {
+			select {
+			case <-exited:
+			default:
+				syscall.Kill(cmd.Process.Pid, syscall.SIGCONT)
+			}
 			n.Signal(syscall.SIGKILL)
 		}
 	}

@@ -142,10 +142,6 @@ const (
 // queue log's dedup index, else among the window's delivered messages
 // (a live one before a settled one, should several share the id).
 func (c *ackCall) locate(cg *callGP, it *AckItem) (off int64, m *msgState, verdict int, why string, err error) {
-	if it.byOffset {
-		m, verdict, why = c.judge(cg, it, it.at)
-		return it.at, m, verdict, why, nil
-	}
 	idx, found, err := c.v.TransactionOffset(cg.uid, it.TransactionID)
 	if err != nil {
 		return 0, nil, vRefused, "", err

@@ -77,10 +77,6 @@ type AckItem struct {
 	LeaseID       string
 	Status        byte
 	Error         string
-	// at, when byOffset, is the offset the item names instead of its
-	// transaction id: set in apply, from TxnOp.Counts, never encoded.
-	at       int64
-	byOffset bool
 }
 
 // AckOp settles messages of one tenant; its items are independent.
@@ -103,11 +99,12 @@ type TxnOp struct {
 	// acks did not settle are delivered again at once. Without it a lease
 	// is released only when its last message settles.
 	Release bool
-	// Counts, when set, has one count per ack: a count above 0 makes its
-	// (completed) ack settle what a stream worker consumed, the messages
-	// its lease holds on the partition up to the named one in the
-	// streaming SDK's order (the record's stamp in whole milliseconds,
-	// then the message id's text), not the offsets below it.
+	// Counts, when set, has one count per ack (as many as Acks): a count
+	// above 0 makes its (completed) ack settle what a stream worker
+	// consumed, exactly the messages its lease holds on the partition up
+	// to the named one in the streaming SDK's order (the record's stamp in
+	// whole milliseconds, then the message id's text), not the offsets
+	// below it (consumed).
 	Counts []int
 }
 
@@ -264,7 +261,7 @@ func (t *TxnOp) Op() raftlog.Op {
 	}
 	if t.Counts != nil {
 		for _, n := range t.Counts {
-			b = binary.AppendUvarint(b, uint64(n))
+			b = binary.AppendUvarint(b, uint64(max(n, 0)))
 		}
 	}
 	return raftlog.Op{Kind: OpConsume, Data: b}

@@ -20,26 +20,32 @@ func (s *state) txn(op *TxnOp) ([]byte, error) {
 			return nil, raftlog.Abort(appendTxnRollback(-1, fmt.Sprintf("required lease %s holds no partition (expired, released or unknown)", id)))
 		}
 	}
-	for i, n := range op.Counts {
-		if n <= 0 {
+	out := make([]AckAnswer, len(op.Acks))
+	var classic []AckItem
+	var at []int // classic[j] is op.Acks[at[j]]
+	for i := range op.Acks {
+		if i < len(op.Counts) && op.Counts[i] > 0 {
+			a, why, err := s.consumed(op.Tenant, &op.Acks[i], op.Counts[i])
+			if err != nil {
+				return nil, err
+			}
+			if why != "" {
+				return nil, raftlog.Abort(appendTxnRollback(i, why))
+			}
+			out[i] = a
 			continue
 		}
-		why, err := s.consumed(op.Tenant, &op.Acks[i])
-		if err != nil {
-			return nil, err
-		}
-		if why != "" {
-			return nil, raftlog.Abort(appendTxnRollback(i, why))
-		}
+		classic, at = append(classic, op.Acks[i]), append(at, i)
 	}
-	out, err := s.settleAll(op.Tenant, op.Acks, true)
+	got, err := s.settleAll(op.Tenant, classic, true)
 	if err != nil {
 		return nil, err
 	}
-	for i, a := range out {
+	for j, a := range got {
 		if !a.OK {
-			return nil, raftlog.Abort(appendTxnRollback(i, a.Error))
+			return nil, raftlog.Abort(appendTxnRollback(at[j], a.Error))
 		}
+		out[at[j]] = a
 	}
 	if op.Release {
 		for i := range op.Acks {

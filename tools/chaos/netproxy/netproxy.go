@@ -59,7 +59,9 @@ func NewMesh(targets []string) (*Mesh, error) {
 		}
 		m.lns = append(m.lns, ln)
 		m.byAddr[ln.Addr().String()] = j
-		go m.accept(ln, j)
+	}
+	for j, ln := range m.lns { // byAddr is whole before any connection reads it
+		go m.accept(ln, j+1)
 	}
 	return m, nil
 }
