@@ -44,12 +44,7 @@ type state struct {
 }
 
 func (s *state) load(tenant, name string) (Query, bool, error) {
-	b, ok, err := s.tx.Get(queryKey(tenant, name))
-	if err != nil || !ok {
-		return Query{}, false, err
-	}
-	q, err := decodeQuery(name, b)
-	return q, err == nil, err
+	return getQuery(s.tx.Get, tenant, name)
 }
 
 func (s *state) save(tenant string, q *Query) { s.tx.Set(queryKey(tenant, q.Name), q.encode()) }
@@ -134,19 +129,12 @@ type CycleAnswer struct {
 }
 
 func (s *state) cycle(op *CycleOp) ([]byte, error) {
-	nb, ok, err := s.tx.Get(idKey(op.Tenant, op.ID))
+	q, ok, err := queryByID(s.tx.Get, op.Tenant, op.ID)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		return nil, rollback(RollbackQuery, "query_id %s names no registered query (never registered, or reset or deleted since)", idText(op.ID))
-	}
-	q, found, err := s.load(op.Tenant, string(nb))
-	if err != nil {
-		return nil, err
-	}
-	if !found || q.ID != op.ID {
-		return nil, fmt.Errorf("%w: stream id %s names query %q, which does not name it back", raftlog.ErrStorage, idText(op.ID), nb)
 	}
 	for i, w := range op.Ops {
 		k := stateKey(op.Tenant, q.ID, op.Partition, w.Key)
@@ -226,24 +214,12 @@ func DecodeDelete(b []byte) (DeleteAnswer, error) {
 // queue; it answers how many queries and rows.
 func (s *state) dropSource(op *DropSourceOp) ([]byte, error) {
 	var hit []Query
-	var derr error
-	p := queriesPrefix(op.Tenant)
-	err := s.tx.Scan(p, wire.PrefixEnd(p), func(k, v []byte) bool {
-		d := wire.NewDecoder(k[len(p):], ErrCorrupt)
-		n := string(d.Bytes())
-		q, err := decodeQuery(n, v)
-		if err != nil {
-			derr = err
-			return false
-		}
+	err := eachQuery(s.tx.Scan, queriesPrefix(op.Tenant), func(_ string, q Query) bool {
 		if q.Source == op.Queue {
 			hit = append(hit, q)
 		}
 		return true
 	})
-	if err == nil {
-		err = derr
-	}
 	if err != nil {
 		return nil, err
 	}

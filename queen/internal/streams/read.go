@@ -16,46 +16,22 @@ import (
 
 // Get reads a query by name; ok false when none is registered.
 func Get(v *raftlog.View, tenant, name string) (Query, bool, error) {
-	b, ok, err := v.Get(queryKey(tenant, name))
-	if err != nil || !ok {
-		return Query{}, false, err
-	}
-	q, err := decodeQuery(name, b)
-	return q, err == nil, err
+	return getQuery(v.Get, tenant, name)
 }
 
 // ByID reads the query a registration's id names; ok false when it names
 // none (never minted, or retired by a reset or a delete).
 func ByID(v *raftlog.View, tenant string, id [16]byte) (Query, bool, error) {
-	n, ok, err := v.Get(idKey(tenant, id))
-	if err != nil || !ok {
-		return Query{}, false, err
-	}
-	q, ok, err := Get(v, tenant, string(n))
-	if err == nil && (!ok || q.ID != id) {
-		err = fmt.Errorf("%w: stream id %s names query %q, which does not name it back", raftlog.ErrStorage, idText(id), n)
-	}
-	return q, err == nil, err
+	return queryByID(v.Get, tenant, id)
 }
 
 // List reads a tenant's queries in name byte order.
 func List(v *raftlog.View, tenant string) ([]Query, error) {
 	var out []Query
-	var derr error
-	p := queriesPrefix(tenant)
-	err := v.Scan(p, wire.PrefixEnd(p), func(k, val []byte) bool {
-		d := wire.NewDecoder(k[len(p):], ErrCorrupt)
-		q, err := decodeQuery(string(d.Bytes()), val)
-		if err != nil {
-			derr = err
-			return false
-		}
+	err := eachQuery(v.Scan, queriesPrefix(tenant), func(_ string, q Query) bool {
 		out = append(out, q)
 		return true
 	})
-	if err == nil {
-		err = derr
-	}
 	return out, err
 }
 
@@ -149,23 +125,9 @@ type Tenanted struct {
 // ListAll reads every tenant's queries, by tenant then name.
 func ListAll(v *raftlog.View) ([]Tenanted, error) {
 	var out []Tenanted
-	var derr error
-	err := v.Scan([]byte{prefixQuery}, []byte{prefixQuery + 1}, func(k, val []byte) bool {
-		d := wire.NewDecoder(k[1:], ErrCorrupt)
-		tenant, name := string(d.Bytes()), string(d.Bytes())
-		q, err := decodeQuery(name, val)
-		if err == nil && d.Err != nil {
-			err = fmt.Errorf("%w: query key: %w", raftlog.ErrStorage, d.Err)
-		}
-		if err != nil {
-			derr = err
-			return false
-		}
+	err := eachQuery(v.Scan, []byte{prefixQuery}, func(tenant string, q Query) bool {
 		out = append(out, Tenanted{Tenant: tenant, Query: q})
 		return true
 	})
-	if err == nil {
-		err = derr
-	}
 	return out, err
 }

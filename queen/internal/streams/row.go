@@ -93,3 +93,59 @@ func mintID(tenant, name string, index uint64) [16]byte {
 // DefaultGroup is the consumer group the SDK pops a query's source with
 // unless told otherwise.
 func DefaultGroup(query string) string { return "streams." + query }
+
+// The reads of the store apply (raftlog.Txn) and the routes
+// (raftlog.View) share: both Get and Scan alike.
+type (
+	getFunc  func(key []byte) ([]byte, bool, error)
+	scanFunc func(lower, upper []byte, fn func(key, val []byte) bool) error
+)
+
+// getQuery reads a query by name; ok false when none is registered.
+func getQuery(get getFunc, tenant, name string) (Query, bool, error) {
+	b, ok, err := get(queryKey(tenant, name))
+	if err != nil || !ok {
+		return Query{}, false, err
+	}
+	q, err := decodeQuery(name, b)
+	return q, err == nil, err
+}
+
+// queryByID reads the query a registration's id names; ok false when it
+// names none (never minted, or retired by a reset or a delete).
+func queryByID(get getFunc, tenant string, id [16]byte) (Query, bool, error) {
+	n, ok, err := get(idKey(tenant, id))
+	if err != nil || !ok {
+		return Query{}, false, err
+	}
+	q, ok, err := getQuery(get, tenant, string(n))
+	if err == nil && (!ok || q.ID != id) {
+		err = fmt.Errorf("%w: stream id %s names query %q, which does not name it back", raftlog.ErrStorage, idText(id), n)
+	}
+	return q, err == nil, err
+}
+
+// eachQuery calls fn for each query under prefix (one tenant's, or
+// every tenant's: {prefixQuery}), by tenant then name, until fn returns
+// false.
+func eachQuery(scan scanFunc, prefix []byte, fn func(tenant string, q Query) bool) error {
+	var derr error
+	err := scan(prefix, wire.PrefixEnd(prefix), func(k, val []byte) bool {
+		d := wire.NewDecoder(k[1:], ErrCorrupt)
+		tenant, name := string(d.Bytes()), string(d.Bytes())
+		if d.Err != nil {
+			derr = fmt.Errorf("%w: query key: %w", raftlog.ErrStorage, d.Err)
+			return false
+		}
+		q, err := decodeQuery(name, val)
+		if err != nil {
+			derr = err
+			return false
+		}
+		return fn(tenant, q)
+	})
+	if err == nil {
+		err = derr
+	}
+	return err
+}
