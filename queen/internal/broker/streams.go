@@ -145,7 +145,9 @@ func (b *Broker) StreamCycle(ctx context.Context, tenant string, req httpd.Strea
 	}
 	var cmd raftlog.Command
 	var kinds []string
+	group := "" // the group a cycle's ack names becomes the query's
 	if req.Ack != nil {
+		group = req.ConsumerGroup
 		item, err := ackItem(*req.Ack)
 		if err != nil {
 			return refused(httpd.StreamBadRequest, "ack: "+err.Error())
@@ -155,10 +157,6 @@ func (b *Broker) StreamCycle(ctx context.Context, tenant string, req httpd.Strea
 			op.Counts = []int{req.AckCount}
 		}
 		cmd.Ops, kinds = append(cmd.Ops, op.Op()), append(kinds, "ack")
-	}
-	group := ""
-	if req.Ack != nil {
-		group = req.ConsumerGroup
 	}
 	cy := streams.CycleOp{Tenant: tenant, ID: id, Partition: req.PartitionID, Group: group}
 	for _, o := range req.StateOps {
