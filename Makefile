@@ -106,19 +106,22 @@ bench-http:
 bench-locks-timers:
 	bash tools/bench-locks-timers.sh
 
-# The fault campaign: RUNS runs (default 20) of every workload under every
-# network fault, SEED the
-# first run's seed, DURATION each run's workload; a run that finds an
+# The fault campaign: RUNS runs (default 20) of each of WORKLOADS under
+# each of FAULTS (default all, comma-separated lists otherwise) on NODES
+# nodes (3 or 5), SEED the first run's seed, DURATION each run's workload;
+# it prints the table RELIABILITY.md shows, and a run that finds an
 # anomaly keeps its nodes' logs and fails the target.
 RUNS ?= 20
+NODES ?= 3
+WORKLOADS ?= all
+FAULTS ?= all
 SEED ?= 1
 DURATION ?= 20s
 chaos:
 	@mkdir -p $(BIN)
 	go build -o $(BIN)/queen ./queen/cmd/queen
-	@for w in log kv; do for f in partition one-way clock; do \
-		go run ./tools/cmd/queen-chaos -bin $(BIN)/queen -workload $$w -fault $$f -runs $(RUNS) -seed $(SEED) -duration $(DURATION); \
-	done; done
+	cd tools && go run ./cmd/queen-chaos -bin $(BIN)/queen -nodes $(NODES) -workload $(WORKLOADS) -fault $(FAULTS) \
+		-runs $(RUNS) -seed $(SEED) -duration $(DURATION)
 
 # The official client's streams SDK (the client venv) on 1 and 3 nodes:
 # RECORDS, KEYS, PARTITIONS, BATCHES, MAX_PARTITIONS: tools/bench-streams.sh.

@@ -79,6 +79,53 @@ func (l *logWorkload) push(ctx context.Context, r *rand.Rand, p *check.Push) {
 	}
 }
 
+// finish waits until every node shows the same high watermarks, reads
+// every node's whole log and checks it against the history.
+func (l *logWorkload) finish(ctx context.Context) (ops, answered int, anomalies []check.Anomaly, err error) {
+	if err := converge(ctx, l.c, l, 60*time.Second); err != nil {
+		return 0, 0, nil, err
+	}
+	logs, err := l.logs(ctx)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	for _, p := range l.history {
+		if p.Acked {
+			answered++
+		}
+	}
+	return len(l.history), answered, check.CheckLog(l.history, logs), nil
+}
+
+// converge waits until every node shows the same high watermark on every
+// partition: the log has reached them all.
+func converge(ctx context.Context, c *Cluster, w *logWorkload, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	var last []map[string]int64
+	for time.Now().Before(deadline) {
+		last = last[:0]
+		same := true
+		for _, n := range c.Nodes {
+			h, err := highWatermarks(ctx, n, w.queue, w.partitions)
+			if err != nil {
+				same = false
+				break
+			}
+			if len(last) > 0 && fmt.Sprint(h) != fmt.Sprint(last[0]) {
+				same = false
+			}
+			last = append(last, h)
+		}
+		if same && len(last) == len(c.Nodes) {
+			return nil
+		}
+		if !sleep(ctx, 200*time.Millisecond) {
+			return ctx.Err()
+		}
+	}
+	return fmt.Errorf("the nodes did not converge within %s: high watermarks %v", timeout, last)
+}
+
 // logs reads every partition of the queue from every node, after the
 // nodes caught up with the highest high watermark any of them shows.
 func (l *logWorkload) logs(ctx context.Context) (map[string][]check.Record, error) {

@@ -1,0 +1,50 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/queen-mq/queen-go/tools/chaos/check"
+)
+
+// The workloads a run drives (Config.Workload).
+const (
+	// WorkloadLog pushes records; the check is the log's (check.CheckLog).
+	WorkloadLog = "log"
+	// WorkloadKV puts and gets registers; the check is linearizability
+	// (check.CheckKV).
+	WorkloadKV = "kv"
+)
+
+// workload is what a run drives through the cluster while the faults
+// strike, and then checks.
+type workload interface {
+	// run drives the workload until ctx ends; seed fixes its choices.
+	run(ctx context.Context, seed uint64)
+	// finish is called once run returned and every fault healed: it
+	// waits for what the check needs (the nodes to agree), reads the
+	// state, and checks the history against it.
+	finish(ctx context.Context) (ops, answered int, anomalies []check.Anomaly, err error)
+}
+
+// workloads makes each workload for a cluster, by name.
+var workloads = map[string]func(c *Cluster) workload{
+	WorkloadLog: func(c *Cluster) workload {
+		return &logWorkload{c: c, queue: "chaos-log", partitions: []string{"p0", "p1", "p2"}, writers: 4}
+	},
+	WorkloadKV: func(c *Cluster) workload {
+		return &kvWorkload{c: c, ns: "chaos", keys: []string{"a", "b", "c"}, clients: 5}
+	},
+}
+
+// Workloads lists the workloads Run knows, in the campaign's order.
+var Workloads = []string{WorkloadLog, WorkloadKV}
+
+// newWorkload is the named workload on c.
+func newWorkload(name string, c *Cluster) (workload, error) {
+	mk, ok := workloads[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown workload %q (one of %v)", name, Workloads)
+	}
+	return mk(c), nil
+}
