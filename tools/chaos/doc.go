@@ -16,6 +16,23 @@
 //   - Processes are stopped by their pid (SIGKILL, after SIGCONT), and
 //     every port is 127.0.0.1's.
 //
+// # The lake workload
+//
+// WorkloadLake runs the embedded S3 sink under the same faults. Before the
+// cluster starts (clusterEnvs, the one hook a workload has there) it
+// starts versitygw on a port of 127.0.0.1 ($QUEEN_CHAOS_VERSITYGW, else
+// <repo>/.cache/bin/versitygw from `make tools`, else PATH; none is an
+// error of the run that says so), with its buckets under the run's
+// directory, and gives every node the sink's QUEEN_S3_* environment, as a
+// user configures the default tenant's sink: queue chaos-lake from its
+// first record, windows of one second, a lease of three. The writers are
+// the log workload's. finish checks the log as the log workload does,
+// waits (60 s at most) until the lake's last committed window ends after
+// the log's last record, then runs lake.Verify in-process against node 1
+// and makes each problem an anomaly named after its check (lake-duplicate,
+// lake-missing, lake-extra, ...; lake-incomplete when the lake did not
+// catch up). The versitygw process is stopped by its pid after the nodes.
+//
 // # Usage
 //
 //	res, err := chaos.Run(ctx, chaos.Config{Bin: "/tmp/queen", Dir: dir, Nodes: 3,

@@ -55,7 +55,12 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return res, err
 	}
-	c, err := StartCluster(ctx, cfg.Bin, cfg.Dir, cfg.Nodes)
+	env, stopEnv, err := clusterEnv(res.Workload, cfg.Dir)
+	if err != nil {
+		return res, err
+	}
+	defer stopEnv()
+	c, err := StartCluster(ctx, cfg.Bin, cfg.Dir, cfg.Nodes, env...)
 	if err != nil {
 		return res, err
 	}

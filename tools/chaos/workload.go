@@ -35,10 +35,11 @@ var workloads = map[string]func(c *Cluster) workload{
 	WorkloadKV: func(c *Cluster) workload {
 		return &kvWorkload{c: c, ns: "chaos", keys: []string{"a", "b", "c"}, clients: 5}
 	},
+	WorkloadLake: newLakeWorkload,
 }
 
 // Workloads lists the workloads Run knows, in the campaign's order.
-var Workloads = []string{WorkloadLog, WorkloadKV}
+var Workloads = []string{WorkloadLog, WorkloadKV, WorkloadLake}
 
 // newWorkload is the named workload on c.
 func newWorkload(name string, c *Cluster) (workload, error) {
