@@ -117,7 +117,7 @@ WORKLOADS ?= all
 FAULTS ?= all
 SEED ?= 1
 DURATION ?= 20s
-chaos:
+chaos: tools
 	@mkdir -p $(BIN)
 	go build -o $(BIN)/queen ./queen/cmd/queen
 	cd tools && go run ./cmd/queen-chaos -bin $(BIN)/queen -nodes $(NODES) -workload $(WORKLOADS) -fault $(FAULTS) \
