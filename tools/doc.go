@@ -22,6 +22,9 @@
 //     first frame), drives a workload, strikes on a schedule the seed
 //     fixes, heals, and checks the history with chaos/check (the log,
 //     linearizable KV registers with porcupine, counters, putIfAbsent).
+//   - chaos/lossyfs: a FUSE loopback (go-fuse) that the harness serves a
+//     node's data directory through, and whose Crash reverts every file to
+//     its last fsync: a power loss, where a SIGKILL keeps the page cache.
 //
 // The programs talk to the broker over its public HTTP API and to the
 // bucket over the S3 API only, as an operator's tools would, so they work
