@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/queen-mq/queen-go/tools/chaos/lossyfs"
 )
 
 // buildQueen builds the broker binary into the test's temporary
@@ -20,21 +22,30 @@ func buildQueen(t *testing.T) string {
 	return bin
 }
 
-// TestSlice is the campaign's slice CI runs: on three nodes, one run of
-// the log workload for each network fault (the leader cut off from the
-// others; what the leader sends dropped, not what it hears) and one of
-// the KV registers under partitions, one of the log across killed nodes
-// started again with their clocks jumped, each required to strike at least
+// TestSlice is the campaign's slice CI runs: one run of the log workload
+// for each network fault (five nodes cut in two; on three, what the
+// leader sends dropped, not what it hears), one of the KV registers under
+// partitions, one of the log across killed nodes started again with their
+// clocks jumped, and one each of the KV and the log across power losses
+// that drop what was not fsynced; each is required to strike at least
 // once, answer ops, and leave no anomaly in the history. `make chaos`
 // runs the full campaign.
 func TestSlice(t *testing.T) {
 	bin := buildQueen(t)
-	for _, run := range []struct{ workload, fault string }{{WorkloadLog, FaultPartition}, {WorkloadLog, FaultOneWay}, {WorkloadKV, FaultPartition},
-		{WorkloadLog, FaultClock}} {
+	for _, run := range []struct {
+		workload, fault string
+		nodes           int
+	}{{WorkloadLog, FaultPartition, 5}, {WorkloadLog, FaultOneWay, 3}, {WorkloadKV, FaultPartition, 3}, {WorkloadLog, FaultClock, 3},
+		{WorkloadKV, FaultPowerLoss, 3}, {WorkloadLog, FaultPowerLoss, 3}} {
 		t.Run(run.workload+"/"+run.fault, func(t *testing.T) {
+			if run.fault == FaultPowerLoss {
+				if err := lossyfs.Available(); err != nil {
+					t.Skipf("power loss needs a lossyfs mount: %v", err)
+				}
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			res, err := Run(ctx, Config{Bin: bin, Dir: t.TempDir(), Nodes: 3, Seed: 1, Duration: 12 * time.Second, Fault: run.fault,
+			res, err := Run(ctx, Config{Bin: bin, Dir: t.TempDir(), Nodes: run.nodes, Seed: 1, Duration: 12 * time.Second, Fault: run.fault,
 				Workload: run.workload, Logf: t.Logf})
 			if err != nil {
 				t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/queen-mq/queen-go/tools/chaos/lossyfs"
 	"github.com/queen-mq/queen-go/tools/chaos/netproxy"
 )
 
@@ -40,6 +41,9 @@ type Node struct {
 	URL     string
 	LogPath string
 	env     []string
+	// fs serves the node's data directory when the cluster was started
+	// for power losses (ClusterOptions.PowerLoss); nil otherwise.
+	fs *lossyfs.FS
 
 	// mu guards cmd and exited: the workload's goroutines ask Running
 	// while the fault's kill and start them.
@@ -58,10 +62,18 @@ func freeAddr() (string, error) {
 	return l.Addr().String(), nil
 }
 
+// ClusterOptions are what a cluster needs beside its nodes.
+type ClusterOptions struct {
+	// PowerLoss serves each node's data directory from a lossyfs mount
+	// (root and /dev/fuse), so that PowerLoss can drop what the node had
+	// not fsynced.
+	PowerLoss bool
+}
+
 // StartCluster starts n nodes of bin with their data and logs under dir,
 // and waits until each answers /health 200. extra are more environment
 // variables (NAME=value) for every node.
-func StartCluster(ctx context.Context, bin, dir string, n int, extra ...string) (*Cluster, error) {
+func StartCluster(ctx context.Context, bin, dir string, n int, o ClusterOptions, extra ...string) (*Cluster, error) {
 	// The nodes' listen ports are held while the proxies take theirs, so
 	// that no proxy is handed a port a node is about to bind.
 	raft := make([]string, n)
@@ -100,6 +112,12 @@ func StartCluster(ctx context.Context, bin, dir string, n int, extra ...string) 
 			"QUEEN_RAFT_RTT_MS=10", "QUEEN_LOG_FORMAT=json", "QUEEN_RAFT_TICK_MS=200", "QUEEN_STMT_TIMEOUT_MS=5000")
 		nd.env = append(nd.env, extra...)
 		c.Nodes = append(c.Nodes, nd)
+		if o.PowerLoss {
+			if nd.fs, err = mountLossy(filepath.Join(dir, fmt.Sprint(i))); err != nil {
+				c.Stop()
+				return nil, err
+			}
+		}
 	}
 	for _, nd := range c.Nodes {
 		if err := nd.Start(bin); err != nil {
@@ -301,6 +319,38 @@ func (c *Cluster) Stop() {
 			}
 			n.Signal(syscall.SIGKILL)
 		}
+		if n.fs != nil {
+			n.fs.Unmount()
+		}
 	}
 	c.Mesh.Close()
+}
+
+// mountLossy serves the directory data from a lossyfs mount over a
+// backing directory beside it (data + ".disk").
+func mountLossy(data string) (*lossyfs.FS, error) {
+	backing := data + ".disk"
+	for _, d := range []string{backing, data} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	fs, err := lossyfs.Mount(backing, data)
+	if err != nil {
+		return nil, fmt.Errorf("power losses need a lossyfs mount (root and /dev/fuse): %w", err)
+	}
+	return fs, nil
+}
+
+// PowerLoss SIGKILLs the node and drops what it had not fsynced, as a
+// power loss does: every file of its data directory goes back to its
+// content at its last fsync. The node stays down until Start.
+func (n *Node) PowerLoss() (lossyfs.CrashReport, error) {
+	if n.fs == nil {
+		return lossyfs.CrashReport{}, fmt.Errorf("node %d: no power loss without ClusterOptions.PowerLoss", n.ID)
+	}
+	if err := n.Signal(syscall.SIGKILL); err != nil {
+		return lossyfs.CrashReport{}, err
+	}
+	return n.fs.Crash()
 }

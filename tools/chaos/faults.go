@@ -7,6 +7,8 @@ import (
 	"slices"
 	"syscall"
 	"time"
+
+	"github.com/queen-mq/queen-go/tools/chaos/lossyfs"
 )
 
 // The faults a run injects (Config.Fault).
@@ -31,10 +33,15 @@ const (
 	// majority (by the seed), and SIGCONTs them after a while: a paused
 	// leader wakes up believing it still leads.
 	FaultPause = "pause"
+	// FaultPowerLoss cuts the power of the leader, a random node, a
+	// minority, a majority or every node (by the seed): each is SIGKILLed
+	// and what it had not fsynced is lost (lossyfs), then it starts again
+	// after a while.
+	FaultPowerLoss = "power-loss"
 )
 
 // Faults lists the faults Run knows, in the campaign's order.
-var Faults = []string{FaultNone, FaultPartition, FaultOneWay, FaultClock, FaultKill, FaultPause}
+var Faults = []string{FaultNone, FaultPartition, FaultOneWay, FaultClock, FaultKill, FaultPause, FaultPowerLoss}
 
 // striker strikes one fault at a time on a cluster, its choices drawn
 // from r (the seed's).
@@ -83,6 +90,21 @@ func (s *striker) strike(ctx context.Context, fault string) (what string, heal f
 			}
 		}
 		return fmt.Sprintf("%s %v killed", who, ids(nodes)), func(ctx context.Context) error { return s.c.startAgain(ctx, nodes) }, nil
+	case FaultPowerLoss:
+		who, nodes := s.targets()
+		if s.r.IntN(4) == 0 {
+			who, nodes = "every node", s.c.Nodes
+		}
+		var lost lossyfs.CrashReport
+		for _, n := range nodes {
+			rep, err := n.PowerLoss()
+			if err != nil {
+				return "", nil, err
+			}
+			lost.Files, lost.BytesDropped, lost.RangesRestored = lost.Files+rep.Files, lost.BytesDropped+rep.BytesDropped, lost.RangesRestored+rep.RangesRestored
+		}
+		return fmt.Sprintf("power lost on %s %v: %d files reverted, %d unsynced bytes dropped, %d ranges restored", who, ids(nodes),
+			lost.Files, lost.BytesDropped, lost.RangesRestored), func(ctx context.Context) error { return s.c.startAgain(ctx, nodes) }, nil
 	case FaultPause:
 		who, nodes := s.targets()
 		for _, n := range nodes {

@@ -60,7 +60,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return res, err
 	}
 	defer stopEnv()
-	c, err := StartCluster(ctx, cfg.Bin, cfg.Dir, cfg.Nodes, env...)
+	c, err := StartCluster(ctx, cfg.Bin, cfg.Dir, cfg.Nodes, ClusterOptions{PowerLoss: cfg.Fault == FaultPowerLoss}, env...)
 	if err != nil {
 		return res, err
 	}

@@ -3,10 +3,12 @@ package chaos
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/queen-mq/queen-go/tools/chaos/check"
@@ -43,7 +45,13 @@ func (k *kvWorkload) run(ctx context.Context, seed uint64) {
 				if r.IntN(2) == 0 {
 					op.Kind, op.Value = "put", fmt.Sprintf("c%d-%d", cl, n)
 				}
-				k.do(ctx, r, &op)
+				if !k.do(ctx, r, &op) {
+					sleep(ctx, 20*time.Millisecond) // no node took it: nothing happened, nothing to record
+					continue
+				}
+				if op.Unknown {
+					sleep(ctx, 50*time.Millisecond) // a fault: do not pile up ops of unknown outcome
+				}
 				k.mu.Lock()
 				k.history = append(k.history, op)
 				k.mu.Unlock()
@@ -53,11 +61,13 @@ func (k *kvWorkload) run(ctx context.Context, seed uint64) {
 	wg.Wait()
 }
 
-// do runs op once through a random running node.
-func (k *kvWorkload) do(ctx context.Context, r *rand.Rand, op *check.KVOp) {
-	var n *Node
-	for n == nil || !n.Running() {
-		n = k.c.Nodes[r.IntN(len(k.c.Nodes))]
+// do runs op once through a random running node; false when it reached
+// none (none runs, or the node refused the connection): the op was not
+// sent.
+func (k *kvWorkload) do(ctx context.Context, r *rand.Rand, op *check.KVOp) bool {
+	n := k.c.Nodes[r.IntN(len(k.c.Nodes))]
+	if !n.Running() {
+		return false
 	}
 	path := "/api/v1/kv/" + k.ns + "/" + op.Key
 	octx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -75,9 +85,12 @@ func (k *kvWorkload) do(ctx context.Context, r *rand.Rand, op *check.KVOp) {
 		code, err = n.Call(octx, http.MethodGet, path, nil, &got)
 	}
 	op.Return = k.now()
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return false
+	}
 	if err != nil || code != http.StatusOK {
 		op.Unknown = true
-		return
+		return true
 	}
 	if op.Kind == "get" && got.Found {
 		op.Found = true
@@ -85,6 +98,7 @@ func (k *kvWorkload) do(ctx context.Context, r *rand.Rand, op *check.KVOp) {
 			op.Value = string(got.Value) // not a string this workload put: the checker finds it never written
 		}
 	}
+	return true
 }
 
 // finish checks the history for linearizability: the ops' answers are

@@ -60,6 +60,7 @@ func (l *logWorkload) push(ctx context.Context, r *rand.Rand, p *check.Push) {
 	for ctx.Err() == nil {
 		n := l.c.Nodes[r.IntN(len(l.c.Nodes))]
 		if !n.Running() {
+			sleep(ctx, 10*time.Millisecond)
 			continue
 		}
 		var out []pushAnswer

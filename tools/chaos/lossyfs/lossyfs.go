@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,6 +49,22 @@ type CrashReport struct {
 	// RangesRestored is how many saved ranges of synced bytes it wrote
 	// back.
 	RangesRestored int
+}
+
+// Available says why this machine cannot mount lossyfs (nil: it can):
+// it needs root (mount(2) itself, no fusermount), /dev/fuse and the
+// kernel's fuse file system.
+func Available() error {
+	if os.Geteuid() != 0 {
+		return errors.New("lossyfs needs root to mount FUSE with mount(2) (no fusermount)")
+	}
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		return fmt.Errorf("lossyfs needs /dev/fuse: %w", err)
+	}
+	if fss, err := os.ReadFile("/proc/filesystems"); err != nil || !strings.Contains(string(fss), "\tfuse\n") {
+		return errors.New("lossyfs needs the kernel's fuse file system (not in /proc/filesystems)")
+	}
+	return nil
 }
 
 // Mount serves backing (an existing directory) at mountpoint (an existing

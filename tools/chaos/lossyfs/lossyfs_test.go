@@ -14,14 +14,8 @@ import (
 // mounted here.
 func mount(t *testing.T) (l *FS, backing, mnt string) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("lossyfs: needs root to mount FUSE with mount(2) (no fusermount)")
-	}
-	if _, err := os.Stat("/dev/fuse"); err != nil {
-		t.Skipf("lossyfs: /dev/fuse is missing: %v", err)
-	}
-	if fss, err := os.ReadFile("/proc/filesystems"); err != nil || !strings.Contains(string(fss), "\tfuse\n") {
-		t.Skip("lossyfs: the kernel has no fuse file system (/proc/filesystems)")
+	if err := Available(); err != nil {
+		t.Skip(err)
 	}
 	dir := t.TempDir()
 	backing, mnt = filepath.Join(dir, "backing"), filepath.Join(dir, "mnt")
