@@ -3,7 +3,9 @@ package lossyfs
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,6 +95,10 @@ func Mount(backing, mountpoint string) (*FS, error) {
 			FsName:            backing,
 			Name:              "lossyfs",
 			MaxBackground:     64,
+			// go-fuse logs each unmount's aborted read of the connection
+			// ("software caused connection abort") to stderr, which is
+			// the campaign's table: its notes go nowhere.
+			Logger: log.New(io.Discard, "", 0),
 			// Every write must reach the server: no passthrough of
 			// reads and writes to the backing file by the kernel, and no
 			// writeback cache (which go-fuse does not ask for; this says
