@@ -86,8 +86,9 @@
 //     400 bad_request naming the header, as a header that is not a UUID
 //     is; without tenancy every request is DefaultTenant's.
 //   - One log line per 5xx error answer (with the error) and none for
-//     other answers, nor for a settling /health's 503; logs go to
-//     Options.Logger only.
+//     other answers, nor for a settling /health's 503 or a 507
+//     storage_full (the broker logs the disk's crossing once); logs go
+//     to Options.Logger only.
 //   - Every name a request gives (path, query or body) is checked against
 //     contract's table before the broker is called: over its bound 413
 //     name_too_long (or the contract's own code for transactionId, KV

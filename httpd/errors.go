@@ -20,6 +20,7 @@ const (
 	CodeNoLeader        = "no_leader"         // 503: ErrNoLeader
 	CodeRetry           = "retry"             // 503: ErrRetry
 	CodeInternal        = "internal"          // 500: anything else
+	CodeStorageFull     = "storage_full"      // 507: a disk above its high mark; the write did not happen
 )
 
 // The KV error code and the kv_… reasons httpd itself answers (API.md

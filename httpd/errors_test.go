@@ -168,7 +168,7 @@ func TestBrokerErrors(t *testing.T) {
 		{"overloaded", &Error{Status: 429, Code: "overloaded", Message: "write budget full"}, 429,
 			`{"error":"write budget full","code":"overloaded"}`, true, false},
 		{"storage full", &Error{Status: 507, Code: "storage_full", Message: "disk above 85%"}, 507,
-			`{"error":"disk above 85%","code":"storage_full"}`, false, true},
+			`{"error":"disk above 85%","code":"storage_full"}`, false, false}, // not logged: the broker logs the crossing once
 		{"name too long", &Error{Status: 413, Code: "name_too_long"}, 413,
 			`{"error":"name_too_long","code":"name_too_long"}`, false, false},
 		{"wrapped", fmt.Errorf("push: %w", &Error{Status: 400, Code: "bad_request", Message: "no"}), 400,

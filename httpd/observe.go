@@ -189,7 +189,9 @@ func observe(m *metrics, log *slog.Logger) func(http.Handler) http.Handler {
 				m.requests.WithLabelValues(methodLabel(r.Method), route, code).Inc()
 				m.duration.WithLabelValues(methodLabel(r.Method), route, code).Observe(d.Seconds())
 				// A settling /health is a 503 but no failure: it is not logged.
-				if status >= 500 && status <= 599 && st.err != nil {
+				// Nor is a 507: the disk's crossing is logged once where it is
+				// seen, and a line per refused write would fill the disk more.
+				if status >= 500 && status <= 599 && status != http.StatusInsufficientStorage && st.err != nil {
 					log.ErrorContext(r.Context(), "httpd: request failed", logKeyMethod, r.Method, logKeyPath, r.URL.Path,
 						logKeyRoute, route, logKeyStatus, status, logKeyDuration, d, logKeyError, st.err.Error())
 				}

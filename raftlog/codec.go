@@ -22,6 +22,9 @@ const (
 	// OpDeleteQueue: the queue log: delete a queue, its partitions, records
 	// and dedup entries (queue_delete.go)
 	OpDeleteQueue OpKind = 5
+	// OpNodeStatus: the storage gate: a node says its disk crossed its
+	// high mark, or fell back below its low mark (disk_status.go)
+	OpNodeStatus OpKind = 6
 )
 
 // Op is one operation of a command: its kind and the applier's own encoding.

@@ -52,6 +52,14 @@
 //     inline (the logical state, whatever segments the node keeps), and
 //     the whole state replaced from one in a single batch, its records
 //     appended to the segments, then flushed.
+//   - The storage gate (disk.go, disk_status.go): with Config.Disk set,
+//     each node polls its data directory's file system and, crossing its
+//     high mark, proposes a node-status op that puts it in the shard's
+//     replicated set of full nodes (falling below its low mark, one that
+//     takes it out). While the set is not empty, or this node's own disk
+//     is full, Propose refuses a command holding an op that may grow the
+//     store (StorageGrower) with ErrStorageFull, before proposing it.
+//     Shard.Storage says what the gate knows.
 //
 // raftlog imports neither chi, the AWS SDK nor s3sink (a test enforces it).
 //
@@ -112,6 +120,19 @@
 // stay in it until then); the next Update swaps it in with the keys
 // flushed meanwhile, and until the first is in every lookup reads.
 // Shard.DedupStats counts the reads it avoided.
+//
+// The storage gate judges proposals, never entries. A follower cannot
+// refuse to apply what a majority committed (apply must stay
+// deterministic, and a node that cannot write halts), so a full disk is
+// protected by its headroom above the high mark and by every proposer
+// refusing growing writes meanwhile: the gate reads the replicated set
+// (and this node's own latch), which only node-status ops change; their
+// apply is as deterministic as any other op's. The gate decides before
+// anything is proposed, so ErrStorageFull is a definite refusal: the
+// write did not happen. Node-status ops, ticks and every op whose
+// applier says it does not grow the store (acks, pops, deletes, trims,
+// sweeps, timer fires) always pass, and so does what a caller marks
+// with AllowWhenFull (the S3 sink's rows, retention's notes).
 //
 // Unknown outcomes: dragonboat does not deduplicate proposals on on-disk
 // state machines, and a proposal that timed out (ErrTimeout) may still

@@ -64,6 +64,8 @@ type Config struct {
 	// stamps at a chosen time (an hour boundary). Stamps stay monotonic:
 	// apply stamps max(proposed, previous + 1) whatever the clock says.
 	ClockOffset time.Duration
+	// Disk sets the storage gate (disk.go): off by default.
+	Disk DiskConfig
 }
 
 func (c *Config) withDefaults() Config {
@@ -95,6 +97,7 @@ func (c *Config) withDefaults() Config {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
+	d.Disk = d.Disk.withDefaults()
 	return d
 }
 
@@ -116,7 +119,7 @@ func (c *Config) Validate() error {
 	case c.LogDB != "" && !slices.Contains(LogDBSizes, c.LogDB):
 		return fmt.Errorf("raftlog: LogDB %q is not one of %v", c.LogDB, LogDBSizes)
 	}
-	return nil
+	return c.Disk.validate()
 }
 
 // Host is one node: a dragonboat NodeHost and the shards it runs.
@@ -128,6 +131,11 @@ type Host struct {
 	mu     sync.Mutex
 	shards map[uint64]*Shard
 	closed bool
+
+	// disk watches the data directory (nil: the gate is off on this node);
+	// diskStop and diskDone stop its goroutine.
+	disk               *diskWatch
+	diskStop, diskDone chan struct{}
 }
 
 // NewHost starts the node's raft host. Shards start with StartShard.
@@ -151,6 +159,14 @@ func NewHost(cfg Config) (*Host, error) {
 		return nil, fmt.Errorf("raftlog: start raft host %d at %s: %w", c.NodeID, c.RaftAddress, err)
 	}
 	h.nh = nh
+	if c.Disk.HighPct > 0 {
+		// The first reading before any shard starts: a node that starts
+		// on a full disk refuses growing writes from its first request.
+		h.disk = newDiskWatch(c.Disk, c.DataDir)
+		h.disk.poll()
+		h.diskStop, h.diskDone = make(chan struct{}), make(chan struct{})
+		go h.watchDisk(h.diskStop, h.diskDone)
+	}
 	return h, nil
 }
 
@@ -173,17 +189,17 @@ func (h *Host) NodeID() uint64 { return h.cfg.NodeID }
 // op kind, besides the queue log's own). Every node of a shard must run the
 // same appliers.
 func (h *Host) StartShard(shardID uint64, appliers map[OpKind]Applier) (*Shard, error) {
-	all := map[OpKind]Applier{}
+	all := map[OpKind]Applier{OpNodeStatus: nodeStatusApplier{}}
 	for _, k := range []OpKind{OpPush, OpConfigure, OpTrim, OpDedupSweep, OpDeleteQueue} {
 		all[k] = queueApplier{kind: k}
 	}
 	for _, k := range slices.Sorted(maps.Keys(appliers)) {
 		if _, ok := all[k]; ok {
-			return nil, fmt.Errorf("raftlog: op kind %d is the queue log's", k)
+			return nil, fmt.Errorf("raftlog: op kind %d is raftlog's own", k)
 		}
 		all[k] = appliers[k]
 	}
-	s := &Shard{id: shardID, host: h, watch: newWatchers(), log: h.log.With("shard", shardID)}
+	s := &Shard{id: shardID, host: h, appliers: all, watch: newWatchers(), log: h.log.With("shard", shardID)}
 	// The shard is listed before its replica starts, and h.mu is not held
 	// while it does: dragonboat's leader events look the shard up.
 	h.mu.Lock()
@@ -234,6 +250,13 @@ func (h *Host) StartShard(shardID uint64, appliers map[OpKind]Applier) (*Shard, 
 	return s, nil
 }
 
+// running returns the running shards.
+func (h *Host) running() []*Shard {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Collect(maps.Values(h.shards))
+}
+
 // Shard returns a running shard, or nil.
 func (h *Host) Shard(shardID uint64) *Shard {
 	h.mu.Lock()
@@ -252,6 +275,10 @@ func (h *Host) Close() {
 	h.closed = true
 	shards := slices.Collect(maps.Values(h.shards))
 	h.mu.Unlock()
+	if h.diskStop != nil {
+		close(h.diskStop)
+		<-h.diskDone
+	}
 	for _, s := range shards {
 		s.stopTicker()
 	}

@@ -55,6 +55,10 @@ func (k queueApplier) Apply(tx *Txn, at ApplyInfo, data []byte) ([]byte, error) 
 	return nil, fmt.Errorf("raftlog: op kind %d is not the queue log's", k.kind)
 }
 
+// Grows: a push appends records, a configure may create a queue; a trim,
+// a dedup sweep and a queue delete only remove.
+func (k queueApplier) Grows([]byte) bool { return k.kind == OpPush || k.kind == OpConfigure }
+
 // queueMeta is what the queue log keeps about one queue.
 type queueMeta struct {
 	Created    int64

@@ -32,6 +32,9 @@ type Shard struct {
 	sm    atomic.Pointer[stateMachine] // set by dragonboat's factory when the replica starts
 	watch *watchers
 	log   *slog.Logger
+	// appliers are the shard's, by kind, for the storage gate (disk.go).
+	appliers map[OpKind]Applier
+	refused  atomic.Uint64 // proposals the storage gate refused
 	// leader is the leader named by the latest LeaderUpdated event, 0 for none.
 	leader atomic.Uint64
 
@@ -54,8 +57,12 @@ func (s *Shard) now() int64 { return time.Now().Add(s.host.cfg.ClockOffset).Unix
 // A proposal the shard could not take (no leader yet, or too busy) is
 // retried until ctx ends, with ErrNoLeader then; a proposal that was taken
 // but not answered before ctx ended returns ErrTimeout: its outcome is
-// unknown.
+// unknown. A command that may grow the store while a voter's disk is
+// full is refused before it is proposed (ErrStorageFull, disk.go).
 func (s *Shard) Propose(ctx context.Context, cmd Command) (Result, error) {
+	if err := s.gate(ctx, &cmd); err != nil {
+		return Result{}, err
+	}
 	ctx, cancel := withDefaultDeadline(ctx)
 	defer cancel()
 	if cmd.Clock == 0 {

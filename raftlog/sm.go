@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -21,7 +22,9 @@ import (
 // formatKey (store_format.go), beside it, holds the store's format.
 //
 // INVARIANT: every other key of the store belongs to an applier, is not
-// empty, and starts with a byte in 0x01..0xfe, so keyspaceEnd bounds them all.
+// empty, and starts with a byte in 0x01..0xfe, so keyspaceEnd bounds them
+// all; the state machine's own keys (meta, format, segments, the disk
+// status of disk_status.go) start with 0x00.
 var metaKey = []byte{0x00, 'm'}
 
 var keyspaceEnd = []byte{0xff}
@@ -59,6 +62,9 @@ type stateMachine struct {
 	// saving counts the snapshot saves in flight: segments they may read
 	// are not removed meanwhile.
 	saving atomic.Int32
+	// diskFull is the storage gate's set of full nodes as of the last
+	// Update (disk_status.go), read by proposers.
+	diskFull atomic.Pointer[map[uint64]uint64]
 }
 
 var _ sm.IOnDiskStateMachine = (*stateMachine)(nil)
@@ -147,6 +153,9 @@ func (s *stateMachine) Open(<-chan struct{}) (uint64, error) {
 		return 0, fmt.Errorf("%w: flush: %w", ErrStorage, err)
 	}
 	s.dedup.rebuild(db)
+	if err := s.loadDisk(db); err != nil {
+		return 0, err
+	}
 	s.applied.Store(applied)
 	s.stamp.Store(stamp)
 	return applied, nil
@@ -242,6 +251,11 @@ func (s *stateMachine) Update(entries []sm.Entry) ([]sm.Entry, error) {
 	s.applied.Store(last)
 	s.stamp.Store(stamp)
 	s.dedup.full(s.db)
+	if slices.Contains(woken, diskWatchKey) {
+		if err := s.loadDisk(s.db); err != nil {
+			return nil, err
+		}
+	}
 	s.watch.wake(append(woken, appliedKey))
 	return entries, nil
 }
@@ -440,6 +454,9 @@ func (s *stateMachine) RecoverFromSnapshot(r io.Reader, stop <-chan struct{}) er
 	}
 	s.dedup.rebuild(s.db)
 	applied, stamp, err := readMeta(s.db)
+	if err == nil {
+		err = s.loadDisk(s.db)
+	}
 	if err != nil {
 		return err
 	}

@@ -89,6 +89,16 @@ type Config struct {
 	// ClockOffset moves this node's proposer clock forward, for tests that
 	// need stamps at a chosen time (QUEEN_RAFT_CLOCK_OFFSET_MS, test-only).
 	ClockOffset time.Duration
+	// DiskHighPct is the percent of its file system's space past which
+	// this node reports its data directory full, and every node then
+	// refuses writes that grow the store with 507 storage_full while acks,
+	// pops and deletes go on (QUEEN_RAFT_DISK_HIGH_PCT, 1..=100, default
+	// 85; 0 turns this node's watch off). DiskLowPct is the percent below
+	// which a full node reports itself no longer full
+	// (QUEEN_RAFT_DISK_LOW_PCT, default 5 below the high mark), and
+	// DiskPoll how often the disk is read (QUEEN_RAFT_DISK_POLL_MS, 1000).
+	DiskHighPct, DiskLowPct int
+	DiskPoll                time.Duration
 
 	// JWT is the broker JWT auth (JWT_*), off by default.
 	JWT JWT
@@ -173,6 +183,7 @@ func Load(getenv func(string) string) (*Config, error) {
 	c.ReadyLag = ms(l.int("QUEEN_RAFT_READY_LAG_MS", 2000, 0, 3_600_000, "the apply lag past which /health answers settling, in milliseconds"))
 	c.MaxClockSkew = ms(l.int("QUEEN_RAFT_MAX_CLOCK_SKEW_MS", 500, 0, 60_000, "the clock skew between nodes that leases allow for, in milliseconds"))
 	c.ClockOffset = ms(l.int("QUEEN_RAFT_CLOCK_OFFSET_MS", 0, 0, 86_400_000, "a test-only shift of this node's proposer clock, forward, in milliseconds"))
+	c.DiskHighPct, c.DiskLowPct, c.DiskPoll = l.disk()
 	c.TimerTick = ms(l.int("QUEEN_RAFT_TIMER_TICK_MS", 50, 1, 60_000, "how often the leader fires due timers, in milliseconds"))
 	c.TimerHorizon = time.Duration(l.int("QUEEN_TIMERS_MAX_HORIZON_S", 90*86400, 1, 10*365*86400, "the longest delay of a timer, in seconds")) * time.Second
 	c.TraceRetention = time.Duration(l.int("QUEEN_TRACES_RETENTION_S", 7*86400, 60, 10*365*86400, "how long a trace event is kept, in seconds")) * time.Second
@@ -205,6 +216,17 @@ func checkHostPort(s string) string {
 		return "is not host:port. It is where this node's raft transport listens and its peers reach it, such as 10.0.0.1:6633"
 	}
 	return ""
+}
+
+// disk reads the storage gate's marks and poll interval.
+func (l *loader) disk() (high, low int, poll time.Duration) {
+	high = int(l.int("QUEEN_RAFT_DISK_HIGH_PCT", 85, 0, 100,
+		"the percent of its disk past which this node reports itself full and the cluster refuses writes that grow the store (507 storage_full); 0 turns the watch off"))
+	maxLow := int64(max(high-1, 0))
+	low = int(l.int("QUEEN_RAFT_DISK_LOW_PCT", int64(max(high-5, 0)), 0, maxLow,
+		fmt.Sprintf("the percent of its disk below which a full node reports itself no longer full; below QUEEN_RAFT_DISK_HIGH_PCT=%d", high)))
+	poll = ms(l.int("QUEEN_RAFT_DISK_POLL_MS", 1000, 10, 60_000, "how often this node reads its disk's use, in milliseconds"))
+	return high, low, poll
 }
 
 // nodeID reads QUEEN_RAFT_NODE_ID: a number, or "ordinal" for a

@@ -17,4 +17,16 @@
 // URL, a file:// URL or a file path (which must exist at boot);
 // JWT_SKIP_PATHS a comma-separated list of paths, where one ending in /
 // is a prefix and / alone is the root path only.
+//
+// The storage gate: QUEEN_RAFT_DISK_HIGH_PCT (default 85, 1..=100; 0
+// turns this node's watch off) is the percent of its file system past
+// which a node reports its data directory full, QUEEN_RAFT_DISK_LOW_PCT
+// (default 5 less, below the high mark) the percent below which it
+// reports itself no longer full, QUEEN_RAFT_DISK_POLL_MS (1000) how often
+// it reads statfs. While any node is full every node answers writes that
+// grow the store (pushes, KV puts and incrs, configures, timer schedules,
+// traces, lock acquires, stream cycles with state upserts) 507
+// storage_full, and they did not happen; acks, pops, deletes, trims and
+// the S3 sink's own rows go on. A node with its watch off still honours
+// its peers' reports.
 package config

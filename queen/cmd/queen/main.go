@@ -105,7 +105,7 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 		"dataDir", cfg.DataDir, "rttMs", cfg.RTT.Milliseconds(), "electionRtt", cfg.ElectionRTT,
 		"heartbeatRtt", cfg.HeartbeatRTT, "snapshotEntries", cfg.SnapshotEntries, "tenancyHeader", cfg.TenancyHeader,
 		"requestTimeoutMs", cfg.RequestTimeout.Milliseconds(), "maxBodyBytes", cfg.MaxBodyBytes,
-		"ephemeralMaxBytes", cfg.EphemeralMaxBytes, "raftLogDB", cfg.RaftLogDB)
+		"ephemeralMaxBytes", cfg.EphemeralMaxBytes, "raftLogDB", cfg.RaftLogDB, "diskHighPct", cfg.DiskHighPct, "diskLowPct", cfg.DiskLowPct)
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return fmt.Errorf("data directory QUEEN_DATA_DIR=%s: %w", cfg.DataDir, err)
 	}
@@ -118,6 +118,7 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 		Members: members, Join: cfg.Join, RTT: cfg.RTT, ElectionRTT: cfg.ElectionRTT, HeartbeatRTT: cfg.HeartbeatRTT,
 		SnapshotEntries: cfg.SnapshotEntries, CompactionOverhead: cfg.CompactionOverhead, TickInterval: cfg.TickInterval,
 		ClockOffset: cfg.ClockOffset, LogDB: raftlog.LogDBSize(cfg.RaftLogDB),
+		Disk:   raftlog.DiskConfig{HighPct: float64(cfg.DiskHighPct), LowPct: float64(cfg.DiskLowPct), Interval: cfg.DiskPoll},
 		Logger: log.With("component", "raft")})
 	if err != nil {
 		return err
@@ -154,7 +155,7 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	go eph.Run(ctx, time.Second)
 	b := broker.New(host, shard, broker.Options{Version: version, ReadyLag: cfg.ReadyLag, Skew: cfg.MaxClockSkew, Sealer: sealer,
 		Ephemeral: eph, TraceRetention: cfg.TraceRetention})
-	reg.MustRegister(b.StreamCollector())
+	reg.MustRegister(b.StreamCollector(), b.DiskCollector())
 	auth, err := authenticators(ctx, cfg.JWT, log)
 	if err != nil {
 		return err

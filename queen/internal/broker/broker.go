@@ -98,6 +98,8 @@ func mapErr(err error) error {
 		return fmt.Errorf("%w: %w", httpd.ErrNoLeader, err)
 	case errors.Is(err, raftlog.ErrClosed):
 		return fmt.Errorf("%w: %w", httpd.ErrRetry, err)
+	case errors.Is(err, raftlog.ErrStorageFull):
+		return &httpd.Error{Status: http.StatusInsufficientStorage, Code: httpd.CodeStorageFull, Message: err.Error()}
 	case errors.Is(err, raftlog.ErrRejected):
 		return &httpd.Error{Status: http.StatusBadRequest, Code: "bad_request", Message: err.Error()}
 	case errors.As(err, &kvErr):
@@ -198,7 +200,7 @@ func (b *Broker) Health(ctx context.Context) (bool, any) {
 	return ready, map[string]any{"raft": map[string]any{
 		"role": role, "leader": leader, "applied": b.shard.Applied(), "lag": lag.Milliseconds(),
 		"storageReady": b.shard.Applied() > 0, "clusterVersion": 1,
-	}}
+	}, "disk": b.diskBlock()}
 }
 
 // Status is this node's own view.

@@ -63,6 +63,10 @@ type Options struct {
 	S3Embedded bool
 	// Sealer is the QUEEN_ENCRYPTION_KEY's (nil: none).
 	Sealer *seal.Sealer
+	// DiskUsage, when set, turns the storage gate on (marks 85 and 80,
+	// polled every 5 ms) and reads the disk's use from it, in percent:
+	// tests fill no real disk.
+	DiskUsage func(dir string) (float64, error)
 }
 
 // Start starts a node and waits until it leads its shard.
@@ -82,8 +86,12 @@ func Start(o Options) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	var disk raftlog.DiskConfig
+	if o.DiskUsage != nil {
+		disk = raftlog.DiskConfig{HighPct: 85, LowPct: 80, Interval: 5 * time.Millisecond, Usage: o.DiskUsage}
+	}
 	host, err := raftlog.NewHost(raftlog.Config{NodeID: 1, RaftAddress: addr, DataDir: filepath.Join(dir, "raft"),
-		Members: map[uint64]string{1: addr}, RTT: 5 * time.Millisecond, Logger: o.Logger})
+		Members: map[uint64]string{1: addr}, RTT: 5 * time.Millisecond, Logger: o.Logger, Disk: disk})
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +117,7 @@ func Start(o Options) (*Node, error) {
 	n.Retention = &retention.Job{Shard: shard, KV: n.KV, NodeID: 1, Interval: time.Hour, Log: o.Logger}
 	n.Broker = broker.New(host, shard, broker.Options{Version: "inproc", ReadyLag: 2 * time.Second, Skew: 500 * time.Millisecond})
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(n.Broker.StreamCollector())
+	reg.MustRegister(n.Broker.StreamCollector(), n.Broker.DiskCollector())
 	ho := httpd.Options{TenancyHeader: o.TenancyHeader, Logger: o.Logger, Registry: reg}
 	if o.CPToken != "" {
 		n.CP = controlplane.New(controlplane.Options{KV: n.KV, Sealer: o.Sealer, TenancyHeader: o.TenancyHeader,

@@ -166,10 +166,12 @@ func (k KV) Get(ctx context.Context, tenant, ns string, keys []string) ([]s3sink
 	return out, nil
 }
 
-// Batch runs ops as one KV call.
+// Batch runs ops as one KV call. The sink's rows (leases, presence,
+// intents, pointers) pass the storage gate: a sink must keep its leases
+// and drain while a disk is full (raftlog.AllowWhenFull).
 func (k KV) Batch(ctx context.Context, tenant, ns string, ops []s3sink.KVOp) (s3sink.BatchResult, error) {
 	kops := Ops(ns, ops)
-	a, err := k.Store.Do(ctx, tenant, kops)
+	a, err := k.Store.Do(raftlog.AllowWhenFull(ctx), tenant, kops)
 	if err != nil {
 		return s3sink.BatchResult{}, err
 	}
