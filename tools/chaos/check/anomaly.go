@@ -21,6 +21,7 @@ const (
 	KindDiverged  = "diverged"  // two nodes (or one node twice) serve different records at one offset
 	KindPhantom   = "phantom"   // a record whose TxnID no push sent
 	KindCorrupt   = "corrupt"   // a record whose payload is not the pushed payload of its TxnID
+	KindRefused   = "refused"   // a record of a TxnID whose every push was refused (507)
 
 	// CheckKV.
 	KindNonlinearizable = "nonlinearizable" // a key's history is no register's

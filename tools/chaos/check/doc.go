@@ -12,7 +12,9 @@
 // offset); a TxnID is at one offset of its partition only; a partition's
 // offsets are contiguous from its first; all nodes serve the same record
 // at an offset; every record was pushed, with the payload pushed. An
-// unacked push may be in the log or not, but at most once.
+// unacked push may be in the log or not, but at most once; a refused push
+// (every attempt answered 507 storage_full: a definite refusal) is in no
+// log.
 //
 //	lost       an acked push in no log, or missing on a node
 //	moved      an acked push served at another offset than answered
@@ -21,6 +23,7 @@
 //	diverged   two nodes (or one node twice) serve different records at one offset
 //	phantom    a record whose TxnID no push sent
 //	corrupt    a record whose payload is not the pushed payload of its TxnID
+//	refused    a record of a TxnID whose every push was refused
 //
 // A finding on several nodes is one Anomaly naming them all, so a bug of
 // the replicated state machine shows once and a node's own loss shows as
@@ -30,7 +33,9 @@
 // initially absent (porcupine, the Knossos algorithm). A put that got no
 // answer may take effect at any time after its call, or never, so it is
 // given an infinite return; a get that got no answer tells nothing and is
-// dropped. Kinds: nonlinearizable, undecided (the key's check ran out of
+// dropped; a refused op (507 storage_full) did not happen and is dropped
+// too, so a get that reads a refused put's value is nonlinearizable.
+// Kinds: nonlinearizable, undecided (the key's check ran out of
 // CheckKVTimeout), invalid (an op the checker cannot read).
 //
 // CheckCounter: answered incrs return distinct values; the final value

@@ -13,6 +13,8 @@ import (
 // (monotonic ns from one clock). Kind "put" (Value written) or "get" (Value
 // read; Found false: absent). Unknown: the client got no answer (timeout,
 // 503): the op may or may not have taken effect, at any time after Call.
+// Refused: the broker answered a definite refusal (507 storage_full): the
+// op did not happen.
 type KVOp struct {
 	Client       int
 	Kind         string
@@ -20,6 +22,7 @@ type KVOp struct {
 	Value        string
 	Found        bool
 	Unknown      bool
+	Refused      bool
 	Call, Return int64
 }
 
@@ -32,10 +35,12 @@ var CheckKVTimeout = 10 * time.Second
 // CheckKV checks the history is linearizable per key as a register
 // (initially absent), with porcupine. An Unknown op is a put that may have
 // happened (its return time is taken as infinity) or a get that tells
-// nothing (dropped). Returns one "nonlinearizable" anomaly per key whose
-// history no register could give, "undecided" per key whose check ran out
-// of CheckKVTimeout, and "invalid" per op of another kind than put or get
-// or whose Return is before its Call (it is left out of the check).
+// nothing (dropped); a Refused op did not happen (dropped: a get that
+// reads a refused put's value then has no linearization). Returns one
+// "nonlinearizable" anomaly per key whose history no register could give,
+// "undecided" per key whose check ran out of CheckKVTimeout, and
+// "invalid" per op of another kind than put or get or whose Return is
+// before its Call (it is left out of the check).
 // Keys are checked one at a time, in name order.
 func CheckKV(ops []KVOp) []Anomaly {
 	var out []Anomaly
@@ -49,8 +54,8 @@ func CheckKV(ops []KVOp) []Anomaly {
 		case !op.Unknown && op.Return < op.Call:
 			out = append(out, Anomaly{KindInvalid, "op returns before its call: " + describeOp(op)})
 			continue
-		case op.Unknown && op.Kind == "get":
-			continue
+		case op.Unknown && op.Kind == "get", op.Refused && !op.Unknown:
+			continue // tells nothing, or did not happen
 		}
 		ret := op.Return
 		if op.Unknown {

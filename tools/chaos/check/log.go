@@ -8,13 +8,16 @@ import (
 // Push is one push the workload sent: Acked when the broker answered it
 // stored (201 and status ok/duplicate), with the offset it answered; an
 // unanswered push (timeout, 503, connection lost) has Acked false and may or
-// may not be in the log.
+// may not be in the log. Refused: every attempt was answered with a
+// definite refusal (507 storage_full), so the push did not happen and its
+// record must be in no log.
 type Push struct {
 	Queue, Partition, TxnID string
 	Payload                 []byte
 	Acked                   bool
 	Offset                  int64 // the answered offset when Acked
 	Duplicate               bool  // answered as a duplicate of an earlier push of TxnID
+	Refused                 bool  // refused, never sent without an answer: not in the log
 }
 
 // Record is one record of a partition's log as a node serves it (fetch by
@@ -32,7 +35,8 @@ type Record struct {
 // offsets of a partition), "gap" (offsets of a partition not contiguous
 // from the first), "diverged" (two nodes serve different records at one
 // offset), "phantom" (a record whose TxnID no push sent), "corrupt" (a
-// record whose payload is not the pushed payload of its TxnID).
+// record whose payload is not the pushed payload of its TxnID), "refused"
+// (a record of a TxnID whose every push was refused).
 //
 // One finding on several nodes is one Anomaly that names them all. The
 // order is deterministic: node findings, then acked pushes, then
@@ -57,6 +61,7 @@ func CheckLog(pushes []Push, logs map[string][]Record) []Anomaly {
 		c.checkNode(n)
 	}
 	c.checkAcked(pushes)
+	c.checkRefused(pushes)
 	c.checkDiverged()
 	return c.found.anomalies()
 }
