@@ -35,6 +35,9 @@ type Cluster struct {
 	dir   string
 }
 
+// DataDir is node n's data directory (QUEEN_DATA_DIR).
+func (c *Cluster) DataDir(n *Node) string { return filepath.Join(c.dir, fmt.Sprint(n.ID)) }
+
 // Node is one queen process of a Cluster.
 type Node struct {
 	ID      int
@@ -44,6 +47,9 @@ type Node struct {
 	// fs serves the node's data directory when the cluster was started
 	// for power losses (ClusterOptions.PowerLoss); nil otherwise.
 	fs *lossyfs.FS
+	// tmpfs is the node's data directory when it is a tmpfs mount of its
+	// own (ClusterOptions.DiskFull), which Stop unmounts; "" otherwise.
+	tmpfs string
 
 	// mu guards cmd and exited: the workload's goroutines ask Running
 	// while the fault's kill and start them.
@@ -68,6 +74,9 @@ type ClusterOptions struct {
 	// (root and /dev/fuse), so that PowerLoss can drop what the node had
 	// not fsynced.
 	PowerLoss bool
+	// DiskFull serves each node's data directory from a tmpfs of its own
+	// (root), so that the disk-full fault can fill it (diskfull.go).
+	DiskFull bool
 }
 
 // StartCluster starts n nodes of bin with their data and logs under dir,
@@ -117,6 +126,14 @@ func StartCluster(ctx context.Context, bin, dir string, n int, o ClusterOptions,
 				c.Stop()
 				return nil, err
 			}
+		}
+		if o.DiskFull {
+			if err := mountTmpfs(c.DataDir(nd)); err != nil {
+				c.Stop()
+				return nil, err
+			}
+			nd.tmpfs = c.DataDir(nd)
+			nd.env = append(nd.env, diskEnv...)
 		}
 	}
 	for _, nd := range c.Nodes {
@@ -308,7 +325,8 @@ func (c *Cluster) Leader(ctx context.Context, timeout time.Duration) (*Node, err
 	return nil, errors.New("no single leader within " + timeout.String())
 }
 
-// Stop kills every node (by its pid) and the mesh.
+// Stop kills every node (by its pid) and the mesh, and unmounts what
+// the cluster mounted.
 func (c *Cluster) Stop() {
 	for _, n := range c.Nodes {
 		if cmd, exited := n.proc(); cmd != nil {
@@ -321,6 +339,12 @@ func (c *Cluster) Stop() {
 		}
 		if n.fs != nil {
 			n.fs.Unmount()
+		}
+		if n.tmpfs != "" {
+			if err := unmountTmpfs(n.tmpfs); err != nil {
+				fmt.Fprintln(os.Stderr, "chaos:", err)
+			}
+			n.tmpfs = ""
 		}
 	}
 	c.Mesh.Close()

@@ -15,6 +15,11 @@
 //     checker allows either.
 //   - Processes are stopped by their pid (SIGKILL, after SIGCONT), and
 //     every port is 127.0.0.1's.
+//   - A disk-full run mounts one tmpfs per node (ClusterOptions.DiskFull,
+//     diskfull.go) and Cluster.Stop unmounts each once the nodes are
+//     dead: Run defers it on every path, and StartCluster calls it when
+//     a start fails. A 507 storage_full is a
+//     definite refusal in the histories: the op did not happen.
 //
 // # The lake workload
 //

@@ -38,10 +38,15 @@ const (
 	// and what it had not fsynced is lost (lossyfs), then it starts again
 	// after a while.
 	FaultPowerLoss = "power-loss"
+	// FaultDiskFull fills the data directory (each node's own tmpfs in
+	// this run) of the leader, a random node or a majority past the high
+	// mark with ballast, and removes it after a while: the cluster answers
+	// growing writes 507 storage_full meanwhile (diskfull.go).
+	FaultDiskFull = "disk-full"
 )
 
 // Faults lists the faults Run knows, in the campaign's order.
-var Faults = []string{FaultNone, FaultPartition, FaultOneWay, FaultClock, FaultKill, FaultPause, FaultPowerLoss}
+var Faults = []string{FaultNone, FaultPartition, FaultOneWay, FaultClock, FaultKill, FaultPause, FaultPowerLoss, FaultDiskFull}
 
 // striker strikes one fault at a time on a cluster, its choices drawn
 // from r (the seed's).
@@ -120,6 +125,8 @@ func (s *striker) strike(ctx context.Context, fault string) (what string, heal f
 			}
 			return nil
 		}, nil
+	case FaultDiskFull:
+		return s.strikeDiskFull()
 	}
 	return "", nil, fmt.Errorf("unknown fault %q (one of %v)", fault, Faults)
 }

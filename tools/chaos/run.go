@@ -34,8 +34,13 @@ type Result struct {
 	Nodes           int
 	Ops, Acked      int
 	Faults          int
-	Anomalies       []check.Anomaly
+	// Refused counts the answers 507 storage_full the workload got.
+	Refused   int
+	Anomalies []check.Anomaly
 }
+
+// refuser is a workload that counts the answers 507 storage_full it got.
+type refuser interface{ refusals() int }
 
 // Run starts a cluster, drives the workload through it while the fault
 // strikes on the seed's schedule, heals everything, and checks the
@@ -60,7 +65,8 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return res, err
 	}
 	defer stopEnv()
-	c, err := StartCluster(ctx, cfg.Bin, cfg.Dir, cfg.Nodes, ClusterOptions{PowerLoss: cfg.Fault == FaultPowerLoss}, env...)
+	c, err := StartCluster(ctx, cfg.Bin, cfg.Dir, cfg.Nodes, ClusterOptions{PowerLoss: cfg.Fault == FaultPowerLoss,
+		DiskFull: cfg.Fault == FaultDiskFull}, env...)
 	if err != nil {
 		return res, err
 	}
@@ -105,6 +111,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	<-done
 	c.Mesh.Heal()
 	res.Ops, res.Acked, res.Anomalies, err = w.finish(ctx)
+	if r, ok := w.(refuser); ok {
+		res.Refused = r.refusals()
+	}
 	return res, err
 }
 

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -28,7 +29,10 @@ type kvWorkload struct {
 
 	mu      sync.Mutex
 	history []check.KVOp
+	refused atomic.Int64 // answers 507 storage_full
 }
+
+func (k *kvWorkload) refusals() int { return int(k.refused.Load()) }
 
 func (k *kvWorkload) now() int64 { return time.Since(k.start).Nanoseconds() }
 
@@ -49,8 +53,8 @@ func (k *kvWorkload) run(ctx context.Context, seed uint64) {
 					sleep(ctx, 20*time.Millisecond) // no node took it: nothing happened, nothing to record
 					continue
 				}
-				if op.Unknown {
-					sleep(ctx, 50*time.Millisecond) // a fault: do not pile up ops of unknown outcome
+				if op.Unknown || op.Refused {
+					sleep(ctx, 50*time.Millisecond) // a fault: do not pile up ops of unknown outcome, nor refusals
 				}
 				k.mu.Lock()
 				k.history = append(k.history, op)
@@ -87,6 +91,12 @@ func (k *kvWorkload) do(ctx context.Context, r *rand.Rand, op *check.KVOp) bool 
 	op.Return = k.now()
 	if errors.Is(err, syscall.ECONNREFUSED) {
 		return false
+	}
+	if code == http.StatusInsufficientStorage {
+		// A definite refusal: the put did not happen.
+		op.Refused = true
+		k.refused.Add(1)
+		return true
 	}
 	if err != nil || code != http.StatusOK {
 		op.Unknown = true

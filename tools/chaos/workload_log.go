@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/queen-mq/queen-go/tools/chaos/check"
@@ -24,7 +25,10 @@ type logWorkload struct {
 
 	mu      sync.Mutex
 	history []check.Push
+	refused atomic.Int64 // answers 507 storage_full
 }
+
+func (l *logWorkload) refusals() int { return int(l.refused.Load()) }
 
 type pushAnswer struct {
 	Status string `json:"status"`
@@ -55,8 +59,11 @@ func (l *logWorkload) run(ctx context.Context, seed uint64) {
 }
 
 // push sends p through random running nodes until one answers it stored,
-// or ctx ends (p stays unacked: it may or may not be in the log).
+// or ctx ends (p stays unacked: it may or may not be in the log). A 507
+// storage_full before any attempt went unanswered is a definite refusal:
+// p is Refused, and the writer moves on.
 func (l *logWorkload) push(ctx context.Context, r *rand.Rand, p *check.Push) {
+	unanswered := false
 	for ctx.Err() == nil {
 		n := l.c.Nodes[r.IntN(len(l.c.Nodes))]
 		if !n.Running() {
@@ -72,6 +79,16 @@ func (l *logWorkload) push(ctx context.Context, r *rand.Rand, p *check.Push) {
 		if err == nil && code == http.StatusCreated && len(out) == 1 && out[0].Error == "" {
 			p.Acked, p.Offset, p.Duplicate = true, out[0].Offset, out[0].Status == "duplicate"
 			return
+		}
+		if code == http.StatusInsufficientStorage {
+			l.refused.Add(1)
+			if !unanswered {
+				p.Refused = true
+				sleep(ctx, 50*time.Millisecond) // as a client backs off
+				return
+			}
+		} else {
+			unanswered = true
 		}
 		select {
 		case <-ctx.Done():

@@ -60,7 +60,7 @@ func main() {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	bad := 0
 	var table []row
-	fmt.Printf("%-8s %-10s %5s %5s %7s %7s %6s  %s\n", "workload", "fault", "nodes", "seed", "ops", "acked", "faults", "anomalies")
+	fmt.Printf("%-8s %-10s %5s %5s %7s %7s %6s %6s  %s\n", "workload", "fault", "nodes", "seed", "ops", "acked", "faults", "507s", "anomalies")
 	for _, w := range workloads {
 		for _, f := range faults {
 			t := row{workload: w, fault: f, nodes: *nodes}
@@ -83,8 +83,8 @@ func main() {
 					continue
 				}
 				t.ops, t.acked, t.faults, t.anomalies = t.ops+res.Ops, t.acked+res.Acked, t.faults+res.Faults, t.anomalies+len(res.Anomalies)
-				fmt.Printf("%-8s %-10s %5d %5d %7d %7d %6d  %s\n", res.Workload, res.Fault, res.Nodes, res.Seed, res.Ops, res.Acked, res.Faults,
-					check.Summary(res.Anomalies))
+				fmt.Printf("%-8s %-10s %5d %5d %7d %7d %6d %6d  %s\n", res.Workload, res.Fault, res.Nodes, res.Seed, res.Ops, res.Acked, res.Faults,
+					res.Refused, check.Summary(res.Anomalies))
 				if len(res.Anomalies) > 0 {
 					bad++
 					keep = true
