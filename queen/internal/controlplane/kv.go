@@ -3,9 +3,13 @@ package controlplane
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 
+	"github.com/queen-mq/queen-go/httpd"
 	"github.com/queen-mq/queen-go/kvstore"
+	"github.com/queen-mq/queen-go/raftlog"
 )
 
 // row is one stored row: its value and version.
@@ -18,11 +22,17 @@ type row struct {
 // kv runs the control plane's KV calls, all in SystemTenant's NS.
 type kv struct{ store *kvstore.Store }
 
+// A write the storage gate refused (a disk above its high mark) is the
+// engine's 507 storage_full: it did not happen.
 func (k kv) do(ctx context.Context, ops ...kvstore.Op) (*kvstore.Answer, error) {
 	for i := range ops {
 		ops[i].NS = NS
 	}
-	return k.store.Do(ctx, SystemTenant, ops)
+	a, err := k.store.Do(ctx, SystemTenant, ops)
+	if errors.Is(err, raftlog.ErrStorageFull) {
+		return nil, httpd.CPError(http.StatusInsufficientStorage, httpd.CodeStorageFull, err.Error())
+	}
+	return a, err
 }
 
 // get reads one row (ok false: none), decoding its value into v.

@@ -217,3 +217,15 @@ func TestGrows(t *testing.T) {
 		}
 	}
 }
+
+// TestStorageFullControlPlane: a control-plane write the gate refuses is
+// 507 storage_full too, not a 500.
+func TestStorageFullControlPlane(t *testing.T) {
+	n, err := Start(Options{CPToken: cpToken, DiskUsage: func(string) (float64, error) { return 99, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	w := cp(t, n.Handler, "POST", "/api/cp/tenants", `{"slug":"acme"}`)
+	want(t, w, 507, "storage_full")
+}
