@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lni/dragonboat/v4"
@@ -64,6 +65,11 @@ type Config struct {
 	// stamps at a chosen time (an hour boundary). Stamps stay monotonic:
 	// apply stamps max(proposed, previous + 1) whatever the clock says.
 	ClockOffset time.Duration
+	// OnCorrupt is told, once, when this node finds its stored data
+	// corrupted (corrupt.go), after the finding is recorded in the data
+	// directory. The broker prints its FATAL line and exits; nil only
+	// logs it, and the shards' reads answer the finding from then on.
+	OnCorrupt func(*CorruptError)
 }
 
 func (c *Config) withDefaults() Config {
@@ -128,6 +134,9 @@ type Host struct {
 	mu     sync.Mutex
 	shards map[uint64]*Shard
 	closed bool
+
+	// corrupted is the first finding of corruption (corrupt.go).
+	corrupted atomic.Pointer[CorruptError]
 }
 
 // NewHost starts the node's raft host. Shards start with StartShard.
@@ -136,8 +145,16 @@ func NewHost(cfg Config) (*Host, error) {
 		return nil, err
 	}
 	c := cfg.withDefaults()
+	// A finding of an earlier run stands until the node is rebuilt.
+	if e, err := ReadMarker(c.DataDir); e != nil || err != nil {
+		if e != nil {
+			return nil, e
+		}
+		return nil, err
+	}
 	setDragonboatLogger(c.Logger)
 	h := &Host{cfg: c, log: c.Logger, shards: map[uint64]*Shard{}}
+	watchRaftLogDB(h)
 	nh, err := dragonboat.NewNodeHost(config.NodeHostConfig{
 		NodeHostDir:       filepath.Join(c.DataDir, "raft"),
 		WALDir:            filepath.Join(c.DataDir, "raft"),
@@ -201,6 +218,7 @@ func (h *Host) StartShard(shardID uint64, appliers map[OpKind]Applier) (*Shard, 
 	dir := filepath.Join(h.cfg.DataDir, "sm", "shard-"+strconv.FormatUint(shardID, 10))
 	factory := func(shard, replica uint64) sm.IOnDiskStateMachine {
 		m := newStateMachine(shard, replica, dir, all, s.log, s.watch)
+		m.onCorrupt = h.corrupt
 		s.sm.Store(m)
 		return m
 	}

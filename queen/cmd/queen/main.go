@@ -78,8 +78,9 @@ func main() {
 	}
 	log := newLogger(cfg)
 	if err := run(cfg, sinkCfg, log); err != nil {
-		log.Error("boot: FATAL: "+err.Error(), "component", "boot")
-		os.Exit(1)
+		line, code := bootFailure(cfg, err)
+		log.Error(line, "component", "boot")
+		os.Exit(code)
 	}
 }
 
@@ -118,7 +119,8 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 		Members: members, Join: cfg.Join, RTT: cfg.RTT, ElectionRTT: cfg.ElectionRTT, HeartbeatRTT: cfg.HeartbeatRTT,
 		SnapshotEntries: cfg.SnapshotEntries, CompactionOverhead: cfg.CompactionOverhead, TickInterval: cfg.TickInterval,
 		ClockOffset: cfg.ClockOffset, LogDB: raftlog.LogDBSize(cfg.RaftLogDB),
-		Logger: log.With("component", "raft")})
+		OnCorrupt: stopCorrupt(cfg, log),
+		Logger:    log.With("component", "raft")})
 	if err != nil {
 		return err
 	}
