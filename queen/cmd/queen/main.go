@@ -110,6 +110,15 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return fmt.Errorf("data directory QUEEN_DATA_DIR=%s: %w", cfg.DataDir, err)
 	}
+	// The store is read strictly before raft starts on it: a node whose
+	// data fails a check refuses at once, naming the file (corrupt.go).
+	vst, err := raftlog.VerifyStore(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	log.Info("store verified", "component", "boot", "tookMs", vst.Took.Milliseconds(), "tables", vst.Tables,
+		"tableBytes", vst.TableBytes, "wals", vst.Logs, "walBytes", vst.LogBytes, "manifests", vst.Manifests,
+		"segmentRecords", vst.Records, "segmentBytes", vst.SegmentBytes)
 	members := cfg.Members
 	if cfg.Join {
 		members = nil
