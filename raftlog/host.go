@@ -214,6 +214,12 @@ func (h *Host) StartShard(shardID uint64, appliers map[OpKind]Applier) (*Shard, 
 	}
 	h.shards[shardID] = s
 	h.mu.Unlock()
+	if err := h.checkReplica(shardID); err != nil {
+		h.mu.Lock()
+		delete(h.shards, shardID)
+		h.mu.Unlock()
+		return nil, err
+	}
 
 	dir := filepath.Join(h.cfg.DataDir, "sm", "shard-"+strconv.FormatUint(shardID, 10))
 	factory := func(shard, replica uint64) sm.IOnDiskStateMachine {

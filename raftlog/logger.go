@@ -57,10 +57,13 @@ var dbHost atomic.Pointer[Host]
 func watchRaftLogDB(h *Host) { dbHost.Store(h) }
 
 // looksCorrupt says whether a message of the raft log store (old Pebble's
-// errors, as dragonboat panics with them) names a failed check.
+// errors, as dragonboat panics with them) names a failed check, or raft
+// found its log shorter than the commit index its peers hold it to
+// ("invalid commitTo index"): the node lost entries it had acknowledged,
+// as a flip in its last WAL record, read as a torn write, loses them.
 func looksCorrupt(msg string) bool {
 	m := strings.ToLower(msg)
-	for _, w := range []string{"checksum", "corrupt", "invalid chunk", "zeroed chunk", "invalid table", "malformed"} {
+	for _, w := range []string{"checksum", "corrupt", "invalid chunk", "zeroed chunk", "invalid table", "malformed", "invalid committo index"} {
 		if strings.Contains(m, w) {
 			return true
 		}

@@ -21,7 +21,7 @@ const exitCorrupt = 3
 func corruptAdvice(cfg *config.Config, e *raftlog.CorruptError) string {
 	how := fmt.Sprintf("This node serves nothing until it is rebuilt from its peers: on a healthy node POST /api/v1/raft/members/replace "+
 		`{"nodeId":%d,"newNodeId":<an id no node ever had>}, move QUEEN_DATA_DIR=%s aside, and start this node with `+
-		"QUEEN_RAFT_NODE_ID=<that id> QUEEN_RAFT_JOIN=true QUEEN_RAFT_ADDRESS=%s (QUEEN_RAFT_MEMBERS unset)", cfg.NodeID, cfg.DataDir, cfg.RaftAddress)
+		"QUEEN_RAFT_NODE_ID=<that id> QUEEN_RAFT_JOIN=true QUEEN_RAFT_ADDRESS=%s", cfg.NodeID, cfg.DataDir, cfg.RaftAddress)
 	if !cfg.Join && len(cfg.Members) == 1 {
 		how = fmt.Sprintf("A single node has no peers to rebuild it from: restore QUEEN_DATA_DIR=%s from a backup", cfg.DataDir)
 	}
