@@ -24,13 +24,14 @@ func buildQueen(t *testing.T) string {
 // the log workload for each network fault (the leader cut off from the
 // others; what the leader sends dropped, not what it hears) and one of
 // the KV registers under partitions, one of the log across killed nodes
-// started again with their clocks jumped, each required to strike at least
+// started again with their clocks jumped, one of the log across bit flips
+// (a refusing node replaced under a fresh id), each required to strike at least
 // once, answer ops, and leave no anomaly in the history. `make chaos`
 // runs the full campaign.
 func TestSlice(t *testing.T) {
 	bin := buildQueen(t)
 	for _, run := range []struct{ workload, fault string }{{WorkloadLog, FaultPartition}, {WorkloadLog, FaultOneWay}, {WorkloadKV, FaultPartition},
-		{WorkloadLog, FaultClock}} {
+		{WorkloadLog, FaultClock}, {WorkloadLog, FaultBitFlip}} {
 		t.Run(run.workload+"/"+run.fault, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()

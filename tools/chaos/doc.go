@@ -15,6 +15,10 @@
 //     checker allows either.
 //   - Processes are stopped by their pid (SIGKILL, after SIGCONT), and
 //     every port is 127.0.0.1's.
+//   - A node's slot (Node.ID: its mesh address, data directory and log)
+//     outlives its raft replica id (Node.Replica): the bit-flip fault
+//     replaces a node that found its data corrupted under a fresh id at
+//     the same slot (fault_bitflip.go), as the operator would.
 //
 // # Usage
 //

@@ -31,10 +31,15 @@ const (
 	// majority (by the seed), and SIGCONTs them after a while: a paused
 	// leader wakes up believing it still leads.
 	FaultPause = "pause"
+	// FaultBitFlip stops a node (SIGKILL or SIGTERM), flips one bit of
+	// one of its data files and starts it again; a node that refuses or
+	// later stops itself over it is replaced under a fresh id, as an
+	// operator would (fault_bitflip.go).
+	FaultBitFlip = "bit-flip"
 )
 
 // Faults lists the faults Run knows, in the campaign's order.
-var Faults = []string{FaultNone, FaultPartition, FaultOneWay, FaultClock, FaultKill, FaultPause}
+var Faults = []string{FaultNone, FaultPartition, FaultOneWay, FaultClock, FaultKill, FaultPause, FaultBitFlip}
 
 // striker strikes one fault at a time on a cluster, its choices drawn
 // from r (the seed's).
@@ -42,6 +47,7 @@ type striker struct {
 	c      *Cluster
 	r      *rand.Rand
 	leader *Node
+	flips  flips // FaultBitFlip's state
 }
 
 // strike strikes the named fault and returns what it did and how to
@@ -98,6 +104,9 @@ func (s *striker) strike(ctx context.Context, fault string) (what string, heal f
 			}
 			return nil
 		}, nil
+	}
+	if fault == FaultBitFlip {
+		return s.bitFlip(ctx)
 	}
 	return "", nil, fmt.Errorf("unknown fault %q (one of %v)", fault, Faults)
 }
