@@ -121,10 +121,11 @@ func (h *Host) corrupt(e *CorruptError) {
 	if err := WriteMarker(h.cfg.DataDir, e); err != nil {
 		h.log.Error("raftlog: corruption marker not written", "err", err)
 	}
-	h.log.Error("raftlog: "+e.Error(), "path", e.Path)
 	if h.cfg.OnCorrupt != nil {
-		h.cfg.OnCorrupt(e)
+		h.cfg.OnCorrupt(e) // it says so itself: one line
+		return
 	}
+	h.log.Error("raftlog: "+e.Error(), "path", e.Path)
 }
 
 // Corrupted returns the host's finding, nil while there is none.
