@@ -55,6 +55,12 @@ const (
 	// worker-metrics). A JWT that reads reaches them, and the control
 	// plane's token; a tenant's API key never does.
 	ClassNode
+	// ClassCluster: the changes of the raft membership (POST
+	// /api/v1/raft/members/replace). An admin JWT and the control plane's
+	// token reach them; no tenant's credential does, whatever its scopes:
+	// a tenant's API key of scope admin is its cluster's admin, not the
+	// broker's.
+	ClassCluster
 	// ClassControlPlane: the control plane's routes under /api/cp/,
 	// guarded by x-queen-cp-token (cpGuard) and by no credential of the
 	// chain: a JWT or an API key never reaches them.
@@ -63,11 +69,11 @@ const (
 
 // Classes lists every class, in the order of the constants.
 var Classes = []Class{ClassPublic, ClassRead, ClassPush, ClassTimers, ClassTxn, ClassConsume, ClassShared, ClassSharedRead, ClassAdmin,
-	ClassConfigure, ClassNode, ClassControlPlane}
+	ClassConfigure, ClassNode, ClassCluster, ClassControlPlane}
 
 var classNames = map[Class]string{ClassPublic: "public", ClassRead: "read", ClassPush: "push", ClassTimers: "timers",
 	ClassTxn: "transaction", ClassConsume: "consume", ClassShared: "shared", ClassSharedRead: "shared-read", ClassAdmin: "admin",
-	ClassConfigure: "configure", ClassNode: "node", ClassControlPlane: "control-plane"}
+	ClassConfigure: "configure", ClassNode: "node", ClassCluster: "cluster", ClassControlPlane: "control-plane"}
 
 func (c Class) String() string {
 	if n, ok := classNames[c]; ok {

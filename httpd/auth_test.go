@@ -30,10 +30,16 @@ func (allBroker) ListTimers(context.Context, string, string, string, int) ([]Tim
 }
 func (allBroker) CountTimers(context.Context, string, string, string) (int64, error) { return 0, nil }
 
+func (allBroker) Members(context.Context) (Members, error) { return Members{}, nil }
+func (allBroker) ReplaceMember(context.Context, uint64, uint64, string) (Members, error) {
+	return Members{}, nil
+}
+
 var (
 	_ Locker   = allBroker{}
 	_ Timerer  = allBroker{}
 	_ Streamer = allBroker{}
+	_ Cluster  = allBroker{}
 )
 
 // wantClasses is the route table: every route New registers over a
@@ -101,6 +107,8 @@ var wantClasses = map[string]Class{
 	"GET /api/v1/status/queues":                                ClassRead,
 	"GET /api/v1/status/queues/{queue}":                        ClassRead,
 	"GET /api/v1/status/analytics":                             ClassRead,
+	"GET /api/v1/raft/members":                                 ClassNode,
+	"POST /api/v1/raft/members/replace":                        ClassCluster,
 	"GET /api/v1/analytics/system-metrics":                     ClassNode,
 	"GET /api/v1/analytics/worker-metrics":                     ClassNode,
 	"GET /api/v1/consumer-groups":                              ClassRead,

@@ -51,7 +51,9 @@
 // the streaming SDK's routes (route_streams.go): POST
 // /streams/v1/queries, /streams/v1/state/get, /streams/v1/cycle; GET
 // /streams/v1/queries[/:name]; DELETE /streams/v1/queries/:name, under
-// the tenancy and auth of /api/v1. Over a Broker that is not one, those routes
+// the tenancy and auth of /api/v1. When it is also a Cluster
+// (route_raft.go), the raft membership's routes: GET /api/v1/raft/members,
+// POST /api/v1/raft/members/replace. Over a Broker that is not one, those routes
 // are 404 no_such_route like any unknown route.
 //
 // # Invariants
@@ -110,7 +112,10 @@
 //
 //	public       GET /health, /metrics, /metrics/prometheus
 //	node         GET /status, /analytics/system-metrics and
-//	             worker-metrics: the node-wide reports, every tenant's
+//	             worker-metrics, /raft/members: the node-wide reports,
+//	             every tenant's
+//	cluster      POST /raft/members/replace: an admin JWT or the control
+//	             plane's token, never a tenant's API key
 //	read         the GET reads of /api/v1 (queues,
 //	             resources, status, analytics, consumer groups, DLQ,
 //	             messages, traces, ephemeral queues); POST /fetch,
@@ -133,8 +138,8 @@
 //	             by the chain
 //
 // With the control plane on and a chain set, its token is a credential
-// of the chain too (cpTokenAuth, last): the operator's, reaching public
-// and node, nothing of a tenant's. A principal bound to a tenant (an API
+// of the chain too (cpTokenAuth, last): the operator's, reaching the
+// public, node and cluster routes, nothing of a tenant's. A principal bound to a tenant (an API
 // key) makes that the request's tenant, whatever x-queen-tenant says; a
 // principal that is a Refuser may refuse a route with an answer of its
 // own (403 cluster_suspended, push_blocked) before Allows is asked; an
@@ -442,6 +447,23 @@
 //     redelivered, stale, unknown) are answers, never statuses; an
 //     unknown configure option is 400; depth of an absent queue is 404
 //     ephemeral_queue_not_found.
+//   - The raft membership (route_raft.go; API.md §9 names
+//     /api/v1/raft/members and nothing more, and the official client has
+//     no membership call): GET /api/v1/raft/members answers 200
+//     {"node","leader","members":[{"nodeId","address"}],"removed":[ids]},
+//     read linearizably (503 timeout or no_leader as a read). POST
+//     /api/v1/raft/members/replace {"nodeId","newNodeId","address"?}
+//     replaces a node whose data is lost or corrupted: it deletes nodeId
+//     from the shard, then adds newNodeId at address (nodeId's when
+//     absent), and answers 200 {"replaced":true, and the members' fields
+//     after it}. The replacement is then started with
+//     QUEEN_RAFT_NODE_ID=newNodeId, QUEEN_RAFT_JOIN=true and the same
+//     QUEEN_RAFT_ADDRESS on an empty data directory, and catches up from
+//     its peers. An id is never reused. 400 bad_request for a body
+//     without both ids (1..2^31); 409 membership when newNodeId is or was
+//     a member, nodeId is not one, or nodeId is the answering node; a 503
+//     timeout leaves the outcome unknown, and asking again is safe (a
+//     replace already done answers 200).
 //   - Query strings of the admin routes read as pop's do: an empty value
 //     is absent, the first of repeated values counts, unknown parameters
 //     are ignored, and a malformed query string is 400.

@@ -96,7 +96,10 @@ type server struct {
 	tr Tracer
 	// sm is b as a Streamer, nil when it is not one (no /streams/v1
 	// routes then).
-	sm      Streamer
+	sm Streamer
+	// cl is b as a Cluster, nil when it is not one (no /raft/members
+	// routes then).
+	cl      Cluster
 	maxBody int64
 	// wire decodes the binary bodies, within maxBody once decompressed.
 	wire    *wire.Decoder
@@ -158,6 +161,9 @@ func build(b Broker, o Options) (*chi.Mux, map[string]Class) {
 	}
 	if sm, ok := b.(Streamer); ok {
 		s.sm = sm
+	}
+	if cl, ok := b.(Cluster); ok {
+		s.cl = cl
 	}
 
 	r := chi.NewRouter()
@@ -232,6 +238,9 @@ func (s *server) register(rt *routes, o Options) {
 		}
 		if s.e != nil {
 			s.ephemeralRoutes(api)
+		}
+		if s.cl != nil {
+			s.clusterRoutes(api)
 		}
 	})
 	if s.sm != nil {

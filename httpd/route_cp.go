@@ -41,7 +41,8 @@ func cpGuard(token string) func(http.Handler) http.Handler {
 
 // cpTokenAuth is the control plane's token as a data-plane credential
 // (an Authenticator): the operator's, it reaches the node-wide reports
-// (ClassNode) and the public routes, nothing of any tenant's.
+// (ClassNode), the membership changes (ClassCluster) and the public
+// routes, nothing of any tenant's.
 type cpTokenAuth struct{ want [sha256.Size]byte }
 
 func newCPTokenAuth(token string) cpTokenAuth { return cpTokenAuth{want: sha256.Sum256([]byte(token))} }
@@ -60,7 +61,7 @@ func (a cpTokenAuth) Authenticate(r *http.Request) (Principal, error) {
 // operator is the principal of the control plane's token.
 type operator struct{}
 
-func (operator) Allows(c Class) bool { return c == ClassPublic || c == ClassNode }
+func (operator) Allows(c Class) bool { return c == ClassPublic || c == ClassNode || c == ClassCluster }
 func (operator) Subject() string     { return "" }
 func (operator) Tenant() string      { return "" }
 func (operator) String() string      { return "the control plane's token" }

@@ -133,6 +133,33 @@
 // applier says it does not grow the store (acks, pops, deletes, trims,
 // sweeps, timer fires) always pass, and so does what a caller marks
 // with AllowWhenFull (the S3 sink's rows, retention's notes).
+// Corruption is fail-stop (corrupt.go, verify.go). A node never serves
+// data that failed a check, and never applies over it: its peers hold the
+// same state. Before the host starts, VerifyStore reads the data
+// directory strictly: every table of the raft log store (old Pebble) and
+// of the shards' stores (Pebble v2) against its block checksums, the
+// MANIFESTs and the WALs Pebble would replay with a reader that takes a
+// chunk that does not check for a torn end only when nothing of the same
+// log checks after it (Pebble itself stops at the first, and would
+// silently drop fsynced entries after a flip in the middle of its last
+// WAL, giving raft back a log, a term and a vote from the past), and the
+// active segment's records against their pointers' checksums. While the
+// node runs, Pebble's DataCorruption events, a segment record that fails
+// its checksum, and dragonboat's panics over a corrupted raft log store
+// (or over a log shorter than the commit it acknowledged) are findings
+// too. A finding is written to DataDir/CORRUPT first, then
+// Config.OnCorrupt is told (the broker prints one FATAL line naming the
+// file and exits 3), and reads answer ErrCorrupt; NewHost and VerifyStore
+// refuse a marked directory at once. Not detected: a flip in the very
+// last chunk of a log reads as a torn write (the format cannot tell), and
+// a record of an older segment is checked only when it is read.
+//
+// Replicas are replaced, never reused (members.go). A node whose data is
+// lost or corrupted is rebuilt from its peers: ReplaceReplica deletes its
+// id and adds a fresh one at the same address, and the node starts with
+// that id and Join on an empty directory, catching up from a snapshot. An
+// id once deleted is never added again (dragonboat refuses it), and a
+// data directory holding one replica id does not start under another.
 //
 // Unknown outcomes: dragonboat does not deduplicate proposals on on-disk
 // state machines, and a proposal that timed out (ErrTimeout) may still

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lni/dragonboat/v4"
@@ -66,6 +67,11 @@ type Config struct {
 	ClockOffset time.Duration
 	// Disk sets the storage gate (disk.go): off by default.
 	Disk DiskConfig
+	// OnCorrupt is told, once, when this node finds its stored data
+	// corrupted (corrupt.go), after the finding is recorded in the data
+	// directory. The broker prints its FATAL line and exits; nil only
+	// logs it, and the shards' reads answer the finding from then on.
+	OnCorrupt func(*CorruptError)
 }
 
 func (c *Config) withDefaults() Config {
@@ -136,6 +142,8 @@ type Host struct {
 	// diskStop and diskDone stop its goroutine.
 	disk               *diskWatch
 	diskStop, diskDone chan struct{}
+	// corrupted is the first finding of corruption (corrupt.go).
+	corrupted atomic.Pointer[CorruptError]
 }
 
 // NewHost starts the node's raft host. Shards start with StartShard.
@@ -144,8 +152,16 @@ func NewHost(cfg Config) (*Host, error) {
 		return nil, err
 	}
 	c := cfg.withDefaults()
+	// A finding of an earlier run stands until the node is rebuilt.
+	if e, err := ReadMarker(c.DataDir); e != nil || err != nil {
+		if e != nil {
+			return nil, e
+		}
+		return nil, err
+	}
 	setDragonboatLogger(c.Logger)
 	h := &Host{cfg: c, log: c.Logger, shards: map[uint64]*Shard{}}
+	watchRaftLogDB(h)
 	nh, err := dragonboat.NewNodeHost(config.NodeHostConfig{
 		NodeHostDir:       filepath.Join(c.DataDir, "raft"),
 		WALDir:            filepath.Join(c.DataDir, "raft"),
@@ -213,10 +229,17 @@ func (h *Host) StartShard(shardID uint64, appliers map[OpKind]Applier) (*Shard, 
 	}
 	h.shards[shardID] = s
 	h.mu.Unlock()
+	if err := h.checkReplica(shardID); err != nil {
+		h.mu.Lock()
+		delete(h.shards, shardID)
+		h.mu.Unlock()
+		return nil, err
+	}
 
 	dir := filepath.Join(h.cfg.DataDir, "sm", "shard-"+strconv.FormatUint(shardID, 10))
 	factory := func(shard, replica uint64) sm.IOnDiskStateMachine {
 		m := newStateMachine(shard, replica, dir, all, s.log, s.watch)
+		m.onCorrupt = h.corrupt
 		s.sm.Store(m)
 		return m
 	}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -37,8 +40,46 @@ func (d dbLog) Warningf(format string, args ...any) {
 func (d dbLog) Errorf(format string, args ...any) { d.emit(slog.LevelError, format, args) }
 func (d dbLog) Panicf(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
+	if h := dbHost.Load(); h != nil && looksCorrupt(msg) {
+		// The raft log store failed a check (a table's or a log's
+		// checksum): a finding, not a crash. The broker's OnCorrupt
+		// exits; a host without one panics as before.
+		h.corrupt(&CorruptError{Path: corruptPath(msg, filepath.Join(h.cfg.DataDir, "raft")), Detail: msg})
+	}
 	d.emit(slog.LevelError, "%s", []any{msg})
 	panic(msg)
+}
+
+// dbHost is the latest Host, whose finding a dragonboat panic over a
+// corrupted raft log store is (one host per process in the broker).
+var dbHost atomic.Pointer[Host]
+
+func watchRaftLogDB(h *Host) { dbHost.Store(h) }
+
+// looksCorrupt says whether a message of the raft log store (old Pebble's
+// errors, as dragonboat panics with them) names a failed check, or raft
+// found its log shorter than the commit index its peers hold it to
+// ("invalid commitTo index"): the node lost entries it had acknowledged,
+// as a flip in its last WAL record, read as a torn write, loses them.
+func looksCorrupt(msg string) bool {
+	m := strings.ToLower(msg)
+	for _, w := range []string{"checksum", "corrupt", "invalid chunk", "zeroed chunk", "invalid table", "malformed", "invalid committo index"} {
+		if strings.Contains(m, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// fileInMsg finds a store file's name in a message.
+var fileInMsg = regexp.MustCompile(`[^\s"'()]*(\d{6}\.(sst|log)|MANIFEST-\d+)`)
+
+// corruptPath is the file msg names, or dir.
+func corruptPath(msg, dir string) string {
+	if f := fileInMsg.FindString(msg); f != "" {
+		return f
+	}
+	return dir
 }
 
 func (d dbLog) emit(level slog.Level, format string, args []any) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -70,6 +71,9 @@ type segments struct {
 	// segment's offset size-len(pending): Update writes them with one
 	// call before it commits (write).
 	pending []byte
+	// onCorrupt is told of a record whose bytes fail their pointer's
+	// checksum, or are missing (nil: not told).
+	onCorrupt func(path, detail string)
 }
 
 func segmentName(id uint64) string { return fmt.Sprintf("%016x.seg", id) }
@@ -227,12 +231,26 @@ func (s *segments) read(p recordPtr) ([]byte, error) {
 	}
 	b := make([]byte, p.n)
 	if _, err := f.ReadAt(b, p.pos); err != nil {
+		if errors.Is(err, io.EOF) {
+			// The store points past the file's end: bytes it made
+			// durable are gone.
+			return nil, s.corrupt(p, fmt.Sprintf("record of %d bytes at %d past the end of the file", p.n, p.pos))
+		}
 		return nil, fmt.Errorf("%w: read segment %d at %d: %w", ErrStorage, p.seg, p.pos, err)
 	}
 	if crc32.Checksum(b, castagnoli) != p.crc {
-		return nil, fmt.Errorf("%w: segment %d at %d: checksum mismatch", ErrStorage, p.seg, p.pos)
+		return nil, s.corrupt(p, fmt.Sprintf("record of %d bytes at %d: checksum mismatch", p.n, p.pos))
 	}
 	return b, nil
+}
+
+// corrupt reports a record whose bytes failed, and returns the finding.
+func (s *segments) corrupt(p recordPtr, detail string) error {
+	path := filepath.Join(s.dir, segmentName(p.seg))
+	if s.onCorrupt != nil {
+		s.onCorrupt(path, detail)
+	}
+	return &CorruptError{Path: path, Detail: detail}
 }
 
 // readPending serves p from the pending bytes (an entry reading a record

@@ -65,6 +65,12 @@ type stateMachine struct {
 	// diskFull is the storage gate's set of full nodes as of the last
 	// Update (disk_status.go), read by proposers.
 	diskFull atomic.Pointer[map[uint64]uint64]
+	// onCorrupt is told of a corruption the store or the segments found
+	// (sm_corrupt.go); nil in tests that run no host: the finding is
+	// only logged.
+	onCorrupt func(*CorruptError)
+	// failed is the finding once one was made: reads answer it.
+	failed atomic.Pointer[CorruptError]
 }
 
 var _ sm.IOnDiskStateMachine = (*stateMachine)(nil)
@@ -116,24 +122,27 @@ func (s *stateMachine) Open(<-chan struct{}) (uint64, error) {
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrStorage, err)
 	}
-	db, err := pebble.Open(s.dir, pebbleOptions(s.flushBegin))
+	db, err := pebble.Open(s.dir, s.watchCorruption(pebbleOptions(s.flushBegin)))
 	if err != nil {
-		return 0, fmt.Errorf("%w: open %s: %w", ErrStorage, s.dir, err)
+		return 0, s.openError(err)
 	}
 	seg, end, err := readSegKey(pebbleSource{db}.Get)
 	if err == nil {
 		s.segs, err = openSegments(s.dir+".segments", s.segLimit, seg, end)
 	}
+	if err == nil {
+		s.segs.onCorrupt = s.corrupted
+	}
 	if err != nil {
 		db.Close()
-		return 0, err
+		return 0, s.finding(err)
 	}
 	s.hookSegs.Store(s.segs)
 	fail := func(err error) (uint64, error) {
 		s.hookSegs.Store(nil)
 		db.Close()
 		s.segs.close()
-		return 0, err
+		return 0, s.finding(err)
 	}
 	if err := upgradeStore(db, s.segs); err != nil {
 		return fail(err)
@@ -268,22 +277,31 @@ func (s *stateMachine) Lookup(q any) (any, error) {
 	if s.db == nil {
 		return nil, ErrClosed
 	}
+	if e := s.failed.Load(); e != nil {
+		return nil, e // never serve a store that failed a check
+	}
 	snap := s.db.NewSnapshot()
 	defer snap.Close()
 	_, stamp, err := readMeta(snap)
 	if err != nil {
-		return nil, err
+		return nil, s.finding(err)
 	}
+	var out any
 	switch fn := q.(type) {
 	case func(*View) (any, error):
-		return fn(&View{src: pebbleSource{snap}, stamp: stamp, segs: s.segs})
+		out, err = fn(&View{src: pebbleSource{snap}, stamp: stamp, segs: s.segs})
 	case dryRun:
 		// Stamped as an entry proposed now would be: the proposer's clock,
 		// and at least one past the last entry applied.
 		tx := &Txn{base: snap, appliers: s.appliers, segs: s.segs}
-		return fn.fn(tx, ApplyInfo{Shard: s.shardID, Index: s.applied.Load() + 1, Stamp: max(fn.clock, stamp+1)})
+		out, err = fn.fn(tx, ApplyInfo{Shard: s.shardID, Index: s.applied.Load() + 1, Stamp: max(fn.clock, stamp+1)})
+	default:
+		return nil, fmt.Errorf("raftlog: lookup of %T", q)
 	}
-	return nil, fmt.Errorf("raftlog: lookup of %T", q)
+	if err != nil {
+		return nil, s.finding(err)
+	}
+	return out, nil
 }
 
 // dryRun is a Lookup that runs an applier's logic through a Txn whose

@@ -37,7 +37,7 @@ func (l Level) Allows(c httpd.Class) bool {
 	case LevelAdmin:
 		return c != httpd.ClassControlPlane
 	case LevelReadWrite:
-		return c != httpd.ClassAdmin && c != httpd.ClassControlPlane
+		return c != httpd.ClassAdmin && c != httpd.ClassCluster && c != httpd.ClassControlPlane
 	case LevelReadOnly:
 		return c == httpd.ClassPublic || c == httpd.ClassRead || c == httpd.ClassSharedRead || c == httpd.ClassNode
 	case LevelWriteOnly:

@@ -153,7 +153,8 @@ func Load(getenv func(string) string) (*Config, error) {
 	c.DataDir = l.str("QUEEN_DATA_DIR", "queen-data", nil)
 	c.NodeID = l.nodeID()
 	c.RaftAddress = l.str("QUEEN_RAFT_ADDRESS", "127.0.0.1:6633", checkHostPort)
-	c.Members = l.members(c.NodeID, c.RaftAddress)
+	c.Join = l.bool("QUEEN_RAFT_JOIN", false, "whether this node joins a running cluster it was added to")
+	c.Members = l.members(c.NodeID, c.RaftAddress, c.Join)
 	if l.raw("QUEEN_RAFT_ADDRESS") == "" && c.Members[c.NodeID] != "" {
 		c.RaftAddress = c.Members[c.NodeID] // the member list says where this node is
 	}
@@ -163,10 +164,6 @@ func Load(getenv func(string) string) (*Config, error) {
 		}
 		return ""
 	})
-	c.Join = l.bool("QUEEN_RAFT_JOIN", false, "whether this node joins a running cluster it was added to")
-	if c.Join && l.raw("QUEEN_RAFT_MEMBERS") != "" {
-		l.fail("QUEEN_RAFT_JOIN=true with QUEEN_RAFT_MEMBERS=%s: a joining node takes no member list", l.raw("QUEEN_RAFT_MEMBERS"))
-	}
 	c.RTT = ms(l.int("QUEEN_RAFT_RTT_MS", 50, 1, 10_000, "the round trip between nodes, in milliseconds"))
 	c.ElectionRTT = uint64(l.int("QUEEN_RAFT_ELECTION_RTT", 10, 3, 1000, "the election timeout, in round trips"))
 	c.HeartbeatRTT = uint64(l.int("QUEEN_RAFT_HEARTBEAT_RTT", 1, 1, 100, "the heartbeat interval, in round trips"))
@@ -251,9 +248,16 @@ func (l *loader) nodeID() uint64 {
 }
 
 // members reads QUEEN_RAFT_MEMBERS, id=host:port,… naming this node; unset,
-// this node alone.
-func (l *loader) members(self uint64, addr string) map[uint64]string {
+// this node alone. A joining node (a replacement, or one added later)
+// has an id of its own, which the list of the cluster's first members
+// need not name: the list is then only read for its form, raft takes the
+// members from the cluster, and QUEEN_RAFT_ADDRESS must say where this
+// node is.
+func (l *loader) members(self uint64, addr string, join bool) map[uint64]string {
 	s := l.raw("QUEEN_RAFT_MEMBERS")
+	if join && l.raw("QUEEN_RAFT_ADDRESS") == "" {
+		l.fail("QUEEN_RAFT_JOIN=true needs QUEEN_RAFT_ADDRESS: the host:port the cluster was told for this node (POST /api/v1/raft/members/replace keeps the replaced node's)")
+	}
 	if s == "" {
 		return map[uint64]string{self: addr}
 	}
@@ -274,6 +278,15 @@ func (l *loader) members(self uint64, addr string) map[uint64]string {
 			return bad(fmt.Sprintf("node %d is listed twice", n))
 		}
 		m[n] = strings.TrimSpace(hp)
+	}
+	if join && m[self] != "" {
+		l.fail("QUEEN_RAFT_JOIN=true with QUEEN_RAFT_NODE_ID=%d, which QUEEN_RAFT_MEMBERS=%s lists: a joining node takes an id no node of the cluster ever had. "+
+			"An id is never reused: a node rebuilt empty under its old id would have forgotten what its peers counted on (replace it: POST /api/v1/raft/members/replace)", self, s)
+		return nil
+	}
+	if join {
+		m[self] = addr
+		return m
 	}
 	if m[self] == "" {
 		ids := make([]string, 0, len(m))

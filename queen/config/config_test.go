@@ -49,6 +49,20 @@ func TestCluster(t *testing.T) {
 	}
 }
 
+// A replacement joins with a fresh id, beside the member list every node
+// shares: the list need not name it.
+func TestJoinWithAFreshID(t *testing.T) {
+	c, err := config.Load(env(map[string]string{"QUEEN_RAFT_NODE_ID": "4", "QUEEN_RAFT_JOIN": "true",
+		"QUEEN_RAFT_ADDRESS": "10.0.0.3:6633", "QUEEN_RAFT_MEMBERS": "1=10.0.0.1:6633,2=10.0.0.2:6633,3=10.0.0.3:6633"}))
+	if err != nil || !c.Join || c.NodeID != 4 || c.RaftAddress != "10.0.0.3:6633" || c.Members[4] != "10.0.0.3:6633" {
+		t.Fatalf("a joining replacement: %+v %v", c, err)
+	}
+	c, err = config.Load(env(map[string]string{"QUEEN_RAFT_NODE_ID": "4", "QUEEN_RAFT_JOIN": "true", "QUEEN_RAFT_ADDRESS": "10.0.0.3:6633"}))
+	if err != nil || c.Members[4] != "10.0.0.3:6633" {
+		t.Fatalf("a joining node without a member list: %+v %v", c, err)
+	}
+}
+
 // TestRefusals: every bad variable stops the boot with its one line.
 func TestRefusals(t *testing.T) {
 	cases := []refusal{
@@ -67,7 +81,8 @@ func TestRefusals(t *testing.T) {
 		{map[string]string{"QUEEN_RAFT_MEMBERS": "2=a:1,3=b:2"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_MEMBERS=2=a:1,3=b:2 is not a member list: it names nodes 2,3 but not this one, QUEEN_RAFT_NODE_ID=1. It is id=host:port, comma-separated, the same on every node"},
 		{map[string]string{"QUEEN_RAFT_MEMBERS": "1=a:1,1=b:2"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_MEMBERS=1=a:1,1=b:2 is not a member list: node 1 is listed twice. It is id=host:port, comma-separated, the same on every node"},
 		{map[string]string{"QUEEN_RAFT_MEMBERS": "1=a:1", "QUEEN_RAFT_ADDRESS": "b:2"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_MEMBERS=1=a:1 is not a member list: it gives node 1 the address a:1, QUEEN_RAFT_ADDRESS says b:2. It is id=host:port, comma-separated, the same on every node"},
-		{map[string]string{"QUEEN_RAFT_JOIN": "true", "QUEEN_RAFT_MEMBERS": "1=a:1"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_JOIN=true with QUEEN_RAFT_MEMBERS=1=a:1: a joining node takes no member list"},
+		{map[string]string{"QUEEN_RAFT_JOIN": "true", "QUEEN_RAFT_MEMBERS": "1=a:1", "QUEEN_RAFT_ADDRESS": "a:1"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_JOIN=true with QUEEN_RAFT_NODE_ID=1, which QUEEN_RAFT_MEMBERS=1=a:1 lists: a joining node takes an id no node of the cluster ever had. An id is never reused: a node rebuilt empty under its old id would have forgotten what its peers counted on (replace it: POST /api/v1/raft/members/replace)"},
+		{map[string]string{"QUEEN_RAFT_JOIN": "true", "QUEEN_RAFT_NODE_ID": "4"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_JOIN=true needs QUEEN_RAFT_ADDRESS: the host:port the cluster was told for this node (POST /api/v1/raft/members/replace keeps the replaced node's)"},
 		{map[string]string{"QUEEN_RAFT_RTT_MS": "0"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_RTT_MS=0 is outside 1..=10000. It is the round trip between nodes, in milliseconds"},
 		{map[string]string{"QUEEN_RAFT_ELECTION_RTT": "4", "QUEEN_RAFT_HEARTBEAT_RTT": "2"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_ELECTION_RTT=4 is outside 5..=1000. It must exceed twice QUEEN_RAFT_HEARTBEAT_RTT=2"},
 		{map[string]string{"QUEEN_RAFT_SNAPSHOT_ENTRIES": "1"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_SNAPSHOT_ENTRIES=1 is outside 100..=100000000. It is how many entries apply between snapshots"},

@@ -29,4 +29,11 @@
 // storage_full, and they did not happen; acks, pops, deletes, trims and
 // the S3 sink's own rows go on. A node with its watch off still honours
 // its peers' reports.
+// A node that joins a running cluster (QUEEN_RAFT_JOIN=true: added to it,
+// or the replacement of a node whose data was lost or corrupted, after
+// POST /api/v1/raft/members/replace) takes an id no node of the cluster
+// ever had, and QUEEN_RAFT_ADDRESS must say where it is. QUEEN_RAFT_MEMBERS,
+// the cluster's first members, may stay as every node has it: a joining
+// node's id is refused when the list names it (an id is never reused),
+// and raft takes the members from the cluster, not from the list.
 package config

@@ -26,8 +26,9 @@ func buildQueen(t *testing.T) string {
 // for each network fault (five nodes cut in two; on three, what the
 // leader sends dropped, not what it hears), one of the KV registers under
 // partitions, one of the log across killed nodes started again with their
-// clocks jumped, and one each of the KV and the log across power losses
-// that drop what was not fsynced; each is required to strike at least
+// clocks jumped, one each of the KV and the log across power losses that
+// drop what was not fsynced, and one of the log across bit flips (a
+// refusing node replaced under a fresh id); each is required to strike at least
 // once, answer ops, and leave no anomaly in the history. `make chaos`
 // runs the full campaign.
 func TestSlice(t *testing.T) {
@@ -36,7 +37,7 @@ func TestSlice(t *testing.T) {
 		workload, fault string
 		nodes           int
 	}{{WorkloadLog, FaultPartition, 5}, {WorkloadLog, FaultOneWay, 3}, {WorkloadKV, FaultPartition, 3}, {WorkloadLog, FaultClock, 3},
-		{WorkloadKV, FaultPowerLoss, 3}, {WorkloadLog, FaultPowerLoss, 3}} {
+		{WorkloadKV, FaultPowerLoss, 3}, {WorkloadLog, FaultPowerLoss, 3}, {WorkloadLog, FaultBitFlip, 3}} {
 		t.Run(run.workload+"/"+run.fault, func(t *testing.T) {
 			if run.fault == FaultPowerLoss {
 				if err := lossyfs.Available(); err != nil {

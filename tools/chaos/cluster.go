@@ -40,9 +40,14 @@ func (c *Cluster) DataDir(n *Node) string { return filepath.Join(c.dir, fmt.Spri
 
 // Node is one queen process of a Cluster.
 type Node struct {
+	// ID is the node's slot, 1..n: its place in the mesh and its data
+	// directory. Replica is its raft id: ID until the node is replaced
+	// by a fresh id (fault_bitflip.go).
 	ID      int
+	Replica int
 	URL     string
 	LogPath string
+	DataDir string
 	env     []string
 	// fs serves the node's data directory when the cluster was started
 	// for power losses (ClusterOptions.PowerLoss); nil otherwise.
@@ -114,8 +119,9 @@ func StartCluster(ctx context.Context, bin, dir string, n int, o ClusterOptions,
 			return nil, err
 		}
 		_, port, _ := net.SplitHostPort(httpAddr)
-		nd := &Node{ID: i, URL: "http://" + httpAddr, LogPath: filepath.Join(dir, fmt.Sprintf("node%d.log", i))}
-		nd.env = append(os.Environ(), "PORT="+port, "QUEEN_BIND_ADDR=127.0.0.1", "QUEEN_DATA_DIR="+filepath.Join(dir, fmt.Sprint(i)),
+		nd := &Node{ID: i, Replica: i, URL: "http://" + httpAddr, LogPath: filepath.Join(dir, fmt.Sprintf("node%d.log", i)),
+			DataDir: filepath.Join(dir, fmt.Sprint(i))}
+		nd.env = append(os.Environ(), "PORT="+port, "QUEEN_BIND_ADDR=127.0.0.1", "QUEEN_DATA_DIR="+nd.DataDir,
 			fmt.Sprintf("QUEEN_RAFT_NODE_ID=%d", i), "QUEEN_RAFT_ADDRESS="+mesh.Addr(i), "QUEEN_RAFT_LISTEN_ADDRESS="+raft[i-1],
 			"QUEEN_RAFT_MEMBERS="+strings.Join(members, ","),
 			"QUEEN_RAFT_RTT_MS=10", "QUEEN_LOG_FORMAT=json", "QUEEN_RAFT_TICK_MS=200", "QUEEN_STMT_TIMEOUT_MS=5000")

@@ -37,6 +37,10 @@
 // and makes each problem an anomaly named after its check (lake-duplicate,
 // lake-missing, lake-extra, ...; lake-incomplete when the lake did not
 // catch up). The versitygw process is stopped by its pid after the nodes.
+//   - A node's slot (Node.ID: its mesh address, data directory and log)
+//     outlives its raft replica id (Node.Replica): the bit-flip fault
+//     replaces a node that found its data corrupted under a fresh id at
+//     the same slot (fault_bitflip.go), as the operator would.
 //
 // # Usage
 //

@@ -43,10 +43,15 @@ const (
 	// mark with ballast, and removes it after a while: the cluster answers
 	// growing writes 507 storage_full meanwhile (diskfull.go).
 	FaultDiskFull = "disk-full"
+	// FaultBitFlip stops a node (SIGKILL or SIGTERM), flips one bit of
+	// one of its data files and starts it again; a node that refuses or
+	// later stops itself over it is replaced under a fresh id, as an
+	// operator would (fault_bitflip.go).
+	FaultBitFlip = "bit-flip"
 )
 
 // Faults lists the faults Run knows, in the campaign's order.
-var Faults = []string{FaultNone, FaultPartition, FaultOneWay, FaultClock, FaultKill, FaultPause, FaultPowerLoss, FaultDiskFull}
+var Faults = []string{FaultNone, FaultPartition, FaultOneWay, FaultClock, FaultKill, FaultPause, FaultPowerLoss, FaultDiskFull, FaultBitFlip}
 
 // striker strikes one fault at a time on a cluster, its choices drawn
 // from r (the seed's).
@@ -54,6 +59,7 @@ type striker struct {
 	c      *Cluster
 	r      *rand.Rand
 	leader *Node
+	flips  flips // FaultBitFlip's state
 }
 
 // strike strikes the named fault and returns what it did and how to
@@ -127,6 +133,9 @@ func (s *striker) strike(ctx context.Context, fault string) (what string, heal f
 		}, nil
 	case FaultDiskFull:
 		return s.strikeDiskFull()
+	}
+	if fault == FaultBitFlip {
+		return s.bitFlip(ctx)
 	}
 	return "", nil, fmt.Errorf("unknown fault %q (one of %v)", fault, Faults)
 }

@@ -81,6 +81,8 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	go func() { w.run(wctx, cfg.Seed); close(done) }()
 
 	s := &striker{c: c, r: rand.New(rand.NewPCG(cfg.Seed, 0x6661756c74))}
+	sctx, stopStrike := context.WithCancel(ctx) // a fault's own goroutines end with the run
+	defer stopStrike()
 	for wctx.Err() == nil && cfg.Fault != FaultNone {
 		if !sleep(wctx, time.Duration(1000+s.r.IntN(2000))*time.Millisecond) {
 			break
@@ -89,7 +91,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			break // the workload's end came first, or no leader: the check says what that cost
 		}
 		hold := time.Duration(2000+s.r.IntN(3000)) * time.Millisecond
-		what, heal, err := s.strike(ctx, cfg.Fault)
+		what, heal, err := s.strike(sctx, cfg.Fault)
 		if err != nil {
 			stop()
 			<-done
@@ -110,7 +112,23 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	<-done
 	c.Mesh.Heal()
-	res.Ops, res.Acked, res.Anomalies, err = w.finish(ctx)
+	if cfg.Fault != FaultBitFlip {
+		res.Ops, res.Acked, res.Anomalies, err = w.finish(ctx)
+	} else {
+		// A flipped node may stop itself when the check's reads meet the
+		// flip: it is replaced (the sweep), and the check runs again.
+		for try := 0; ; try++ {
+			if err := s.settle(ctx, logf); err != nil {
+				return res, err
+			}
+			res.Ops, res.Acked, res.Anomalies, err = w.finish(ctx)
+			if err == nil || try == 2 {
+				break
+			}
+			logf("check failed, settling again: %v", err)
+		}
+		logf("%s", s.tally())
+	}
 	if r, ok := w.(refuser); ok {
 		res.Refused = r.refusals()
 	}

@@ -78,8 +78,9 @@ func main() {
 	}
 	log := newLogger(cfg)
 	if err := run(cfg, sinkCfg, log); err != nil {
-		log.Error("boot: FATAL: "+err.Error(), "component", "boot")
-		os.Exit(1)
+		line, code := bootFailure(cfg, err)
+		log.Error(line, "component", "boot")
+		os.Exit(code)
 	}
 }
 
@@ -109,6 +110,15 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return fmt.Errorf("data directory QUEEN_DATA_DIR=%s: %w", cfg.DataDir, err)
 	}
+	// The store is read strictly before raft starts on it: a node whose
+	// data fails a check refuses at once, naming the file (corrupt.go).
+	vst, err := raftlog.VerifyStore(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	log.Info("store verified", "component", "boot", "tookMs", vst.Took.Milliseconds(), "tables", vst.Tables,
+		"tableBytes", vst.TableBytes, "wals", vst.Logs, "walBytes", vst.LogBytes, "manifests", vst.Manifests,
+		"segmentRecords", vst.Records, "segmentBytes", vst.SegmentBytes)
 	members := cfg.Members
 	if cfg.Join {
 		members = nil
@@ -118,8 +128,9 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 		Members: members, Join: cfg.Join, RTT: cfg.RTT, ElectionRTT: cfg.ElectionRTT, HeartbeatRTT: cfg.HeartbeatRTT,
 		SnapshotEntries: cfg.SnapshotEntries, CompactionOverhead: cfg.CompactionOverhead, TickInterval: cfg.TickInterval,
 		ClockOffset: cfg.ClockOffset, LogDB: raftlog.LogDBSize(cfg.RaftLogDB),
-		Disk:   raftlog.DiskConfig{HighPct: float64(cfg.DiskHighPct), LowPct: float64(cfg.DiskLowPct), Interval: cfg.DiskPoll},
-		Logger: log.With("component", "raft")})
+		Disk:      raftlog.DiskConfig{HighPct: float64(cfg.DiskHighPct), LowPct: float64(cfg.DiskLowPct), Interval: cfg.DiskPoll},
+		OnCorrupt: stopCorrupt(cfg, log),
+		Logger:    log.With("component", "raft")})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,110 @@
+package httpd
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/queen-mq/queen-go/contract"
+)
+
+// Cluster is the raft membership of the node's shard: read by the
+// operator, and changed to replace a node whose data is lost or
+// corrupted (API.md §9, /api/v1/raft/members). New registers its routes
+// when the Broker implements it.
+type Cluster interface {
+	// Members reads the membership linearizably. ErrTimeout and
+	// ErrNoLeader as for a read.
+	Members(ctx context.Context) (Members, error)
+	// ReplaceMember deletes member nodeID and adds newNodeID at address
+	// ("" : nodeID's), and answers the membership after it. Safe to ask
+	// again after an unknown outcome (ErrTimeout): a replace already
+	// done answers the membership. A refusal (a newNodeID that is or was
+	// a member, a nodeID that is not, the answering node's own id) is an
+	// *Error of status 409, code CodeMembership.
+	ReplaceMember(ctx context.Context, nodeID, newNodeID uint64, address string) (Members, error)
+}
+
+// CodeMembership is the code of a membership change refused (409).
+const CodeMembership = "membership"
+
+// Members is the answer of GET /api/v1/raft/members.
+type Members struct {
+	// Node is the answering node's id; Leader the leader it knows (0: none).
+	Node   uint64 `json:"node"`
+	Leader uint64 `json:"leader"`
+	// Members are the voters, by id; Removed the ids deleted, never to
+	// be used again.
+	Members []Member `json:"members"`
+	Removed []uint64 `json:"removed"`
+}
+
+// Member is one voter: its node id and raft address.
+type Member struct {
+	NodeID  uint64 `json:"nodeId"`
+	Address string `json:"address"`
+}
+
+// nodeIDRange bounds a node id in a body (QUEEN_RAFT_NODE_ID's range).
+var nodeIDRange = &contract.Range{Field: "nodeId", Min: 1, Max: 1 << 31, Doc: "a raft node id", Where: "raft members replace"}
+
+// clusterRoutes registers the membership routes: the read is ClassNode
+// (a node-wide report), the replace ClassCluster.
+func (s *server) clusterRoutes(rt *routes) {
+	rt.add(ClassNode, http.MethodGet, "/raft/members", s.members())
+	rt.add(ClassCluster, http.MethodPost, "/raft/members/replace", s.replaceMember())
+}
+
+// members is GET /api/v1/raft/members: 200 Members.
+func (s *server) members() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		m, err := s.cl.Members(r.Context())
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, m)
+		return nil
+	})
+}
+
+// replaceMember is POST /api/v1/raft/members/replace {"nodeId","newNodeId",
+// "address"?}: 200 {"replaced":true, and Members' fields}. 400 for a
+// body without both ids; 409 membership for a refused change.
+func (s *server) replaceMember() http.Handler {
+	return handle(func(w http.ResponseWriter, r *http.Request) error {
+		body, err := readBody(r, s.maxBody)
+		if err != nil {
+			return err
+		}
+		if err := parseJSON(body); err != nil {
+			return err
+		}
+		o, err := asObject(body, "the body")
+		if err != nil {
+			return err
+		}
+		old, okOld, err := o.integer("nodeId", "nodeId", nodeIDRange, 0)
+		if err != nil {
+			return err
+		}
+		nu, okNew, err := o.integer("newNodeId", "newNodeId", nodeIDRange, 0)
+		if err != nil {
+			return err
+		}
+		if !okOld || !okNew {
+			return badRequest("nodeId and newNodeId are required: the node to replace and the fresh id of its replacement")
+		}
+		addr, _, err := o.str("address", "address")
+		if err != nil {
+			return err
+		}
+		m, err := s.cl.ReplaceMember(r.Context(), uint64(old), uint64(nu), addr)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, struct {
+			Replaced bool `json:"replaced"`
+			Members
+		}{true, m})
+		return nil
+	})
+}
