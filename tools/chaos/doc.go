@@ -38,6 +38,17 @@
 // lake-missing, lake-extra, ...; lake-incomplete when the lake did not
 // catch up). The versitygw process is stopped by its pid after the nodes.
 //
+// # Workloads
+//
+// Each is a file workload_<name>.go, registered in workload.go:
+//
+//   - log: writers push records with transaction ids to three partitions,
+//     retrying unanswered pushes with the same id; check.CheckLog.
+//   - kv: clients put and get three registers; check.CheckKV.
+//   - counter: clients incr two counters by 1, each incr once; every node
+//     reads each counter at the end; check.CheckCounter and
+//     check.CheckSame.
+//
 // # Usage
 //
 //	res, err := chaos.Run(ctx, chaos.Config{Bin: "/tmp/queen", Dir: dir, Nodes: 3,

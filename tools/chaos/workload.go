@@ -14,6 +14,9 @@ const (
 	// WorkloadKV puts and gets registers; the check is linearizability
 	// (check.CheckKV).
 	WorkloadKV = "kv"
+	// WorkloadCounter incrs a few counters by 1; the check is
+	// check.CheckCounter.
+	WorkloadCounter = "counter"
 )
 
 // workload is what a run drives through the cluster while the faults
@@ -36,10 +39,13 @@ var workloads = map[string]func(c *Cluster) workload{
 		return &kvWorkload{c: c, ns: "chaos", keys: []string{"a", "b", "c"}, clients: 5}
 	},
 	WorkloadLake: newLakeWorkload,
+	WorkloadCounter: func(c *Cluster) workload {
+		return &counterWorkload{c: c, ns: "chaos-counter", keys: []string{"c0", "c1"}, clients: 5}
+	},
 }
 
 // Workloads lists the workloads Run knows, in the campaign's order.
-var Workloads = []string{WorkloadLog, WorkloadKV, WorkloadLake}
+var Workloads = []string{WorkloadLog, WorkloadKV, WorkloadLake, WorkloadCounter}
 
 // newWorkload is the named workload on c.
 func newWorkload(name string, c *Cluster) (workload, error) {

@@ -1,0 +1,132 @@
+package chaos
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"time"
+)
+
+// pick is a random running node of c, drawn from r.
+func (c *Cluster) pick(r *rand.Rand) *Node {
+	for {
+		if n := c.Nodes[r.IntN(len(c.Nodes))]; n.Running() {
+			return n
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// kvResult is one result of POST /api/v1/kv (API.md §5): a write's
+// applied, reason and value (on a loss, the winner's), a get's found and
+// value, getPrefix's rows.
+type kvResult struct {
+	Op        string          `json:"op"`
+	Applied   bool            `json:"applied"`
+	Reason    string          `json:"reason"`
+	Found     bool            `json:"found"`
+	Key       string          `json:"key"`
+	Value     json.RawMessage `json:"value"`
+	Version   int64           `json:"version"`
+	Rows      []kvRow         `json:"rows"`
+	Truncated bool            `json:"truncated"`
+	NextAfter string          `json:"nextAfter"`
+}
+
+// kvRow is one row of a getMany or getPrefix result.
+type kvRow struct {
+	Key   string          `json:"key"`
+	Value json.RawMessage `json:"value"`
+}
+
+// kvOutcome says what a KV call's answer tells of its writes.
+type kvOutcome int
+
+const (
+	// kvAnswered: 200 with one result per op.
+	kvAnswered kvOutcome = iota
+	// kvRefused: 400 or 429, refused before it was proposed: nothing
+	// applied.
+	kvRefused
+	// kvUnknown: no answer, or 5xx: the writes may or may not apply.
+	kvUnknown
+)
+
+// kvCall runs ops as one POST /api/v1/kv through n, within 5 s.
+func kvCall(ctx context.Context, n *Node, ops ...map[string]any) ([]kvResult, kvOutcome) {
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var out struct{ Results []kvResult }
+	code, err := n.Call(cctx, http.MethodPost, "/api/v1/kv", map[string]any{"operations": ops}, &out)
+	switch {
+	case err == nil && code == http.StatusOK && len(out.Results) == len(ops):
+		return out.Results, kvAnswered
+	case code == http.StatusBadRequest || code == http.StatusTooManyRequests:
+		return nil, kvRefused
+	}
+	return nil, kvUnknown
+}
+
+// readEvery calls read on every node, retrying each until it succeeds
+// or timeout passes: the state the check needs from each node once the
+// faults healed.
+func readEvery(ctx context.Context, c *Cluster, timeout time.Duration, read func(ctx context.Context, n *Node) error) error {
+	deadline := time.Now().Add(timeout)
+	for _, n := range c.Nodes {
+		for {
+			err := read(ctx, n)
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("node %d: %w", n.ID, err)
+			}
+			if !sleep(ctx, 200*time.Millisecond) {
+				return ctx.Err()
+			}
+		}
+	}
+	return nil
+}
+
+// kvPrefix reads every key of ns under prefix from n (getPrefix, paged),
+// each key's value as its raw JSON.
+func kvPrefix(ctx context.Context, n *Node, ns, prefix string) (map[string]string, error) {
+	out := map[string]string{}
+	after := ""
+	for {
+		op := map[string]any{"op": "getPrefix", "ns": ns, "prefix": prefix, "limit": 1000}
+		if after != "" {
+			op["after"] = after
+		}
+		res, o := kvCall(ctx, n, op)
+		if o != kvAnswered {
+			return nil, fmt.Errorf("getPrefix %s/%s: no answer", ns, prefix)
+		}
+		for _, r := range res[0].Rows {
+			out[r.Key] = string(r.Value)
+		}
+		if !res[0].Truncated || len(res[0].Rows) == 0 {
+			return out, nil
+		}
+		after = res[0].Rows[len(res[0].Rows)-1].Key
+		if res[0].NextAfter != "" {
+			after = res[0].NextAfter
+		}
+	}
+}
+
+// jsonString is raw as the string it encodes, or raw itself when it is
+// no JSON string ("" for null or nothing).
+func jsonString(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
