@@ -48,6 +48,9 @@
 //   - counter: clients incr two counters by 1, each incr once; every node
 //     reads each counter at the end; check.CheckCounter and
 //     check.CheckSame.
+//   - absent: rounds of a race, each a fresh key on which four clients
+//     putIfAbsent at once; every node reads every key at the end;
+//     check.CheckPutIfAbsent, check.CheckLosersSaw, check.CheckSame.
 //
 // # Usage
 //

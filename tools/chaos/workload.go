@@ -17,6 +17,9 @@ const (
 	// WorkloadCounter incrs a few counters by 1; the check is
 	// check.CheckCounter.
 	WorkloadCounter = "counter"
+	// WorkloadAbsent races putIfAbsent on a fresh key each round; the
+	// check is check.CheckPutIfAbsent.
+	WorkloadAbsent = "absent"
 )
 
 // workload is what a run drives through the cluster while the faults
@@ -42,10 +45,13 @@ var workloads = map[string]func(c *Cluster) workload{
 	WorkloadCounter: func(c *Cluster) workload {
 		return &counterWorkload{c: c, ns: "chaos-counter", keys: []string{"c0", "c1"}, clients: 5}
 	},
+	WorkloadAbsent: func(c *Cluster) workload {
+		return &absentWorkload{c: c, ns: "chaos-absent", clients: 4}
+	},
 }
 
 // Workloads lists the workloads Run knows, in the campaign's order.
-var Workloads = []string{WorkloadLog, WorkloadKV, WorkloadLake, WorkloadCounter}
+var Workloads = []string{WorkloadLog, WorkloadKV, WorkloadLake, WorkloadCounter, WorkloadAbsent}
 
 // newWorkload is the named workload on c.
 func newWorkload(name string, c *Cluster) (workload, error) {

@@ -29,8 +29,9 @@ const (
 	KindInvalid         = "invalid"         // an op the checker cannot read (kind, times)
 
 	// CheckCounter and CheckPutIfAbsent.
-	KindCounter = "counter"
-	KindWinners = "winners"
+	KindCounter  = "counter"
+	KindWinners  = "winners"
+	KindLoserSaw = "loser-saw" // a lost putIfAbsent was told a value that is not the final one
 )
 
 // Summary counts anomalies by kind, kinds in name order:
