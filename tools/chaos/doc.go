@@ -51,6 +51,10 @@
 //   - absent: rounds of a race, each a fresh key on which four clients
 //     putIfAbsent at once; every node reads every key at the end;
 //     check.CheckPutIfAbsent, check.CheckLosersSaw, check.CheckSame.
+//   - txn: transactions of a push to each of two partitions and a KV put,
+//     retried with the same ids until answered committed (success, or the
+//     rollback duplicate); every node's logs and keys read at the end;
+//     check.CheckTxn.
 //
 // # Usage
 //

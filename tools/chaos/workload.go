@@ -20,6 +20,9 @@ const (
 	// WorkloadAbsent races putIfAbsent on a fresh key each round; the
 	// check is check.CheckPutIfAbsent.
 	WorkloadAbsent = "absent"
+	// WorkloadTxn sends transactions of two pushes and a KV put; the check
+	// is check.CheckTxn.
+	WorkloadTxn = "txn"
 )
 
 // workload is what a run drives through the cluster while the faults
@@ -48,10 +51,13 @@ var workloads = map[string]func(c *Cluster) workload{
 	WorkloadAbsent: func(c *Cluster) workload {
 		return &absentWorkload{c: c, ns: "chaos-absent", clients: 4}
 	},
+	WorkloadTxn: func(c *Cluster) workload {
+		return &txnWorkload{c: c, queue: "chaos-txn", ns: "chaos-txn", clients: 4}
+	},
 }
 
 // Workloads lists the workloads Run knows, in the campaign's order.
-var Workloads = []string{WorkloadLog, WorkloadKV, WorkloadLake, WorkloadCounter, WorkloadAbsent}
+var Workloads = []string{WorkloadLog, WorkloadKV, WorkloadLake, WorkloadCounter, WorkloadAbsent, WorkloadTxn}
 
 // newWorkload is the named workload on c.
 func newWorkload(name string, c *Cluster) (workload, error) {

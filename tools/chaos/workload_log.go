@@ -100,7 +100,7 @@ func (l *logWorkload) push(ctx context.Context, r *rand.Rand, p *check.Push) {
 // finish waits until every node shows the same high watermarks, reads
 // every node's whole log and checks it against the history.
 func (l *logWorkload) finish(ctx context.Context) (ops, answered int, anomalies []check.Anomaly, err error) {
-	if err := converge(ctx, l.c, l, 60*time.Second); err != nil {
+	if err := converge(ctx, l.c, l.queue, l.partitions, 60*time.Second); err != nil {
 		return 0, 0, nil, err
 	}
 	logs, err := l.logs(ctx)
@@ -116,15 +116,15 @@ func (l *logWorkload) finish(ctx context.Context) (ops, answered int, anomalies 
 }
 
 // converge waits until every node shows the same high watermark on every
-// partition: the log has reached them all.
-func converge(ctx context.Context, c *Cluster, w *logWorkload, timeout time.Duration) error {
+// partition of queue: the log has reached them all.
+func converge(ctx context.Context, c *Cluster, queue string, partitions []string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	var last []map[string]int64
 	for time.Now().Before(deadline) {
 		last = last[:0]
 		same := true
 		for _, n := range c.Nodes {
-			h, err := highWatermarks(ctx, n, w.queue, w.partitions)
+			h, err := highWatermarks(ctx, n, queue, partitions)
 			if err != nil {
 				same = false
 				break

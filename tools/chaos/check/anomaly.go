@@ -28,6 +28,9 @@ const (
 	KindUndecided       = "undecided"       // the check of a key ran out of CheckKVTimeout
 	KindInvalid         = "invalid"         // an op the checker cannot read (kind, times)
 
+	// CheckTxn (and lost, duplicate, phantom, diverged).
+	KindPartial = "partial" // a node shows some of a transaction's effects, not all
+
 	// CheckCounter and CheckPutIfAbsent.
 	KindCounter  = "counter"
 	KindWinners  = "winners"
