@@ -55,6 +55,10 @@
 //     retried with the same ids until answered committed (success, or the
 //     rollback duplicate); every node's logs and keys read at the end;
 //     check.CheckTxn.
+//   - consume: two writers push (a logWorkload) while three consumers of
+//     one group pop and ack, now and then abandoning a pop so that its
+//     lease expires; a drain after the faults healed; check.CheckLog and
+//     check.CheckConsume.
 //
 // # Usage
 //

@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/queen-mq/queen-go/tools/chaos/check"
 )
@@ -23,6 +24,10 @@ const (
 	// WorkloadTxn sends transactions of two pushes and a KV put; the check
 	// is check.CheckTxn.
 	WorkloadTxn = "txn"
+	// WorkloadConsume pushes records and pops and acks them in one
+	// consumer group; the checks are check.CheckLog and
+	// check.CheckConsume.
+	WorkloadConsume = "consume"
 )
 
 // workload is what a run drives through the cluster while the faults
@@ -54,10 +59,15 @@ var workloads = map[string]func(c *Cluster) workload{
 	WorkloadTxn: func(c *Cluster) workload {
 		return &txnWorkload{c: c, queue: "chaos-txn", ns: "chaos-txn", clients: 4}
 	},
+	WorkloadConsume: func(c *Cluster) workload {
+		return &consumeWorkload{log: &logWorkload{c: c, queue: "chaos-consume", partitions: []string{"p0", "p1", "p2"}, writers: 2,
+			pause: 5 * time.Millisecond},
+			group: "chaos", consumers: 3, lease: 3 * time.Second, skew: time.Second}
+	},
 }
 
 // Workloads lists the workloads Run knows, in the campaign's order.
-var Workloads = []string{WorkloadLog, WorkloadKV, WorkloadLake, WorkloadCounter, WorkloadAbsent, WorkloadTxn}
+var Workloads = []string{WorkloadLog, WorkloadKV, WorkloadLake, WorkloadCounter, WorkloadAbsent, WorkloadTxn, WorkloadConsume}
 
 // newWorkload is the named workload on c.
 func newWorkload(name string, c *Cluster) (workload, error) {

@@ -22,6 +22,8 @@ type logWorkload struct {
 	queue      string
 	partitions []string
 	writers    int
+	// pause, when set, is how long a writer waits after each push.
+	pause time.Duration
 
 	mu      sync.Mutex
 	history []check.Push
@@ -52,6 +54,9 @@ func (l *logWorkload) run(ctx context.Context, seed uint64) {
 				l.mu.Lock()
 				l.history = append(l.history, p)
 				l.mu.Unlock()
+				if l.pause > 0 {
+					sleep(ctx, l.pause)
+				}
 			}
 		}()
 	}

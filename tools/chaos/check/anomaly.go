@@ -31,6 +31,12 @@ const (
 	// CheckTxn (and lost, duplicate, phantom, diverged).
 	KindPartial = "partial" // a node shows some of a transaction's effects, not all
 
+	// CheckConsume.
+	KindUndelivered  = "undelivered"   // a record pushed and answered stored, never delivered
+	KindRedelivered  = "redelivered"   // a record delivered by a pop called after its ack was answered success
+	KindAckedTwice   = "acked-twice"   // a record settled by two acks
+	KindLeaseOverlap = "lease-overlap" // two leases on one partition held at once, past the skew bound
+
 	// CheckCounter and CheckPutIfAbsent.
 	KindCounter  = "counter"
 	KindWinners  = "winners"
