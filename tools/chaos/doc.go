@@ -59,6 +59,8 @@
 //     one group pop and ack, now and then abandoning a pop so that its
 //     lease expires; a drain after the faults healed; check.CheckLog and
 //     check.CheckConsume.
+//   - lock: four clients contend for two locks, write a key under each
+//     permit's guard, and release or abandon it; check.CheckLock.
 //
 // # Usage
 //

@@ -28,6 +28,9 @@ const (
 	// consumer group; the checks are check.CheckLog and
 	// check.CheckConsume.
 	WorkloadConsume = "consume"
+	// WorkloadLock contends for locks and writes under their guards; the
+	// check is check.CheckLock.
+	WorkloadLock = "lock"
 )
 
 // workload is what a run drives through the cluster while the faults
@@ -64,10 +67,13 @@ var workloads = map[string]func(c *Cluster) workload{
 			pause: 5 * time.Millisecond},
 			group: "chaos", consumers: 3, lease: 3 * time.Second, skew: time.Second}
 	},
+	WorkloadLock: func(c *Cluster) workload {
+		return &lockWorkload{c: c, ns: "chaos-lock", locks: []string{"l0", "l1"}, clients: 4, ttl: 2 * time.Second, skew: time.Second}
+	},
 }
 
 // Workloads lists the workloads Run knows, in the campaign's order.
-var Workloads = []string{WorkloadLog, WorkloadKV, WorkloadLake, WorkloadCounter, WorkloadAbsent, WorkloadTxn, WorkloadConsume}
+var Workloads = []string{WorkloadLog, WorkloadKV, WorkloadLake, WorkloadCounter, WorkloadAbsent, WorkloadTxn, WorkloadConsume, WorkloadLock}
 
 // newWorkload is the named workload on c.
 func newWorkload(name string, c *Cluster) (workload, error) {

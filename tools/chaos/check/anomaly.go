@@ -37,6 +37,11 @@ const (
 	KindAckedTwice   = "acked-twice"   // a record settled by two acks
 	KindLeaseOverlap = "lease-overlap" // two leases on one partition held at once, past the skew bound
 
+	// CheckLock.
+	KindLockOverlap = "lock-overlap" // two holders of one lock at once, past the skew bound
+	KindTokenOrder  = "token-order"  // a later acquire answered a token not higher
+	KindGuard       = "guard"        // a write guarded by an older token applied after a newer one's
+
 	// CheckCounter and CheckPutIfAbsent.
 	KindCounter  = "counter"
 	KindWinners  = "winners"
