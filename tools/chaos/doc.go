@@ -61,6 +61,13 @@
 //     check.CheckConsume.
 //   - lock: four clients contend for two locks, write a key under each
 //     permit's guard, and release or abandon it; check.CheckLock.
+//   - timer: three clients schedule timers of 0.2–2 s and cancel one in
+//     five; a watcher notes when each fired; check.CheckTimers.
+//
+// The checks of consume, lock and timer hold in real time within a skew
+// bound (1 s); under FaultClock, which sets a node's clock up to 5 s
+// ahead, past the 500 ms the broker's guarantees assume, Run widens it to
+// 5.5 s (skewAllower).
 //
 // # Usage
 //

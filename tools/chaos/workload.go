@@ -31,6 +31,9 @@ const (
 	// WorkloadLock contends for locks and writes under their guards; the
 	// check is check.CheckLock.
 	WorkloadLock = "lock"
+	// WorkloadTimer schedules and cancels timers and watches them fire;
+	// the check is check.CheckTimers.
+	WorkloadTimer = "timer"
 )
 
 // workload is what a run drives through the cluster while the faults
@@ -43,6 +46,19 @@ type workload interface {
 	// state, and checks the history against it.
 	finish(ctx context.Context) (ops, answered int, anomalies []check.Anomaly, err error)
 }
+
+// skewAllower is a workload whose check allows the nodes' clocks to
+// differ by a bound (leases, locks and timers hold in real time only
+// within it). Run widens the bound under FaultClock, which sets a node's
+// clock up to maxClockJump ahead: past the QUEEN_RAFT_MAX_CLOCK_SKEW_MS
+// (500 ms) those guarantees assume.
+type skewAllower interface {
+	// allowSkew widens the bound to at least d.
+	allowSkew(d time.Duration)
+}
+
+// clockFaultSkew is the bound a skewAllower is given under FaultClock.
+const clockFaultSkew = maxClockJump + 500*time.Millisecond
 
 // workloads makes each workload for a cluster, by name.
 var workloads = map[string]func(c *Cluster) workload{
@@ -70,10 +86,13 @@ var workloads = map[string]func(c *Cluster) workload{
 	WorkloadLock: func(c *Cluster) workload {
 		return &lockWorkload{c: c, ns: "chaos-lock", locks: []string{"l0", "l1"}, clients: 4, ttl: 2 * time.Second, skew: time.Second}
 	},
+	WorkloadTimer: func(c *Cluster) workload {
+		return &timerWorkload{c: c, queue: "chaos-timer", clients: 3, skew: time.Second}
+	},
 }
 
 // Workloads lists the workloads Run knows, in the campaign's order.
-var Workloads = []string{WorkloadLog, WorkloadKV, WorkloadLake, WorkloadCounter, WorkloadAbsent, WorkloadTxn, WorkloadConsume, WorkloadLock}
+var Workloads = []string{WorkloadLog, WorkloadKV, WorkloadLake, WorkloadCounter, WorkloadAbsent, WorkloadTxn, WorkloadConsume, WorkloadLock, WorkloadTimer}
 
 // newWorkload is the named workload on c.
 func newWorkload(name string, c *Cluster) (workload, error) {

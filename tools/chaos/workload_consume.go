@@ -184,3 +184,6 @@ func (w *consumeWorkload) drain(ctx context.Context, pushed []string, timeout ti
 	stop()
 	wg.Wait()
 }
+
+// allowSkew widens the skew bound of the check to at least d.
+func (w *consumeWorkload) allowSkew(d time.Duration) { w.skew = max(w.skew, d) }

@@ -133,3 +133,6 @@ func (w *lockWorkload) once(ctx context.Context, r *rand.Rand, client int, name 
 func (w *lockWorkload) finish(context.Context) (ops, answered int, anomalies []check.Anomaly, err error) {
 	return w.ops, w.answered, check.CheckLock(w.holds, w.writes, w.skew), nil
 }
+
+// allowSkew widens the skew bound of the check to at least d.
+func (w *lockWorkload) allowSkew(d time.Duration) { w.skew = max(w.skew, d) }

@@ -171,6 +171,7 @@ type fetchEntry struct {
 		Offset        int64           `json:"offset"`
 		TransactionID string          `json:"transactionId"`
 		Payload       json.RawMessage `json:"payload"`
+		TS            string          `json:"ts"`
 	} `json:"records"`
 	HighWatermark int64  `json:"highWatermark"`
 	Error         string `json:"error"`
@@ -180,16 +181,10 @@ type fetchEntry struct {
 func fetchAll(ctx context.Context, n *Node, queue, partition string) ([]check.Record, error) {
 	var recs []check.Record
 	for off := int64(0); ; {
-		var out struct{ Entries []fetchEntry }
-		_, err := n.Call(ctx, http.MethodPost, "/api/v1/fetch", map[string]any{"entries": []map[string]any{
-			{"queue": queue, "partition": partition, "offset": off, "maxBytes": 8 << 20}}}, &out)
+		e, err := fetchPage(ctx, n, queue, partition, off)
 		if err != nil {
 			return nil, err
 		}
-		if len(out.Entries) != 1 {
-			return nil, fmt.Errorf("fetch %s/%s answered %d entries", queue, partition, len(out.Entries))
-		}
-		e := out.Entries[0]
 		if e.Error != "" {
 			return recs, nil // a partition no push reached: no records
 		}
@@ -201,6 +196,20 @@ func fetchAll(ctx context.Context, n *Node, queue, partition string) ([]check.Re
 		}
 		off += int64(len(e.Records))
 	}
+}
+
+// fetchPage reads a partition on n from offset off, up to 8 MiB.
+func fetchPage(ctx context.Context, n *Node, queue, partition string, off int64) (fetchEntry, error) {
+	var out struct{ Entries []fetchEntry }
+	_, err := n.Call(ctx, http.MethodPost, "/api/v1/fetch", map[string]any{"entries": []map[string]any{
+		{"queue": queue, "partition": partition, "offset": off, "maxBytes": 8 << 20}}}, &out)
+	if err != nil {
+		return fetchEntry{}, err
+	}
+	if len(out.Entries) != 1 {
+		return fetchEntry{}, fmt.Errorf("fetch %s/%s answered %d entries", queue, partition, len(out.Entries))
+	}
+	return out.Entries[0], nil
 }
 
 // highWatermarks is the high watermark of each partition on n.

@@ -42,6 +42,12 @@ const (
 	KindTokenOrder  = "token-order"  // a later acquire answered a token not higher
 	KindGuard       = "guard"        // a write guarded by an older token applied after a newer one's
 
+	// CheckTimers (and phantom, diverged).
+	KindFiredTwice     = "fired-twice"     // a timer's record twice in its queue
+	KindEarly          = "early"           // a timer fired before its delay
+	KindCancelledFired = "cancelled-fired" // a timer fired though its cancel answered cancelled
+	KindUnfired        = "unfired"         // a timer answered scheduled, never cancelled, never fired
+
 	// CheckCounter and CheckPutIfAbsent.
 	KindCounter  = "counter"
 	KindWinners  = "winners"
