@@ -45,6 +45,7 @@
 //   - log: writers push records with transaction ids to three partitions,
 //     retrying unanswered pushes with the same id; check.CheckLog.
 //   - kv: clients put and get three registers; check.CheckKV.
+//   - lake: the log's writers into the S3 sink (above).
 //   - counter: clients incr two counters by 1, each incr once; every node
 //     reads each counter at the end; check.CheckCounter and
 //     check.CheckSame.

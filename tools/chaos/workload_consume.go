@@ -47,6 +47,7 @@ type popMessage struct {
 	LeaseID       string `json:"leaseId"`
 }
 
+// now is the workload's clock: ns since its run began (monotonic).
 func (w *consumeWorkload) now() int64 { return time.Since(w.start).Nanoseconds() }
 
 // run produces and consumes until ctx ends.
@@ -138,6 +139,7 @@ func (w *consumeWorkload) once(ctx context.Context, r *rand.Rand, consumer int, 
 	return true
 }
 
+// c is the cluster the workload runs on.
 func (w *consumeWorkload) c() *Cluster { return w.log.c }
 
 // finish checks the log, drains the queue and checks the consumers.

@@ -48,6 +48,7 @@ type lockResult struct {
 	Guard    json.RawMessage `json:"guard"`
 }
 
+// now is the workload's clock: ns since its run began (monotonic).
 func (w *lockWorkload) now() int64 { return time.Since(w.start).Nanoseconds() }
 
 // run contends until ctx ends.
