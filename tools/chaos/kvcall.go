@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"reflect"
 	"time"
 )
 
@@ -69,26 +70,39 @@ func kvCall(ctx context.Context, n *Node, ops ...map[string]any) ([]kvResult, kv
 	return nil, kvUnknown
 }
 
-// readEvery calls read on every node, retrying each until it succeeds
-// or timeout passes: the state the check needs from each node once the
-// faults healed.
-func readEvery(ctx context.Context, c *Cluster, timeout time.Duration, read func(ctx context.Context, n *Node) error) error {
+// readStable reads every node with read, each retried until it answers
+// or timeout passes, and reads them all again until two rounds in a row
+// read the same (at most 10 rounds; the last is returned, by node name
+// "node<ID>"). A write whose call the workload's end cut may still commit
+// while the nodes are read, and a round it straddles would show nodes, or
+// one node's reads of two things, disagreeing.
+func readStable[T any](ctx context.Context, c *Cluster, timeout time.Duration, read func(ctx context.Context, n *Node) (T, error)) (map[string]T, error) {
 	deadline := time.Now().Add(timeout)
-	for _, n := range c.Nodes {
-		for {
-			err := read(ctx, n)
-			if err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("node %d: %w", n.ID, err)
-			}
-			if !sleep(ctx, 200*time.Millisecond) {
-				return ctx.Err()
+	var last map[string]T
+	for range 10 {
+		cur := map[string]T{}
+		for _, n := range c.Nodes {
+			for {
+				v, err := read(ctx, n)
+				if err == nil {
+					cur[fmt.Sprintf("node%d", n.ID)] = v
+					break
+				}
+				if time.Now().After(deadline) {
+					return nil, fmt.Errorf("node %d: %w", n.ID, err)
+				}
+				if !sleep(ctx, 200*time.Millisecond) {
+					return nil, ctx.Err()
+				}
 			}
 		}
+		if last != nil && reflect.DeepEqual(last, cur) {
+			break
+		}
+		last = cur
+		sleep(ctx, 500*time.Millisecond)
 	}
-	return nil
+	return last, nil
 }
 
 // kvPrefix reads every key of ns under prefix from n (getPrefix, paged),

@@ -70,17 +70,12 @@ func (w *absentWorkload) run(ctx context.Context, seed uint64) {
 
 // finish reads every key from every node and checks each round.
 func (w *absentWorkload) finish(ctx context.Context) (ops, answered int, anomalies []check.Anomaly, err error) {
-	finals := map[string]map[string]string{} // node → key → value
-	err = readEvery(ctx, w.c, 60*time.Second, func(ctx context.Context, n *Node) error {
+	finals, err := readStable(ctx, w.c, 60*time.Second, func(ctx context.Context, n *Node) (map[string]string, error) { // node → key → value
 		got, err := kvPrefix(ctx, n, w.ns, "r")
-		if err != nil {
-			return err
-		}
 		for k, v := range got {
 			got[k] = jsonString([]byte(v))
 		}
-		finals[fmt.Sprintf("node%d", n.ID)] = got
-		return nil
+		return got, err
 	})
 	if err != nil {
 		return 0, 0, nil, err

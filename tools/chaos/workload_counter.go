@@ -78,26 +78,31 @@ func (w *counterWorkload) incr(ctx context.Context, r *rand.Rand, key string) {
 
 // finish reads every counter from every node and checks each.
 func (w *counterWorkload) finish(ctx context.Context) (ops, answered int, anomalies []check.Anomaly, err error) {
-	finals := map[string]map[string]string{} // key → node → value
-	err = readEvery(ctx, w.c, 60*time.Second, func(ctx context.Context, n *Node) error {
+	reads, err := readStable(ctx, w.c, 60*time.Second, func(ctx context.Context, n *Node) (map[string]string, error) {
+		got := map[string]string{}
 		for _, key := range w.keys {
 			res, o := kvCall(ctx, n, map[string]any{"op": "get", "ns": w.ns, "key": key})
 			if o != kvAnswered {
-				return fmt.Errorf("get %s: no answer", key)
+				return nil, fmt.Errorf("get %s: no answer", key)
 			}
-			if finals[key] == nil {
-				finals[key] = map[string]string{}
-			}
-			v := "0"
+			got[key] = "0"
 			if res[0].Found {
-				v = string(res[0].Value)
+				got[key] = string(res[0].Value)
 			}
-			finals[key][fmt.Sprintf("node%d", n.ID)] = v
 		}
-		return nil
+		return got, nil
 	})
 	if err != nil {
 		return 0, 0, nil, err
+	}
+	finals := map[string]map[string]string{} // key → node → value
+	for node, got := range reads {
+		for key, v := range got {
+			if finals[key] == nil {
+				finals[key] = map[string]string{}
+			}
+			finals[key][node] = v
+		}
 	}
 	for _, key := range w.keys {
 		answered += len(w.answered[key])

@@ -17,8 +17,8 @@ import (
 // one in five after a random part of its delay; a watcher reads the
 // timers' queue from random nodes every 50 ms and keeps when it first saw
 // each timer's record (its txn is the record's transactionId). At the
-// end, once every due timer had time to fire and the nodes show the same
-// high watermark, every node's queue is read, and check.CheckTimers
+// end, once every timer that must fire did (or 30 s passed) and the nodes
+// show the same high watermark, every node's queue is read, and check.CheckTimers
 // requires each timer fired at most once, not before its delay (by its
 // answered deliverAt, and in real time within skew), never after a cancel
 // answered cancelled, and every one answered scheduled and not cancelled
@@ -128,32 +128,31 @@ func (w *timerWorkload) watch(ctx context.Context, r *rand.Rand) {
 	}
 }
 
-// finish waits out the timers, reads every node's queue and checks.
+// finish waits until every timer that must fire did (30 s at most: a
+// leader's clock ahead sets deliverAt ahead, a failed fire waits 1 s and
+// more), reads every node's queue once the nodes converged, and checks.
 func (w *timerWorkload) finish(ctx context.Context) (ops, answered int, anomalies []check.Anomaly, err error) {
-	sleep(ctx, 5*time.Second) // the longest delay, and the fires a fault held back
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline) && sleep(ctx, 500*time.Millisecond); {
+		got, err := w.readFired(ctx, w.c.Nodes[0])
+		if err != nil {
+			continue
+		}
+		fired := map[string]bool{}
+		for _, f := range got {
+			fired[f.Txn] = true
+		}
+		all := true
+		for _, t := range w.timers {
+			all = all && (!t.Scheduled || t.Cancel == "cancelled" || t.Cancel == "unknown" || fired[t.Txn])
+		}
+		if all {
+			break
+		}
+	}
 	if err := converge(ctx, w.c, w.queue, []string{"Default"}, 60*time.Second); err != nil {
 		return 0, 0, nil, err
 	}
-	fired := map[string][]check.Fired{}
-	err = readEvery(ctx, w.c, 60*time.Second, func(ctx context.Context, n *Node) error {
-		var got []check.Fired
-		for off := int64(0); ; {
-			e, err := fetchPage(ctx, n, w.queue, "Default", off)
-			if err != nil {
-				return err
-			}
-			for _, rec := range e.Records {
-				at, _ := time.Parse(time.RFC3339Nano, rec.TS)
-				got = append(got, check.Fired{Txn: rec.TransactionID, Stamp: at.UnixMicro()})
-			}
-			if e.Error != "" || len(e.Records) == 0 || off+int64(len(e.Records)) >= e.HighWatermark {
-				break
-			}
-			off += int64(len(e.Records))
-		}
-		fired[fmt.Sprintf("node%d", n.ID)] = got
-		return nil
-	})
+	fired, err := readStable(ctx, w.c, 60*time.Second, w.readFired)
 	if err != nil {
 		return 0, 0, nil, err
 	}
@@ -164,6 +163,25 @@ func (w *timerWorkload) finish(ctx context.Context) (ops, answered int, anomalie
 		}
 	}
 	return len(w.timers), answered, check.CheckTimers(w.timers, fired, w.skew), nil
+}
+
+// readFired reads the timers' queue on n: each record's txn and stamp.
+func (w *timerWorkload) readFired(ctx context.Context, n *Node) ([]check.Fired, error) {
+	var got []check.Fired
+	for off := int64(0); ; {
+		e, err := fetchPage(ctx, n, w.queue, "Default", off)
+		if err != nil {
+			return nil, err
+		}
+		for _, rec := range e.Records {
+			at, _ := time.Parse(time.RFC3339Nano, rec.TS)
+			got = append(got, check.Fired{Txn: rec.TransactionID, Stamp: at.UnixMicro()})
+		}
+		if e.Error != "" || len(e.Records) == 0 || off+int64(len(e.Records)) >= e.HighWatermark {
+			return got, nil
+		}
+		off += int64(len(e.Records))
+	}
 }
 
 // allowSkew widens the skew bound of the check to at least d.

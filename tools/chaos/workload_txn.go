@@ -92,13 +92,12 @@ func (w *txnWorkload) finish(ctx context.Context) (ops, answered int, anomalies 
 	if err := converge(ctx, w.c, w.queue, parts, 60*time.Second); err != nil {
 		return 0, 0, nil, err
 	}
-	state := map[string]map[string]int{}
-	err = readEvery(ctx, w.c, 60*time.Second, func(ctx context.Context, n *Node) error {
+	state, err := readStable(ctx, w.c, 60*time.Second, func(ctx context.Context, n *Node) (map[string]int, error) {
 		seen := map[string]int{}
 		for _, p := range parts {
 			recs, err := fetchAll(ctx, n, w.queue, p)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			for _, rec := range recs {
 				seen[p+"/"+rec.TxnID]++
@@ -106,7 +105,7 @@ func (w *txnWorkload) finish(ctx context.Context) (ops, answered int, anomalies 
 		}
 		keys, err := kvPrefix(ctx, n, w.ns, "x")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for k, v := range keys {
 			if jsonString([]byte(v)) == k { // each put wrote its own key as its value
@@ -115,8 +114,7 @@ func (w *txnWorkload) finish(ctx context.Context) (ops, answered int, anomalies 
 				seen["kv/"+k+"="+v]++ // not what any transaction wrote: a phantom
 			}
 		}
-		state[fmt.Sprintf("node%d", n.ID)] = seen
-		return nil
+		return seen, nil
 	})
 	if err != nil {
 		return 0, 0, nil, err
