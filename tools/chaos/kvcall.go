@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"reflect"
+	"sync/atomic"
 	"time"
 )
 
@@ -53,7 +54,16 @@ const (
 	kvRefused
 	// kvUnknown: no answer, or 5xx: the writes may or may not apply.
 	kvUnknown
+	// kvFull: 507 storage_full, a definite refusal: nothing applied.
+	kvFull
 )
+
+// refusalCounter counts the answers 507 storage_full a workload got (it
+// makes the workload a refuser).
+type refusalCounter struct{ n atomic.Int64 }
+
+// refusals is how many answers 507 storage_full were counted.
+func (r *refusalCounter) refusals() int { return int(r.n.Load()) }
 
 // kvCall runs ops as one POST /api/v1/kv through n, within 5 s.
 func kvCall(ctx context.Context, n *Node, ops ...map[string]any) ([]kvResult, kvOutcome) {
@@ -66,6 +76,8 @@ func kvCall(ctx context.Context, n *Node, ops ...map[string]any) ([]kvResult, kv
 		return out.Results, kvAnswered
 	case code == http.StatusBadRequest || code == http.StatusTooManyRequests:
 		return nil, kvRefused
+	case code == http.StatusInsufficientStorage:
+		return nil, kvFull
 	}
 	return nil, kvUnknown
 }

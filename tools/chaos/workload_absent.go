@@ -16,7 +16,7 @@ import (
 // each once through a random running node (API.md §5). An attempt
 // answered applied won; answered not applied lost, and was told the
 // winner's value; without an answer (timeout, 5xx) it may have won or
-// not; refused (400, 429) it did nothing and is no attempt. At the end
+// not; refused (400, 429, 507) it did nothing and is no attempt. At the end
 // every node reads every key, and per round check.CheckPutIfAbsent (one
 // winner, the final value its), check.CheckLosersSaw (each loser told the
 // final value) and check.CheckSame (every node reads the same).
@@ -25,6 +25,7 @@ type absentWorkload struct {
 	ns      string
 	clients int
 
+	refusalCounter
 	rounds []absentRound
 }
 
@@ -52,6 +53,8 @@ func (w *absentWorkload) run(ctx context.Context, seed uint64) {
 				mu.Lock()
 				defer mu.Unlock()
 				switch {
+				case o == kvFull:
+					w.n.Add(1)
 				case o == kvRefused:
 				case o == kvUnknown:
 					round.unknown = append(round.unknown, value)

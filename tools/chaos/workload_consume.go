@@ -139,6 +139,9 @@ func (w *consumeWorkload) once(ctx context.Context, r *rand.Rand, consumer int, 
 	return true
 }
 
+// refusals is how many pushes were answered 507 storage_full.
+func (w *consumeWorkload) refusals() int { return w.log.refusals() }
+
 // c is the cluster the workload runs on.
 func (w *consumeWorkload) c() *Cluster { return w.log.c }
 

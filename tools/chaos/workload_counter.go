@@ -16,7 +16,7 @@ import (
 // counterWorkload has several clients incr a few counters by 1 (KV incr,
 // API.md §5), each incr once through a random running node: an answered
 // incr returned the counter's new value; one without an answer (timeout,
-// 5xx) may have applied or not; one refused (400, 429) did not apply.
+// 5xx) may have applied or not; one refused (400, 429, 507) did not apply.
 // At the end every node reads each counter (a linearizable read), and
 // check.CheckCounter requires each answered incr counted once, the
 // unknown ones at most once, and the answered values distinct; every
@@ -27,6 +27,7 @@ type counterWorkload struct {
 	keys    []string
 	clients int
 
+	refusalCounter
 	mu       sync.Mutex
 	answered map[string][]int64 // per key, the values answered incrs returned
 	unknown  map[string]int     // per key, incrs without an answer
@@ -54,7 +55,10 @@ func (w *counterWorkload) run(ctx context.Context, seed uint64) {
 // the outcome.
 func (w *counterWorkload) incr(ctx context.Context, r *rand.Rand, key string) {
 	res, o := kvCall(ctx, w.c.pick(r), map[string]any{"op": "incr", "ns": w.ns, "key": key, "delta": 1, "forever": true})
-	if o == kvRefused { // not applied, not an op: the client tries again
+	if o == kvRefused || o == kvFull { // not applied, not an op: the client tries again
+		if o == kvFull {
+			w.n.Add(1)
+		}
 		sleep(ctx, 100*time.Millisecond)
 		return
 	}
