@@ -3,11 +3,13 @@ package chaos
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"reflect"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -56,6 +58,9 @@ const (
 	kvUnknown
 	// kvFull: 507 storage_full, a definite refusal: nothing applied.
 	kvFull
+	// kvNotSent: the node refused the connection (it is starting, or
+	// down): nothing was sent.
+	kvNotSent
 )
 
 // refusalCounter counts the answers 507 storage_full a workload got (it
@@ -71,15 +76,25 @@ func kvCall(ctx context.Context, n *Node, ops ...map[string]any) ([]kvResult, kv
 	defer cancel()
 	var out struct{ Results []kvResult }
 	code, err := n.Call(cctx, http.MethodPost, "/api/v1/kv", map[string]any{"operations": ops}, &out)
-	switch {
-	case err == nil && code == http.StatusOK && len(out.Results) == len(ops):
-		return out.Results, kvAnswered
-	case code == http.StatusBadRequest || code == http.StatusTooManyRequests:
-		return nil, kvRefused
-	case code == http.StatusInsufficientStorage:
-		return nil, kvFull
+	if o := outcomeOf(code, err); o != kvAnswered || len(out.Results) == len(ops) {
+		return out.Results, o
 	}
 	return nil, kvUnknown
+}
+
+// outcomeOf is what a call's status code and error tell of its writes.
+func outcomeOf(code int, err error) kvOutcome {
+	switch {
+	case err == nil && code == http.StatusOK:
+		return kvAnswered
+	case code == http.StatusBadRequest || code == http.StatusTooManyRequests:
+		return kvRefused
+	case code == http.StatusInsufficientStorage:
+		return kvFull
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return kvNotSent
+	}
+	return kvUnknown
 }
 
 // readStable reads every node with read, each retried until it answers

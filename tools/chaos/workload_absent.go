@@ -55,7 +55,7 @@ func (w *absentWorkload) run(ctx context.Context, seed uint64) {
 				switch {
 				case o == kvFull:
 					w.n.Add(1)
-				case o == kvRefused:
+				case o == kvRefused || o == kvNotSent:
 				case o == kvUnknown:
 					round.unknown = append(round.unknown, value)
 				case res[0].Applied:
@@ -68,6 +68,9 @@ func (w *absentWorkload) run(ctx context.Context, seed uint64) {
 		}
 		wg.Wait()
 		w.rounds = append(w.rounds, round)
+		if len(round.won)+len(round.lost) < w.clients { // a refusal or no answer: back off, as a client does
+			sleep(ctx, 50*time.Millisecond)
+		}
 	}
 }
 

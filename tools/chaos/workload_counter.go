@@ -55,12 +55,15 @@ func (w *counterWorkload) run(ctx context.Context, seed uint64) {
 // the outcome.
 func (w *counterWorkload) incr(ctx context.Context, r *rand.Rand, key string) {
 	res, o := kvCall(ctx, w.c.pick(r), map[string]any{"op": "incr", "ns": w.ns, "key": key, "delta": 1, "forever": true})
-	if o == kvRefused || o == kvFull { // not applied, not an op: the client tries again
+	if o == kvRefused || o == kvFull || o == kvNotSent { // not applied, not an op: the client tries again
 		if o == kvFull {
 			w.n.Add(1)
 		}
 		sleep(ctx, 100*time.Millisecond)
 		return
+	}
+	if o == kvUnknown {
+		defer sleep(ctx, 20*time.Millisecond) // as a client backs off; runs after the unlock below
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -33,6 +33,7 @@ type lockWorkload struct {
 	skew    time.Duration
 	start   time.Time
 
+	refusalCounter
 	mu            sync.Mutex
 	holds         []check.Hold
 	writes        []check.GuardedWrite
@@ -69,16 +70,18 @@ func (w *lockWorkload) run(ctx context.Context, seed uint64) {
 	wg.Wait()
 }
 
-// lockCall runs one lock op through n; ok false when no answer came.
-func lockCall(ctx context.Context, n *Node, op map[string]any) (lockResult, bool) {
+// lockCall runs one lock op through n, and says what its answer tells.
+func lockCall(ctx context.Context, n *Node, op map[string]any) (lockResult, kvOutcome) {
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	var out struct{ Results []lockResult }
 	code, err := n.Call(cctx, http.MethodPost, "/api/v1/locks", map[string]any{"operations": []map[string]any{op}}, &out)
-	if err != nil || code != http.StatusOK || len(out.Results) != 1 {
-		return lockResult{}, false
+	if o := outcomeOf(code, err); o != kvAnswered {
+		return lockResult{}, o
+	} else if len(out.Results) != 1 {
+		return lockResult{}, kvUnknown
 	}
-	return out.Results[0], true
+	return out.Results[0], kvAnswered
 }
 
 // once tries to acquire name and, holding it, writes under its guard and
@@ -86,15 +89,21 @@ func lockCall(ctx context.Context, n *Node, op map[string]any) (lockResult, bool
 func (w *lockWorkload) once(ctx context.Context, r *rand.Rand, client int, name string) {
 	owner := fmt.Sprintf("c%d", client)
 	call := w.now()
-	got, ok := lockCall(ctx, w.c.pick(r), map[string]any{"op": "acquire", "name": name, "ttlSeconds": int(w.ttl.Seconds()), "owner": owner})
+	got, o := lockCall(ctx, w.c.pick(r), map[string]any{"op": "acquire", "name": name, "ttlSeconds": int(w.ttl.Seconds()), "owner": owner})
 	ret := w.now()
+	if o == kvFull {
+		w.n.Add(1)
+	}
+	if o == kvRefused || o == kvFull || o == kvNotSent { // refused, or not sent: no op
+		return
+	}
 	w.mu.Lock()
 	w.ops++
-	if ok {
+	if o == kvAnswered {
 		w.answered++
 	}
 	w.mu.Unlock()
-	if !ok || got.Acquired == nil || !*got.Acquired {
+	if o != kvAnswered || got.Acquired == nil || !*got.Acquired {
 		return
 	}
 	release := func() {

@@ -29,6 +29,7 @@ type timerWorkload struct {
 	clients int
 	skew    time.Duration
 
+	refusalCounter
 	mu     sync.Mutex
 	timers []check.Timer
 	seen   map[string]int64 // txn → µs when the watcher first saw it
@@ -61,25 +62,33 @@ func (w *timerWorkload) run(ctx context.Context, seed uint64) {
 	wg.Wait()
 }
 
-// timerCall runs one timer op through n; ok false when no answer came.
-func timerCall(ctx context.Context, n *Node, op map[string]any) (timerResult, bool) {
+// timerCall runs one timer op through n, and says what its answer tells.
+func timerCall(ctx context.Context, n *Node, op map[string]any) (timerResult, kvOutcome) {
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	var out struct{ Results []timerResult }
 	code, err := n.Call(cctx, http.MethodPost, "/api/v1/timers", map[string]any{"operations": []map[string]any{op}}, &out)
-	if err != nil || code != http.StatusOK || len(out.Results) != 1 {
-		return timerResult{}, false
+	if o := outcomeOf(code, err); o != kvAnswered {
+		return timerResult{}, o
+	} else if len(out.Results) != 1 {
+		return timerResult{}, kvUnknown
 	}
-	return out.Results[0], true
+	return out.Results[0], kvAnswered
 }
 
 // schedule schedules one timer and, one time in five, cancels it from a
 // goroutine of wg after a random part of its delay; it records both.
 func (w *timerWorkload) schedule(ctx context.Context, r *rand.Rand, wg *sync.WaitGroup, key, txn string, delayMs int64) {
 	t := check.Timer{Key: key, Txn: txn, DelayMs: delayMs, Call: time.Now().UnixMicro()}
-	got, ok := timerCall(ctx, w.c.pick(r), map[string]any{"op": "schedule", "queue": w.queue, "timerKey": key, "delayMs": delayMs, "txn": txn,
+	got, o := timerCall(ctx, w.c.pick(r), map[string]any{"op": "schedule", "queue": w.queue, "timerKey": key, "delayMs": delayMs, "txn": txn,
 		"payload": base64.StdEncoding.EncodeToString(fmt.Appendf(nil, `{"key":%q}`, key))})
-	if ok && got.Status == "scheduled" {
+	if o == kvFull {
+		w.n.Add(1)
+	}
+	if o == kvRefused || o == kvFull || o == kvNotSent { // no timer: not an op
+		return
+	}
+	if o == kvAnswered && got.Status == "scheduled" {
 		t.Scheduled = true
 		if at, err := time.Parse(time.RFC3339Nano, got.DeliverAt); err == nil {
 			t.DeliverAt = at.UnixMicro()
@@ -98,8 +107,11 @@ func (w *timerWorkload) schedule(ctx context.Context, r *rand.Rand, wg *sync.Wai
 		defer wg.Done()
 		sleep(ctx, wait)
 		cancel := "unknown"
-		if got, ok := timerCall(context.WithoutCancel(ctx), n, map[string]any{"op": "cancel", "queue": w.queue, "timerKey": key, "txn": txn}); ok {
+		switch got, o := timerCall(context.WithoutCancel(ctx), n, map[string]any{"op": "cancel", "queue": w.queue, "timerKey": key, "txn": txn}); o {
+		case kvAnswered:
 			cancel = got.Status
+		case kvRefused, kvFull, kvNotSent:
+			cancel = "" // no cancel happened
 		}
 		w.mu.Lock()
 		w.timers[i].Cancel = cancel
