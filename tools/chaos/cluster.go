@@ -63,9 +63,9 @@ type Node struct {
 	exited chan struct{}
 }
 
-// freeAddr is a free 127.0.0.1 port's address.
+// freeAddr is a free 127.0.0.1 port's address (listenLow's).
 func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := listenLow()
 	if err != nil {
 		return "", err
 	}
@@ -93,7 +93,7 @@ func StartCluster(ctx context.Context, bin, dir string, n int, o ClusterOptions,
 	raft := make([]string, n)
 	var held []net.Listener
 	for i := range raft {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		l, err := listenLow()
 		if err != nil {
 			return nil, err
 		}

@@ -42,6 +42,38 @@
 //     replaces a node that found its data corrupted under a fresh id at
 //     the same slot (fault_bitflip.go), as the operator would.
 //
+// # Workloads
+//
+// Each is a file workload_<name>.go, registered in workload.go:
+//
+//   - log: writers push records with transaction ids to three partitions,
+//     retrying unanswered pushes with the same id; check.CheckLog.
+//   - kv: clients put and get three registers; check.CheckKV.
+//   - lake: the log's writers into the S3 sink (above).
+//   - counter: clients incr two counters by 1, each incr once; every node
+//     reads each counter at the end; check.CheckCounter and
+//     check.CheckSame.
+//   - absent: rounds of a race, each a fresh key on which four clients
+//     putIfAbsent at once; every node reads every key at the end;
+//     check.CheckPutIfAbsent, check.CheckLosersSaw, check.CheckSame.
+//   - txn: transactions of a push to each of two partitions and a KV put,
+//     retried with the same ids until answered committed (success, or the
+//     rollback duplicate); every node's logs and keys read at the end;
+//     check.CheckTxn.
+//   - consume: two writers push (a logWorkload) while three consumers of
+//     one group pop and ack, now and then abandoning a pop so that its
+//     lease expires; a drain after the faults healed; check.CheckLog and
+//     check.CheckConsume.
+//   - lock: four clients contend for two locks, write a key under each
+//     permit's guard, and release or abandon it; check.CheckLock.
+//   - timer: three clients schedule timers of 0.2–2 s and cancel one in
+//     five; a watcher notes when each fired; check.CheckTimers.
+//
+// The checks of consume, lock and timer hold in real time within a skew
+// bound (1 s); under FaultClock, which sets a node's clock up to 5 s
+// ahead, past the 500 ms the broker's guarantees assume, Run widens it to
+// 5.5 s (skewAllower).
+//
 // # Usage
 //
 //	res, err := chaos.Run(ctx, chaos.Config{Bin: "/tmp/queen", Dir: dir, Nodes: 3,

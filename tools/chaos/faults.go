@@ -50,6 +50,9 @@ const (
 	FaultBitFlip = "bit-flip"
 )
 
+// maxClockJump is the furthest FaultClock sets a node's clock ahead.
+const maxClockJump = 5 * time.Second
+
 // Faults lists the faults Run knows, in the campaign's order.
 var Faults = []string{FaultNone, FaultPartition, FaultOneWay, FaultClock, FaultKill, FaultPause, FaultPowerLoss, FaultDiskFull, FaultBitFlip}
 
@@ -84,7 +87,7 @@ func (s *striker) strike(ctx context.Context, fault string) (what string, heal f
 		}
 		offset := 0
 		if s.r.IntN(3) > 0 {
-			offset = s.r.IntN(5001)
+			offset = s.r.IntN(int(maxClockJump.Milliseconds()) + 1)
 		}
 		if err := n.Signal(syscall.SIGKILL); err != nil {
 			return "", nil, err

@@ -75,6 +75,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	if s, ok := w.(skewAllower); ok && cfg.Fault == FaultClock {
+		s.allowSkew(clockFaultSkew)
+	}
 	wctx, stop := context.WithTimeout(ctx, cfg.Duration)
 	defer stop()
 	done := make(chan struct{})

@@ -22,6 +22,8 @@ type logWorkload struct {
 	queue      string
 	partitions []string
 	writers    int
+	// pause, when set, is how long a writer waits after each push.
+	pause time.Duration
 
 	mu      sync.Mutex
 	history []check.Push
@@ -52,6 +54,9 @@ func (l *logWorkload) run(ctx context.Context, seed uint64) {
 				l.mu.Lock()
 				l.history = append(l.history, p)
 				l.mu.Unlock()
+				if l.pause > 0 {
+					sleep(ctx, l.pause)
+				}
 			}
 		}()
 	}
@@ -100,7 +105,7 @@ func (l *logWorkload) push(ctx context.Context, r *rand.Rand, p *check.Push) {
 // finish waits until every node shows the same high watermarks, reads
 // every node's whole log and checks it against the history.
 func (l *logWorkload) finish(ctx context.Context) (ops, answered int, anomalies []check.Anomaly, err error) {
-	if err := converge(ctx, l.c, l, 60*time.Second); err != nil {
+	if err := converge(ctx, l.c, l.queue, l.partitions, 60*time.Second); err != nil {
 		return 0, 0, nil, err
 	}
 	logs, err := l.logs(ctx)
@@ -116,15 +121,15 @@ func (l *logWorkload) finish(ctx context.Context) (ops, answered int, anomalies 
 }
 
 // converge waits until every node shows the same high watermark on every
-// partition: the log has reached them all.
-func converge(ctx context.Context, c *Cluster, w *logWorkload, timeout time.Duration) error {
+// partition of queue: the log has reached them all.
+func converge(ctx context.Context, c *Cluster, queue string, partitions []string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	var last []map[string]int64
 	for time.Now().Before(deadline) {
 		last = last[:0]
 		same := true
 		for _, n := range c.Nodes {
-			h, err := highWatermarks(ctx, n, w.queue, w.partitions)
+			h, err := highWatermarks(ctx, n, queue, partitions)
 			if err != nil {
 				same = false
 				break
@@ -166,6 +171,7 @@ type fetchEntry struct {
 		Offset        int64           `json:"offset"`
 		TransactionID string          `json:"transactionId"`
 		Payload       json.RawMessage `json:"payload"`
+		TS            string          `json:"ts"`
 	} `json:"records"`
 	HighWatermark int64  `json:"highWatermark"`
 	Error         string `json:"error"`
@@ -175,16 +181,10 @@ type fetchEntry struct {
 func fetchAll(ctx context.Context, n *Node, queue, partition string) ([]check.Record, error) {
 	var recs []check.Record
 	for off := int64(0); ; {
-		var out struct{ Entries []fetchEntry }
-		_, err := n.Call(ctx, http.MethodPost, "/api/v1/fetch", map[string]any{"entries": []map[string]any{
-			{"queue": queue, "partition": partition, "offset": off, "maxBytes": 8 << 20}}}, &out)
+		e, err := fetchPage(ctx, n, queue, partition, off)
 		if err != nil {
 			return nil, err
 		}
-		if len(out.Entries) != 1 {
-			return nil, fmt.Errorf("fetch %s/%s answered %d entries", queue, partition, len(out.Entries))
-		}
-		e := out.Entries[0]
 		if e.Error != "" {
 			return recs, nil // a partition no push reached: no records
 		}
@@ -196,6 +196,20 @@ func fetchAll(ctx context.Context, n *Node, queue, partition string) ([]check.Re
 		}
 		off += int64(len(e.Records))
 	}
+}
+
+// fetchPage reads a partition on n from offset off, up to 8 MiB.
+func fetchPage(ctx context.Context, n *Node, queue, partition string, off int64) (fetchEntry, error) {
+	var out struct{ Entries []fetchEntry }
+	_, err := n.Call(ctx, http.MethodPost, "/api/v1/fetch", map[string]any{"entries": []map[string]any{
+		{"queue": queue, "partition": partition, "offset": off, "maxBytes": 8 << 20}}}, &out)
+	if err != nil {
+		return fetchEntry{}, err
+	}
+	if len(out.Entries) != 1 {
+		return fetchEntry{}, fmt.Errorf("fetch %s/%s answered %d entries", queue, partition, len(out.Entries))
+	}
+	return out.Entries[0], nil
 }
 
 // highWatermarks is the high watermark of each partition on n.

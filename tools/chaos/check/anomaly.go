@@ -28,9 +28,30 @@ const (
 	KindUndecided       = "undecided"       // the check of a key ran out of CheckKVTimeout
 	KindInvalid         = "invalid"         // an op the checker cannot read (kind, times)
 
+	// CheckTxn (and lost, duplicate, phantom, diverged).
+	KindPartial = "partial" // a node shows some of a transaction's effects, not all
+
+	// CheckConsume.
+	KindUndelivered  = "undelivered"   // a record pushed and answered stored, never delivered
+	KindRedelivered  = "redelivered"   // a record delivered by a pop called after its ack was answered success
+	KindAckedTwice   = "acked-twice"   // a record settled by two acks
+	KindLeaseOverlap = "lease-overlap" // two leases on one partition held at once, past the skew bound
+
+	// CheckLock.
+	KindLockOverlap = "lock-overlap" // two holders of one lock at once, past the skew bound
+	KindTokenOrder  = "token-order"  // a later acquire answered a token not higher
+	KindGuard       = "guard"        // a write guarded by an older token applied after a newer one's
+
+	// CheckTimers (and phantom, diverged).
+	KindFiredTwice     = "fired-twice"     // a timer's record twice in its queue
+	KindEarly          = "early"           // a timer fired before its delay
+	KindCancelledFired = "cancelled-fired" // a timer fired though its cancel answered cancelled
+	KindUnfired        = "unfired"         // a timer answered scheduled, never cancelled, never fired
+
 	// CheckCounter and CheckPutIfAbsent.
-	KindCounter = "counter"
-	KindWinners = "winners"
+	KindCounter  = "counter"
+	KindWinners  = "winners"
+	KindLoserSaw = "loser-saw" // a lost putIfAbsent was told a value that is not the final one
 )
 
 // Summary counts anomalies by kind, kinds in name order:

@@ -42,6 +42,27 @@
 // counts every answered incr and at most the unknown ones besides.
 // CheckPutIfAbsent: exactly one attempt wins (or none is known to, and one
 // of the unknown may have) and the final value is the winner's.
+// CheckLosersSaw: each lost attempt was told the final value (loser-saw).
+// CheckSame: every node read the same final value (diverged).
+//
+// CheckTxn, transactions: on every node each transaction's effects all
+// present once or all absent, all present for a committed one. Kinds:
+// partial, lost, duplicate, phantom, diverged.
+//
+// CheckConsume, a consumer group: every record answered stored delivered,
+// none delivered by a pop called after its ack was answered, none settled
+// twice, no two leases of a partition held at once past a skew bound.
+// Kinds: undelivered, redelivered, acked-twice, lease-overlap.
+//
+// CheckLock, locks: no two holders at once past a skew bound, tokens
+// rising from one holder to the next, guarded writes applied in token
+// order. Kinds: lock-overlap, token-order, guard.
+//
+// CheckTimers, timers: each fired at most once, not before its delay (by
+// its answered deliverAt, and in real time within a skew bound), never
+// after a cancel answered cancelled, every one answered scheduled and not
+// cancelled fired on every node. Kinds: fired-twice, early,
+// cancelled-fired, unfired, diverged, phantom.
 //
 // # Usage
 //

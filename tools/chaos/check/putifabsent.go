@@ -39,3 +39,18 @@ func CheckPutIfAbsent(won []string, lost []string, unknown []string, final strin
 		return bad("none won; the final value %q is none of the %d unknown attempts' %q", final, len(unknown), unknown)
 	}
 }
+
+// CheckLosersSaw checks what the lost put-if-absent attempts on one key
+// were answered: a lost attempt is told the value that won (API.md §5: on
+// a loss, value is the winner's), and the key is written by nothing else,
+// so each must be final. One "loser-saw" anomaly per loser that saw
+// another value.
+func CheckLosersSaw(saw []string, final string) []Anomaly {
+	var out []Anomaly
+	for _, v := range saw {
+		if v != final {
+			out = append(out, Anomaly{KindLoserSaw, fmt.Sprintf("a lost attempt was told %q won, but the final value is %q", v, final)})
+		}
+	}
+	return out
+}
