@@ -106,12 +106,12 @@ bench-http:
 bench-locks-timers:
 	bash tools/bench-locks-timers.sh
 
-# The fault campaign: RUNS runs (default 20) of each of WORKLOADS under
+# The fault campaign: RUNS runs (default 3) of each of WORKLOADS under
 # each of FAULTS (default all, comma-separated lists otherwise) on NODES
 # nodes (3 or 5), SEED the first run's seed, DURATION each run's workload;
 # it prints the table RELIABILITY.md shows, and a run that finds an
 # anomaly keeps its nodes' logs and fails the target.
-RUNS ?= 20
+RUNS ?= 3
 NODES ?= 3
 WORKLOADS ?= all
 FAULTS ?= all

@@ -28,7 +28,8 @@ func buildQueen(t *testing.T) string {
 // partitions, one of the log across killed nodes started again with their
 // clocks jumped, one each of the KV and the log across power losses that
 // drop what was not fsynced, and one of the log across bit flips (a
-// refusing node replaced under a fresh id); each is required to strike at least
+// refusing node replaced under a fresh id), and one of the transactions
+// across killed nodes; each is required to strike at least
 // once, answer ops, and leave no anomaly in the history. `make chaos`
 // runs the full campaign.
 func TestSlice(t *testing.T) {
@@ -37,7 +38,8 @@ func TestSlice(t *testing.T) {
 		workload, fault string
 		nodes           int
 	}{{WorkloadLog, FaultPartition, 5}, {WorkloadLog, FaultOneWay, 3}, {WorkloadKV, FaultPartition, 3}, {WorkloadLog, FaultClock, 3},
-		{WorkloadKV, FaultPowerLoss, 3}, {WorkloadLog, FaultPowerLoss, 3}, {WorkloadLog, FaultBitFlip, 3}} {
+		{WorkloadKV, FaultPowerLoss, 3}, {WorkloadLog, FaultPowerLoss, 3}, {WorkloadLog, FaultBitFlip, 3},
+		{WorkloadTxn, FaultKill, 3}} {
 		t.Run(run.workload+"/"+run.fault, func(t *testing.T) {
 			if run.fault == FaultPowerLoss {
 				if err := lossyfs.Available(); err != nil {
