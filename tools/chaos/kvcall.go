@@ -72,14 +72,31 @@ func (r *refusalCounter) refusals() int { return int(r.n.Load()) }
 
 // kvCall runs ops as one POST /api/v1/kv through n, within 5 s.
 func kvCall(ctx context.Context, n *Node, ops ...map[string]any) ([]kvResult, kvOutcome) {
+	return opsCall[kvResult](ctx, n, "/api/v1/kv", ops...)
+}
+
+// opsCall runs ops as one POST {"operations": ops} to path through n,
+// within 5 s, and decodes one result per op (the KV's, the locks' and the
+// timers' shape); a 200 with another number of results is unknown.
+func opsCall[R any](ctx context.Context, n *Node, path string, ops ...map[string]any) ([]R, kvOutcome) {
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	var out struct{ Results []kvResult }
-	code, err := n.Call(cctx, http.MethodPost, "/api/v1/kv", map[string]any{"operations": ops}, &out)
+	var out struct{ Results []R }
+	code, err := n.Call(cctx, http.MethodPost, path, map[string]any{"operations": ops}, &out)
 	if o := outcomeOf(code, err); o != kvAnswered || len(out.Results) == len(ops) {
 		return out.Results, o
 	}
 	return nil, kvUnknown
+}
+
+// opCall is opsCall of one op: its result.
+func opCall[R any](ctx context.Context, n *Node, path string, op map[string]any) (R, kvOutcome) {
+	res, o := opsCall[R](ctx, n, path, op)
+	if o != kvAnswered {
+		var zero R
+		return zero, o
+	}
+	return res[0], o
 }
 
 // outcomeOf is what a call's status code and error tell of its writes.

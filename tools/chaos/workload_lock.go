@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
 	"sync"
 	"time"
 
@@ -70,26 +69,12 @@ func (w *lockWorkload) run(ctx context.Context, seed uint64) {
 	wg.Wait()
 }
 
-// lockCall runs one lock op through n, and says what its answer tells.
-func lockCall(ctx context.Context, n *Node, op map[string]any) (lockResult, kvOutcome) {
-	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	var out struct{ Results []lockResult }
-	code, err := n.Call(cctx, http.MethodPost, "/api/v1/locks", map[string]any{"operations": []map[string]any{op}}, &out)
-	if o := outcomeOf(code, err); o != kvAnswered {
-		return lockResult{}, o
-	} else if len(out.Results) != 1 {
-		return lockResult{}, kvUnknown
-	}
-	return out.Results[0], kvAnswered
-}
-
 // once tries to acquire name and, holding it, writes under its guard and
 // releases it (or abandons it).
 func (w *lockWorkload) once(ctx context.Context, r *rand.Rand, client int, name string) {
 	owner := fmt.Sprintf("c%d", client)
 	call := w.now()
-	got, o := lockCall(ctx, w.c.pick(r), map[string]any{"op": "acquire", "name": name, "ttlSeconds": int(w.ttl.Seconds()), "owner": owner})
+	got, o := opCall[lockResult](ctx, w.c.pick(r), "/api/v1/locks", map[string]any{"op": "acquire", "name": name, "ttlSeconds": int(w.ttl.Seconds()), "owner": owner})
 	ret := w.now()
 	if o == kvFull {
 		w.n.Add(1)
@@ -107,7 +92,7 @@ func (w *lockWorkload) once(ctx context.Context, r *rand.Rand, client int, name 
 		return
 	}
 	release := func() {
-		lockCall(context.WithoutCancel(ctx), w.c.pick(r), map[string]any{"op": "release", "name": name, "token": got.Token, "slot": got.Slot})
+		opCall[lockResult](context.WithoutCancel(ctx), w.c.pick(r), "/api/v1/locks", map[string]any{"op": "release", "name": name, "token": got.Token, "slot": got.Slot})
 	}
 	if got.Already {
 		w.mu.Lock()

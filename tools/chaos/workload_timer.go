@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
 	"sync"
 	"time"
 
@@ -62,25 +61,11 @@ func (w *timerWorkload) run(ctx context.Context, seed uint64) {
 	wg.Wait()
 }
 
-// timerCall runs one timer op through n, and says what its answer tells.
-func timerCall(ctx context.Context, n *Node, op map[string]any) (timerResult, kvOutcome) {
-	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	var out struct{ Results []timerResult }
-	code, err := n.Call(cctx, http.MethodPost, "/api/v1/timers", map[string]any{"operations": []map[string]any{op}}, &out)
-	if o := outcomeOf(code, err); o != kvAnswered {
-		return timerResult{}, o
-	} else if len(out.Results) != 1 {
-		return timerResult{}, kvUnknown
-	}
-	return out.Results[0], kvAnswered
-}
-
 // schedule schedules one timer and, one time in five, cancels it from a
 // goroutine of wg after a random part of its delay; it records both.
 func (w *timerWorkload) schedule(ctx context.Context, r *rand.Rand, wg *sync.WaitGroup, key, txn string, delayMs int64) {
 	t := check.Timer{Key: key, Txn: txn, DelayMs: delayMs, Call: time.Now().UnixMicro()}
-	got, o := timerCall(ctx, w.c.pick(r), map[string]any{"op": "schedule", "queue": w.queue, "timerKey": key, "delayMs": delayMs, "txn": txn,
+	got, o := opCall[timerResult](ctx, w.c.pick(r), "/api/v1/timers", map[string]any{"op": "schedule", "queue": w.queue, "timerKey": key, "delayMs": delayMs, "txn": txn,
 		"payload": base64.StdEncoding.EncodeToString(fmt.Appendf(nil, `{"key":%q}`, key))})
 	if o == kvFull {
 		w.n.Add(1)
@@ -107,7 +92,7 @@ func (w *timerWorkload) schedule(ctx context.Context, r *rand.Rand, wg *sync.Wai
 		defer wg.Done()
 		sleep(ctx, wait)
 		cancel := "unknown"
-		switch got, o := timerCall(context.WithoutCancel(ctx), n, map[string]any{"op": "cancel", "queue": w.queue, "timerKey": key, "txn": txn}); o {
+		switch got, o := opCall[timerResult](context.WithoutCancel(ctx), n, "/api/v1/timers", map[string]any{"op": "cancel", "queue": w.queue, "timerKey": key, "txn": txn}); o {
 		case kvAnswered:
 			cancel = got.Status
 		case kvRefused, kvFull, kvNotSent:
