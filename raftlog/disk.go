@@ -162,6 +162,9 @@ func (s *Shard) reportDisk(stop chan struct{}) {
 	if m == nil {
 		return
 	}
+	if math.IsNaN(d.usedPct()) || d.err.Load() != nil {
+		return // no good reading of the disk: nothing to report either way
+	}
 	self := s.host.cfg.NodeID
 	_, listed := m.fullNodes()[self]
 	full := d.full.Load()

@@ -204,3 +204,27 @@ func TestDiskConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestStorageGateReplacedNode: a node that reported a full disk and was
+// then replaced (its data lost) can no longer say it is not full: the
+// replace clears its report, and the gate opens.
+func TestStorageGateReplacedNode(t *testing.T) {
+	c, d := gatedCluster(t, 3)
+	leaderID, _ := c.Leader()
+	victim := uint64(1 + leaderID%3)
+	d.set(victim, 95)
+	waitFullNodes(t, c, victim)
+	c.Stop(victim)
+	_, leader := c.Leader()
+	if err := pushErr(t, leader, "while-listed"); !errors.Is(err, raftlog.ErrStorageFull) {
+		t.Fatalf("push with node %d listed full: %v, want ErrStorageFull", victim, err)
+	}
+	id, _ := c.Leader()
+	if _, err := c.Hosts[id].ReplaceReplica(raftlogtest.Ctx(t, testTimeout), raftlogtest.ShardID, victim, 7, ""); err != nil {
+		t.Fatal(err)
+	}
+	waitFullNodes(t, c)
+	if err := pushErr(t, leader, "after-replace"); err != nil {
+		t.Fatalf("push once node %d was replaced: %v", victim, err)
+	}
+}

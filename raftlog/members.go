@@ -81,7 +81,10 @@ func (h *Host) ReplaceReplica(ctx context.Context, shardID, old, new uint64, add
 		_, newIn := m.Voters[new]
 		switch {
 		case newIn && !oldIn:
-			return m, nil // done, by this call or an earlier one
+			// Done, by this call or an earlier one. old can say no more
+			// about its disk: a report of a full one it left would shut
+			// the storage gate for good.
+			return m, h.unlist(ctx, shardID, old)
 		case newIn:
 			return m, fmt.Errorf("%w: replica %d is a member already", ErrMembership, new)
 		case slices.Contains(m.Removed, new):
@@ -104,6 +107,28 @@ func (h *Host) ReplaceReplica(ctx context.Context, shardID, old, new uint64, add
 			return m, err
 		}
 	}
+}
+
+// unlist takes a replica that left the shard out of the storage gate's
+// set of full nodes, when it is there.
+func (h *Host) unlist(ctx context.Context, shardID, replica uint64) error {
+	s := h.Shard(shardID)
+	if s == nil {
+		return nil
+	}
+	m := s.sm.Load()
+	if m == nil {
+		return nil
+	}
+	if _, listed := m.fullNodes()[replica]; !listed {
+		return nil
+	}
+	op := nodeStatusOp{Node: replica, Full: false}
+	if _, err := s.Propose(ctx, Command{Ops: []Op{op.Op()}}); err != nil {
+		return fmt.Errorf("raftlog: replica %d replaced, but its report of a full disk is not cleared (ask again): %w", replica, err)
+	}
+	h.log.Info("raftlog: a replaced replica's report of a full disk cleared", "shard", shardID, "replica", replica)
+	return nil
 }
 
 // retryChange returns nil for an error after which a membership call is

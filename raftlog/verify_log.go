@@ -147,11 +147,43 @@ func checkLog(b []byte, logNum uint32, each func(rec []byte) error) (logCheck, e
 	// log goes on after it.
 	for o := off + 1; o+legacyHeader <= len(b); o++ {
 		if _, _, _, ok := chunkAt(b, o, logNum, format); ok {
+			if unwrittenBetween(b, off, o, logNum) {
+				break // a power loss's tail, written out of page order
+			}
 			return c, fmt.Errorf("the chunk at offset %d does not check, and a chunk of the same log at offset %d does: not a torn write", off, o)
 		}
 	}
 	c.Torn = !allZero(b[off:])
 	return c, nil
+}
+
+// pageSize is the file system's page: what a power loss keeps or drops
+// whole, and not necessarily in order.
+const pageSize = 4096
+
+// unwrittenBetween says whether b[from:to) holds a page the log's writer
+// never got to disk: an aligned page of zeros (a preallocated file's), or
+// a chunk of another log that checks (a recycled file's old content). A
+// power loss leaves such a page between the last synced chunk and later
+// pages the kernel happened to write first, and those pages hold chunks
+// of the same log that check: a torn tail, not a flip, which changes a
+// bit and makes neither.
+func unwrittenBetween(b []byte, from, to int, logNum uint32) bool {
+	for p := (from + pageSize - 1) / pageSize * pageSize; p+pageSize <= to; p += pageSize {
+		if allZero(b[p : p+pageSize]) {
+			return true
+		}
+	}
+	for p := from; p+recyclableHeader <= to; p++ {
+		if format, _ := chunkFormat(b[p+6]); format >= 2 {
+			if n := binary.LittleEndian.Uint32(b[p+7:]); n != logNum {
+				if _, _, _, ok := chunkAt(b, p, n, format); ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func (c *logCheck) record(rec []byte, each func([]byte) error) error {

@@ -87,7 +87,7 @@ func verifyShardSegments(dir, segDir string, st *VerifyStats) (err error) {
 	for valid := it.Last(); valid; {
 		k, v := it.Key(), it.Value()
 		if len(k) != 17 || len(v) == 0 || v[0] != recordInSegment {
-			valid = it.SeekLT(k[:min(len(k), 9)]) // a record kept in the store: the partition's older ones are too
+			valid = it.SeekLT(bytes.Clone(k[:min(len(k), 9)])) // a record kept in the store: the partition's older ones are too
 			continue
 		}
 		p, _, _, err := decodePtr(v)
