@@ -52,7 +52,7 @@ func (d DiskConfig) withDefaults() DiskConfig {
 		return d
 	}
 	if d.LowPct <= 0 {
-		d.LowPct = max(d.HighPct-5, 0)
+		d.LowPct = max(d.HighPct-5, d.HighPct/2) // above 0: a full node must be able to clear itself
 	}
 	if d.Interval <= 0 {
 		d.Interval = time.Second

@@ -95,7 +95,7 @@ type Config struct {
 	// pops and deletes go on (QUEEN_RAFT_DISK_HIGH_PCT, 1..=100, default
 	// 85; 0 turns this node's watch off). DiskLowPct is the percent below
 	// which a full node reports itself no longer full
-	// (QUEEN_RAFT_DISK_LOW_PCT, default 5 below the high mark), and
+	// (QUEEN_RAFT_DISK_LOW_PCT, 1 or more, default 5 below the high mark, or half of it when that is more), and
 	// DiskPoll how often the disk is read (QUEEN_RAFT_DISK_POLL_MS, 1000).
 	DiskHighPct, DiskLowPct int
 	DiskPoll                time.Duration
@@ -219,9 +219,13 @@ func checkHostPort(s string) string {
 func (l *loader) disk() (high, low int, poll time.Duration) {
 	high = int(l.int("QUEEN_RAFT_DISK_HIGH_PCT", 85, 0, 100,
 		"the percent of its disk past which this node reports itself full and the cluster refuses writes that grow the store (507 storage_full); 0 turns the watch off"))
-	maxLow := int64(max(high-1, 0))
-	low = int(l.int("QUEEN_RAFT_DISK_LOW_PCT", int64(max(high-5, 0)), 0, maxLow,
-		fmt.Sprintf("the percent of its disk below which a full node reports itself no longer full; below QUEEN_RAFT_DISK_HIGH_PCT=%d", high)))
+	if high == 1 {
+		l.fail("QUEEN_RAFT_DISK_HIGH_PCT=1 leaves no low mark below it. It is 0 (the watch off) or 2..=100")
+	}
+	if high >= 2 {
+		low = int(l.int("QUEEN_RAFT_DISK_LOW_PCT", int64(max(high-5, high/2)), 1, int64(high-1),
+			fmt.Sprintf("the percent of its disk below which a full node reports itself no longer full; below QUEEN_RAFT_DISK_HIGH_PCT=%d", high)))
+	}
 	poll = ms(l.int("QUEEN_RAFT_DISK_POLL_MS", 1000, 10, 60_000, "how often this node reads its disk's use, in milliseconds"))
 	return high, low, poll
 }

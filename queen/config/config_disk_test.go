@@ -18,7 +18,7 @@ func TestDiskMarks(t *testing.T) {
 		{map[string]string{}, 85, 80, time.Second},
 		{map[string]string{"QUEEN_RAFT_DISK_HIGH_PCT": "95", "QUEEN_RAFT_DISK_POLL_MS": "200"}, 95, 90, 200 * time.Millisecond},
 		{map[string]string{"QUEEN_RAFT_DISK_HIGH_PCT": "90", "QUEEN_RAFT_DISK_LOW_PCT": "70"}, 90, 70, time.Second},
-		{map[string]string{"QUEEN_RAFT_DISK_HIGH_PCT": "3"}, 3, 0, time.Second},
+		{map[string]string{"QUEEN_RAFT_DISK_HIGH_PCT": "3"}, 3, 1, time.Second}, // low above 0: a full node can clear itself
 		{map[string]string{"QUEEN_RAFT_DISK_HIGH_PCT": "0"}, 0, 0, time.Second},
 	} {
 		cfg, err := config.Load(env(c.env))
@@ -32,7 +32,7 @@ func TestDiskMarks(t *testing.T) {
 	wantRefusals(t, []refusal{
 		{map[string]string{"QUEEN_RAFT_DISK_HIGH_PCT": "101"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_DISK_HIGH_PCT=101 is outside 0..=100. It is the percent of its disk past which this node reports itself full and the cluster refuses writes that grow the store (507 storage_full); 0 turns the watch off"},
 		{map[string]string{"QUEEN_RAFT_DISK_HIGH_PCT": "85.5"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_DISK_HIGH_PCT=85.5 is not a whole number. It is the percent of its disk past which this node reports itself full and the cluster refuses writes that grow the store (507 storage_full); 0 turns the watch off, in 0..=100"},
-		{map[string]string{"QUEEN_RAFT_DISK_LOW_PCT": "85"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_DISK_LOW_PCT=85 is outside 0..=84. It is the percent of its disk below which a full node reports itself no longer full; below QUEEN_RAFT_DISK_HIGH_PCT=85"},
+		{map[string]string{"QUEEN_RAFT_DISK_LOW_PCT": "85"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_DISK_LOW_PCT=85 is outside 1..=84. It is the percent of its disk below which a full node reports itself no longer full; below QUEEN_RAFT_DISK_HIGH_PCT=85"},
 		{map[string]string{"QUEEN_RAFT_DISK_POLL_MS": "5"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_DISK_POLL_MS=5 is outside 10..=60000. It is how often this node reads its disk's use, in milliseconds"},
 	})
 }

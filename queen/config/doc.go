@@ -18,10 +18,10 @@
 // JWT_SKIP_PATHS a comma-separated list of paths, where one ending in /
 // is a prefix and / alone is the root path only.
 //
-// The storage gate: QUEEN_RAFT_DISK_HIGH_PCT (default 85, 1..=100; 0
+// The storage gate: QUEEN_RAFT_DISK_HIGH_PCT (default 85, 2..=100; 0
 // turns this node's watch off) is the percent of its file system past
 // which a node reports its data directory full, QUEEN_RAFT_DISK_LOW_PCT
-// (default 5 less, below the high mark) the percent below which it
+// (1 or more, default 5 less or half the high mark, below it) the percent below which it
 // reports itself no longer full, QUEEN_RAFT_DISK_POLL_MS (1000) how often
 // it reads statfs. While any node is full every node answers writes that
 // grow the store (pushes, KV puts and incrs, configures, timer schedules,
