@@ -2,6 +2,8 @@ package httpd
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"net/http"
 
 	"github.com/queen-mq/queen-go/contract"
@@ -96,6 +98,11 @@ func (s *server) replaceMember() http.Handler {
 		addr, _, err := o.str("address", "address")
 		if err != nil {
 			return err
+		}
+		if addr != "" {
+			if host, port, err := net.SplitHostPort(addr); err != nil || host == "" || port == "" {
+				return badRequest(fmt.Sprintf("address %q is not host:port: it is where the replacement's raft transport listens, such as 10.0.0.2:6633", addr))
+			}
 		}
 		m, err := s.cl.ReplaceMember(r.Context(), uint64(old), uint64(nu), addr)
 		if err != nil {

@@ -37,7 +37,7 @@ func TestRaftMembersRoutes(t *testing.T) {
 		t.Fatalf("asked %v", cf.asked)
 	}
 	for _, body := range []string{`{"nodeId":3}`, `{"nodeId":0,"newNodeId":4}`, `{"nodeId":"3","newNodeId":4}`, `[]`, `{`,
-		`{"nodeId":3,"newNodeId":4,"address":7}`} {
+		`{"nodeId":3,"newNodeId":4,"address":7}`, `{"nodeId":3,"newNodeId":4,"address":"10.0.0.2"}`, `{"nodeId":3,"newNodeId":4,"address":":6633"}`} {
 		if w := e.do(t, http.MethodPost, "/api/v1/raft/members/replace", body); w.Code != http.StatusBadRequest {
 			t.Errorf("%s: %d %s, want 400", body, w.Code, w.Body)
 		}

@@ -93,6 +93,11 @@ func (h *Host) ReplaceReplica(ctx context.Context, shardID, old, new uint64, add
 			if address == "" {
 				address = m.Voters[old]
 			}
+			for id, a := range m.Voters {
+				if id != old && a == address {
+					return m, fmt.Errorf("%w: address %s is replica %d's: a replacement takes the replaced node's address or one no member has", ErrMembership, address, id)
+				}
+			}
 			h.log.Warn("raftlog: deleting a replica to replace it", "shard", shardID, "replica", old, "by", new, "address", address)
 			err = h.nh.SyncRequestDeleteReplica(ctx, shardID, old, m.ConfigChangeID)
 		case !slices.Contains(m.Removed, old):

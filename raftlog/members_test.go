@@ -50,6 +50,9 @@ func TestReplaceReplica(t *testing.T) {
 	if _, err := h.ReplaceReplica(ctx, raftlogtest.ShardID, leader, 9, ""); !errors.Is(err, raftlog.ErrMembership) {
 		t.Fatalf("replacing this node: %v, want ErrMembership", err)
 	}
+	if _, err := h.ReplaceReplica(ctx, raftlogtest.ShardID, victim, 4, c.Members[leader]); !errors.Is(err, raftlog.ErrMembership) {
+		t.Fatalf("replacing at another member's address: %v, want ErrMembership", err)
+	}
 	m, err := h.ReplaceReplica(ctx, raftlogtest.ShardID, victim, 4, "")
 	if err != nil {
 		t.Fatal(err)

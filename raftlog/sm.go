@@ -207,6 +207,9 @@ func metaValue(applied uint64, stamp int64) []byte {
 // Update applies a run of committed entries in one Pebble batch, with the
 // last entry's index and stamp.
 func (s *stateMachine) Update(entries []sm.Entry) ([]sm.Entry, error) {
+	if e := s.failed.Load(); e != nil {
+		return nil, e // never apply over a store that failed a check
+	}
 	if err := s.dedup.swap(); err != nil {
 		s.log.Warn("dedup filter rebuild failed; the old filter stays", "err", err)
 	}
