@@ -460,8 +460,9 @@
 //     QUEEN_RAFT_NODE_ID=newNodeId, QUEEN_RAFT_JOIN=true and the same
 //     QUEEN_RAFT_ADDRESS on an empty data directory, and catches up from
 //     its peers. An id is never reused. 400 bad_request for a body
-//     without both ids (1..2^31); 409 membership when newNodeId is or was
-//     a member, nodeId is not one, or nodeId is the answering node; a 503
+//     without both ids (1..2^31) or an address that is not host:port; 409
+//     membership when newNodeId is or was a member, nodeId is not one,
+//     nodeId is the answering node, or address is another member's; a 503
 //     timeout leaves the outcome unknown, and asking again is safe (a
 //     replace already done answers 200).
 //   - Query strings of the admin routes read as pop's do: an empty value

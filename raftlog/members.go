@@ -59,8 +59,8 @@ func (h *Host) Membership(ctx context.Context, shardID uint64) (Membership, erro
 // and new is a member it answers the membership; a call that finds old
 // gone but new not yet added adds new, at address (which it then needs,
 // old's being forgotten). It refuses (ErrMembership) new being or having
-// been a member, old being neither a member nor deleted, and old being
-// this node. ErrTimeout and ErrNoLeader leave the outcome unknown.
+// been a member, old being neither a member nor deleted, old being this
+// node, and address being another member's. ErrTimeout and ErrNoLeader leave the outcome unknown.
 func (h *Host) ReplaceReplica(ctx context.Context, shardID, old, new uint64, address string) (Membership, error) {
 	switch {
 	case old == 0 || new == 0:
