@@ -157,11 +157,23 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	writeRaw(w, status, b)
 }
 
-// writeRaw answers status with body, which is JSON already.
+// writeRaw answers status with body, which is JSON already. Every JSON
+// answer ends with a line break, so that answers printed one after another
+// (curl in a shell) stay one per line.
 func writeRaw(w http.ResponseWriter, status int, body []byte) {
+	nl := len(body) == 0 || body[len(body)-1] != '\n'
+	n := len(body)
+	if nl {
+		n++
+	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Content-Length", strconv.Itoa(n))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+	if nl {
+		_, _ = w.Write(newline)
+	}
 }
+
+var newline = []byte{'\n'}

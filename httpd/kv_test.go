@@ -59,8 +59,8 @@ func TestKVCallAnswers(t *testing.T) {
 		e := newEnv(t, answerKV(body), Options{})
 		w := e.do(t, "POST", "/api/v1/kv", `[{"op":"get","ns":"a","key":"k"}]`)
 		wantStatus(t, w, http.StatusOK)
-		if w.Body.String() != body {
-			t.Fatalf("body = %s, want %s", w.Body, body)
+		if w.Body.String() != body+"\n" {
+			t.Fatalf("body = %s, want %s and a line break", w.Body, body)
 		}
 	}
 }
@@ -130,7 +130,7 @@ func TestKVGet(t *testing.T) {
 	e := newEnv(t, fb, Options{})
 	w := e.do(t, "GET", "/api/v1/kv/app/a/b%20c", "")
 	wantStatus(t, w, http.StatusOK)
-	if w.Body.String() != hit {
+	if w.Body.String() != hit+"\n" {
 		t.Fatalf("body = %s", w.Body)
 	}
 	if et := w.Header().Get("ETag"); et != `"17"` {
@@ -144,7 +144,7 @@ func TestKVGet(t *testing.T) {
 	e = newEnv(t, answerKV(`{"results":[`+miss+`]}`), Options{})
 	w = e.do(t, "GET", "/api/v1/kv/app/k", "")
 	wantStatus(t, w, http.StatusOK)
-	if w.Body.String() != miss || w.Header().Get("ETag") != "" {
+	if w.Body.String() != miss+"\n" || w.Header().Get("ETag") != "" {
 		t.Fatalf("miss = %s, ETag %q", w.Body, w.Header().Get("ETag"))
 	}
 }
@@ -174,7 +174,7 @@ func TestKVPut(t *testing.T) {
 	e := newEnv(t, fb, Options{})
 	w := e.do(t, "PUT", "/api/v1/kv/app/k", `{"value": {"a":  1},"ttlSeconds":60,"expect":8,"required":true,"delta":5}`)
 	wantStatus(t, w, http.StatusOK)
-	if w.Body.String() != elem || w.Header().Get("ETag") != "" {
+	if w.Body.String() != elem+"\n" || w.Header().Get("ETag") != "" {
 		t.Fatalf("body = %s", w.Body)
 	}
 	want := []KVOp{{Op: "put", NS: "app", Key: "k", Value: json.RawMessage(`{"a":  1}`), TTLSeconds: i64(60), Expect: i64(8), Required: true}}
@@ -190,7 +190,7 @@ func TestKVSinglePrecondition(t *testing.T) {
 	e := newEnv(t, answerKV(body), Options{})
 	w := e.do(t, "PUT", "/api/v1/kv/app/k", `{"value":2,"forever":true,"expect":3,"required":true}`)
 	wantStatus(t, w, http.StatusOK)
-	if w.Body.String() != body {
+	if w.Body.String() != body+"\n" {
 		t.Fatalf("body = %s", w.Body)
 	}
 }

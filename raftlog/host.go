@@ -144,6 +144,8 @@ type Host struct {
 	diskStop, diskDone chan struct{}
 	// corrupted is the first finding of corruption (corrupt.go).
 	corrupted atomic.Pointer[CorruptError]
+	// events logs raft's state changes (events.go).
+	events *events
 }
 
 // NewHost starts the node's raft host. Shards start with StartShard.
@@ -160,21 +162,24 @@ func NewHost(cfg Config) (*Host, error) {
 		return nil, err
 	}
 	setDragonboatLogger(c.Logger)
-	h := &Host{cfg: c, log: c.Logger, shards: map[uint64]*Shard{}}
+	h := &Host{cfg: c, log: c.Logger, shards: map[uint64]*Shard{}, events: newEvents(c.Logger, c.NodeID)}
 	watchRaftLogDB(h)
 	nh, err := dragonboat.NewNodeHost(config.NodeHostConfig{
-		NodeHostDir:       filepath.Join(c.DataDir, "raft"),
-		WALDir:            filepath.Join(c.DataDir, "raft"),
-		RTTMillisecond:    uint64(max(c.RTT.Milliseconds(), 1)),
-		RaftAddress:       c.RaftAddress,
-		ListenAddress:     c.ListenAddress,
-		RaftEventListener: leaderListener{h},
-		Expert:            config.ExpertConfig{LogDB: c.LogDB.config()},
+		NodeHostDir:         filepath.Join(c.DataDir, "raft"),
+		WALDir:              filepath.Join(c.DataDir, "raft"),
+		RTTMillisecond:      uint64(max(c.RTT.Milliseconds(), 1)),
+		RaftAddress:         c.RaftAddress,
+		ListenAddress:       c.ListenAddress,
+		RaftEventListener:   leaderListener{h},
+		SystemEventListener: sysListener{h.events},
+		Expert:              config.ExpertConfig{LogDB: c.LogDB.config()},
 	})
 	if err != nil {
+		h.events.close()
 		return nil, fmt.Errorf("raftlog: start raft host %d at %s: %w", c.NodeID, c.RaftAddress, err)
 	}
 	h.nh = nh
+	h.events.nh.Store(nh)
 	if c.Disk.HighPct > 0 {
 		// The first reading before any shard starts: a node that starts
 		// on a full disk refuses growing writes from its first request.
@@ -192,6 +197,7 @@ func NewHost(cfg Config) (*Host, error) {
 type leaderListener struct{ h *Host }
 
 func (l leaderListener) LeaderUpdated(info raftio.LeaderInfo) {
+	l.h.events.leader(info)
 	if s := l.h.Shard(info.ShardID); s != nil {
 		s.leader.Store(info.LeaderID)
 		s.watch.wake([]string{leaderKey})
@@ -306,6 +312,7 @@ func (h *Host) Close() {
 		s.stopTicker()
 	}
 	h.nh.Close()
+	h.events.close()
 	for _, s := range shards {
 		s.sm.Store(nil)   // reads now answer ErrClosed
 		s.watch.wakeAll() // and waits wake up to see it

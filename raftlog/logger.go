@@ -15,8 +15,11 @@ import (
 
 // dragonboat takes one logger factory per process, set before the first
 // NodeHost; its loggers write to whichever slog.Logger the latest Host
-// brought. Its info lines (dozens per start) are dropped, and its warnings,
-// which are mostly elections, log at info.
+// brought. Its info lines (dozens per start) are dropped. Its warnings log
+// at info, but for those of raft (each step of every election), transport
+// (each failed dial to a peer that is down) and config (plain TCP between
+// peers), which log at debug: the host logs one line per change of
+// leader, member or peer instead (events.go).
 var (
 	dbLoggerOnce sync.Once
 	dbLogger     atomic.Pointer[slog.Logger]
@@ -35,7 +38,12 @@ func (dbLog) SetLevel(logger.LogLevel) {}
 func (dbLog) Debugf(string, ...any)    {}
 func (dbLog) Infof(string, ...any)     {}
 func (d dbLog) Warningf(format string, args ...any) {
-	d.emit(slog.LevelInfo, format, args)
+	level := slog.LevelInfo
+	switch d.pkg {
+	case "raft", "transport", "config":
+		level = slog.LevelDebug
+	}
+	d.emit(level, format, args)
 }
 func (d dbLog) Errorf(format string, args ...any) { d.emit(slog.LevelError, format, args) }
 func (d dbLog) Panicf(format string, args ...any) {
@@ -84,6 +92,9 @@ func corruptPath(msg, dir string) string {
 
 func (d dbLog) emit(level slog.Level, format string, args []any) {
 	if l := dbLogger.Load(); l != nil {
-		l.Log(context.Background(), level, fmt.Sprintf(format, args...), "component", "dragonboat/"+d.pkg)
+		if !l.Enabled(context.Background(), level) {
+			return
+		}
+		l.Log(context.Background(), level, fmt.Sprintf(format, args...), "lib", "dragonboat/"+d.pkg)
 	}
 }

@@ -37,6 +37,7 @@ func (q *queueTask) claim(ctx context.Context) bool {
 	r := res.Results[0]
 	if r.Applied {
 		q.setLease(r.Version, start)
+		q.log.Info("queue taken: this node writes it to the bucket", "leaseVersion", r.Version)
 		return true
 	}
 	var holder leaseDoc
@@ -50,6 +51,7 @@ func (q *queueTask) claim(ctx context.Context) bool {
 			TTL: ttl, Expect: &v, Required: true}})
 		if err == nil && res.OK {
 			q.setLease(res.Results[0].Version, start)
+			q.log.Info("queue taken back from this node's earlier run", "leaseVersion", res.Results[0].Version)
 			return true
 		}
 	}
@@ -256,6 +258,7 @@ func (q *queueTask) release(ctx context.Context) {
 		}
 		q.leaseMu.Unlock()
 		if err == nil {
+			q.log.Info("queue given back: another node may take it")
 			return
 		}
 		select {

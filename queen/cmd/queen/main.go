@@ -220,7 +220,8 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	srv := &http.Server{Handler: withDeadline(api, cfg.RequestTimeout), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	log.Info("queen ready", "http", ln.Addr().String())
+	log.Info("queen listening", "http", ln.Addr().String())
+	go logReady(ctx, shard, log, ln.Addr().String())
 
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
@@ -277,5 +278,23 @@ func timerMetrics(reg *prometheus.Registry) func(timers.FireAnswer) {
 		fired.Add(float64(a.Fired))
 		failed.Add(float64(a.Failed))
 		filed.Add(float64(a.Filed))
+	}
+}
+
+// logReady logs "queen ready" once the node knows its shard's leader:
+// from then on it serves requests (a node without a leader answers 503).
+func logReady(ctx context.Context, shard *raftlog.Shard, log *slog.Logger, addr string) {
+	start := time.Now()
+	for {
+		changed := shard.LeaderChanged()
+		if leader := shard.Leader(); leader != 0 {
+			log.Info("queen ready", "http", addr, "leader", leader, "waitedMs", time.Since(start).Milliseconds())
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		}
 	}
 }
