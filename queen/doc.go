@@ -57,7 +57,7 @@
 //
 // # Usage
 //
-//	go run ./queen/cmd/queen                       # one node, port 6632, data in ./queen-data
+//	go build -o bin/ ./queen/cmd/queen && ./bin/queen   # one node, port 6632, data in ./queen-data
 //	QUEEN_RAFT_NODE_ID=1 QUEEN_RAFT_MEMBERS=1=10.0.0.1:6633,2=10.0.0.2:6633,3=10.0.0.3:6633 queen
 //
 // The end-to-end tests (e2e) start the real binary as one and three
