@@ -46,8 +46,11 @@ func main() {
 	fmt.Println("|---:|---:|---:|---:|---:|")
 	value, _ := json.Marshal(map[string]string{"pad": strings.Repeat("x", max(*size-10, 0))})
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	rows, row := len(ints(*nodes))*len(ints(*clients)), 0
 	for _, n := range ints(*nodes) {
 		for _, c := range ints(*clients) {
+			row++
+			progress("row %d of %d: %d nodes, %d clients, %s", row, rows, n, c, *duration)
 			// A fresh cluster for every row, as in raftlog's bench.
 			l, err := raftlogtest.StartLocal(n, kvstore.Appliers(), *rtt, logger)
 			if err != nil {
@@ -61,6 +64,7 @@ func main() {
 			}
 			puts, p50, p99 := run(kvstore.New(leader), c, *keys, value, *duration)
 			l.Close()
+			progress("") // the status line cleared for the row
 			fmt.Printf("| %d | %d | %.0f | %.2f | %.2f |\n", n, c, puts, ms(p50), ms(p99))
 		}
 	}
@@ -68,6 +72,14 @@ func main() {
 
 // tenant is the tenant the bench writes as.
 const tenant = "00000000-0000-0000-0000-000000000001"
+
+// progress says on a terminal which row runs now, on one line that the
+// next overwrites (progress("") clears it before a row); it writes nothing when stderr is not a terminal.
+func progress(format string, args ...any) {
+	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		fmt.Fprintf(os.Stderr, "\r\033[K"+format, args...)
+	}
+}
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 

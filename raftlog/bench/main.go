@@ -52,20 +52,33 @@ func main() {
 		*size, *partitions, *duration)
 	fmt.Println("| log store | nodes | proposers | records/push | records/s | MB/s | pushes/s | p50 ms | p99 ms |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	rows, row := len(ints(*nodes))*len(ints(*proposers))*len(ints(*batches))*len(strings.Split(*logdbs, ",")), 0
 	for _, n := range ints(*nodes) {
 		for _, p := range ints(*proposers) {
 			for _, b := range ints(*batches) {
 				for _, logdb := range strings.Split(*logdbs, ",") {
+					row++
+					progress("row %d of %d: %s, %d nodes, %d proposers, %d records/push, %s", row, rows, logdb, n, p, b, *duration)
 					// A fresh cluster for every row: a row never pays for the
 					// compactions of the rows before it.
 					shard, stop := startCluster(n, *rtt, raftlog.LogDBSize(strings.TrimSpace(logdb)))
 					r := run(shard, p, b, *size, *partitions, *duration)
 					stop()
+					progress("") // the status line cleared for the row
 					fmt.Printf("| %s | %d | %d | %d | %.0f | %.1f | %.0f | %.2f | %.2f |\n", logdb, n, p, b,
 						r.records, r.records*float64(*size)/1e6, r.pushes, ms(r.p50), ms(r.p99))
 				}
 			}
 		}
+	}
+}
+
+// progress says on a terminal which row runs now, on one line that the
+// next overwrites (progress("") clears it before a row of the table); it
+// writes nothing when stderr is not a terminal.
+func progress(format string, args ...any) {
+	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		fmt.Fprintf(os.Stderr, "\r\033[K"+format, args...)
 	}
 }
 
