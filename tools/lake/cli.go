@@ -6,6 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"time"
+
+	"github.com/queen-mq/queen-go/tools/internal/progress"
 )
 
 // Command is the command line of ls and verify, shared by queen-lake and
@@ -23,6 +26,21 @@ type Command struct {
 	// line before the report is printed).
 	Progress func(Progress)
 	Done     func()
+}
+
+// WithProgress is c with verify's progress shown on l (progress.Stderr():
+// on a terminal only): objects checked of the total, their bytes, the time
+// elapsed; the line is cleared before the report.
+func (c Command) WithProgress(l *progress.Line) Command {
+	if !l.On() {
+		return c
+	}
+	c.Progress = func(p Progress) {
+		l.Printf("%s verify: objects %d/%d, %s of %s, %s", c.Name, p.Objects, p.TotalObjects,
+			progress.Bytes(p.Bytes), progress.Bytes(p.TotalBytes), l.Elapsed().Round(100*time.Millisecond))
+	}
+	c.Done = l.Clear
+	return c
 }
 
 // Run runs args, which start with the command ("ls" or "verify"), and

@@ -11,19 +11,19 @@ type Progress struct {
 	Bytes, TotalBytes     int64
 }
 
-// progress counts the objects a run checked and hands each new count to
+// counter counts the objects a run checked and hands each new count to
 // the callback, one call at a time, so that the callback sees Objects rise
 // by one per call, from 0 to TotalObjects.
-type progress struct {
+type counter struct {
 	mu sync.Mutex
 	p  Progress
 	f  func(Progress)
 }
 
-// newProgress is a counter towards total objects and bytes reporting to f
+// newCounter is a counter towards total objects and bytes reporting to f
 // (nil: none); it reports the start (0 done) at once.
-func newProgress(f func(Progress), total int, totalBytes int64) *progress {
-	p := &progress{p: Progress{TotalObjects: total, TotalBytes: totalBytes}, f: f}
+func newCounter(f func(Progress), total int, totalBytes int64) *counter {
+	p := &counter{p: Progress{TotalObjects: total, TotalBytes: totalBytes}, f: f}
 	if f != nil {
 		f(p.p)
 	}
@@ -31,7 +31,7 @@ func newProgress(f func(Progress), total int, totalBytes int64) *progress {
 }
 
 // object counts one more object checked, of the manifest's size bytes.
-func (p *progress) object(bytes int64) {
+func (p *counter) object(bytes int64) {
 	if p == nil || p.f == nil {
 		return
 	}

@@ -50,7 +50,7 @@ type verifier struct {
 	// sink is the sink the manifests name.
 	sink string
 	// prog counts the objects checked for Config.Progress.
-	prog *progress
+	prog *counter
 }
 
 // lostAt is a lost range and the window that declared it.
@@ -78,7 +78,7 @@ func Verify(ctx context.Context, cfg Config) (Report, error) {
 		return Report{}, err
 	}
 	v.summarize()
-	v.prog = newProgress(cfg.Progress, v.r.Objects, v.r.Bytes)
+	v.prog = newCounter(cfg.Progress, v.r.Objects, v.r.Bytes)
 	v.checkObjects(ctx)
 	if err := ctx.Err(); err != nil {
 		return Report{}, err

@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/queen-mq/queen-go/tools/internal/progress"
 	"github.com/queen-mq/queen-go/tools/lake"
 )
 
@@ -53,5 +54,5 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		}
 		return 0
 	}
-	return lake.Command{Name: "queen-lake", Usage: usage}.Run(ctx, args, stdout, stderr, getenv)
+	return lake.Command{Name: "queen-lake", Usage: usage}.WithProgress(progress.Stderr()).Run(ctx, args, stdout, stderr, getenv)
 }
