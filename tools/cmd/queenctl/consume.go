@@ -50,7 +50,7 @@ type ackResult struct {
 }
 
 // pop is `queenctl pop <queue> [--group G] [--batch N] [--wait]
-// [--timeout D] [--partition P] [--mode new|all] [--ack]`: GET
+// [--timeout D] [--partition P] [--partitions N] [--mode new|all] [--ack]`: GET
 // /api/v1/pop/queue/:queue[/partition/:partition]. Nothing to pop (204)
 // prints no row, and {"messages":[]} with --json. With --ack, every
 // message popped is acked completed at once (POST /api/v1/ack/batch);
@@ -62,6 +62,7 @@ func (c *cli) pop(args []string) error {
 	wait := fs.Bool("wait", false, "long-poll until a message comes or --timeout passes")
 	timeout := fs.Duration("timeout", 0, "long-poll time (default the broker's, 30s)")
 	partition := fs.String("partition", "", "pop this partition only")
+	partitions := fs.Int("partitions", 1, "partitions to claim at once (1..64), under one lease")
 	mode := fs.String("mode", "", "subscription mode of a new group: new or all (default the broker's)")
 	doAck := fs.Bool("ack", false, "ack what was popped")
 	pos, err := parse(fs, args, 1, 1, "<queue>")
@@ -71,6 +72,9 @@ func (c *cli) pop(args []string) error {
 	if *batch < 1 {
 		return usagef("pop: --batch %d: must be 1 or more", *batch)
 	}
+	if *partitions < 1 || *partitions > 64 {
+		return usagef("pop: --partitions %d: must be 1..64", *partitions)
+	}
 	if *mode != "" && *mode != "new" && *mode != "all" {
 		return usagef("pop: --mode %q: must be new or all", *mode)
 	}
@@ -79,6 +83,9 @@ func (c *cli) pop(args []string) error {
 		path += "/partition/" + seg(*partition)
 	}
 	q := url.Values{"batch": {strconv.Itoa(*batch)}}
+	if *partitions > 1 {
+		q.Set("partitions", strconv.Itoa(*partitions))
+	}
 	if *group != "" {
 		q.Set("consumerGroup", *group)
 	}

@@ -10,7 +10,8 @@ Commands:
   push <queue> [<json>|-]        push one payload, or one per stdin line (- or none)
        [--partition P] [--txn ID]
   pop <queue> [--group G] [--batch N] [--wait] [--timeout D] [--partition P]
-       [--mode new|all] [--ack]  pop messages (and ack them, with --ack)
+       [--partitions N] [--mode new|all] [--ack]
+                                 pop messages (and ack them, with --ack)
   ack <transactionId> <partitionId> [--lease L] [--group G]
        [--status completed|failed|retry|dlq] [--error MSG]
   groups [<group>]               consumer groups and their lag; one group by partition
