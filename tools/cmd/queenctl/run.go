@@ -67,6 +67,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 	fs := c.flags("queenctl")
 	if err := fs.Parse(args); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			err = &flagError{err}
+		}
 		return c.fail(err)
 	}
 	args = fs.Args()
