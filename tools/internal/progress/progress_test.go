@@ -3,6 +3,8 @@ package progress
 import (
 	"bytes"
 	"os"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -70,4 +72,74 @@ func TestBytes(t *testing.T) {
 			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
 		}
 	}
+}
+
+func TestEveryShowsUntilStopped(t *testing.T) {
+	w := &syncBuffer{}
+	l := New(w)
+	calls := make(chan struct{}, 100)
+	stop := l.Every(func() string {
+		select {
+		case calls <- struct{}{}:
+		default:
+		}
+		return "tick"
+	})
+	deadline := time.After(10 * time.Second)
+	for range 2 {
+		select {
+		case <-calls:
+		case <-deadline:
+			t.Fatal("text was not called twice within 10 s")
+		}
+	}
+	stop()
+	stop() // a second stop is harmless
+	got := w.String()
+	if !strings.HasPrefix(got, "\rtick\x1b[K") || !strings.HasSuffix(got, "\r\x1b[K") {
+		t.Fatalf("line %q: want ticks, then the line cleared", got)
+	}
+}
+
+func TestEveryOffCallsNothing(t *testing.T) {
+	stop := New(nil).Every(func() string { t.Error("text called on a line that is off"); return "" })
+	stop()
+}
+
+func TestMeter(t *testing.T) {
+	var m Meter
+	t0 := time.Unix(0, 0)
+	if r := m.Rate(0, t0); r != 0 {
+		t.Fatalf("first sample: %v", r)
+	}
+	if r := m.Rate(50, t0.Add(500*time.Millisecond)); r != 0 {
+		t.Fatalf("before a window: %v", r)
+	}
+	if r := m.Rate(200, t0.Add(2*time.Second)); r != 100 {
+		t.Fatalf("200 in 2 s: %v, want 100", r)
+	}
+	if r := m.Rate(210, t0.Add(2500*time.Millisecond)); r != 100 {
+		t.Fatalf("within the next window: %v, want the last rate 100", r)
+	}
+	if r := m.Rate(260, t0.Add(3*time.Second)); r != 60 {
+		t.Fatalf("60 in the next second: %v, want 60", r)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the ticker's writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
