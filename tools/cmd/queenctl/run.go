@@ -39,7 +39,7 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Sprintf(format, args...)}
 }
 
-// failed is an error already reported on stdout or stderr (a check that
+// errFailed is an error already reported on stdout or stderr (a check that
 // failed, an ack not applied): exit status 1, nothing more to print.
 var errFailed = errors.New("failed")
 
@@ -181,5 +181,5 @@ func sub(args []string, names ...string) (string, []string) {
 	return "", args
 }
 
-// trimURL is the broker URL without a trailing slash.
+// base is the broker URL without a trailing slash.
 func (c *cli) base() string { return strings.TrimRight(c.url, "/") }
