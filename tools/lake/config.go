@@ -50,6 +50,12 @@ type Config struct {
 	// rest are only counted.
 	MaxProblems int
 
+	// Progress, when set, is called as Verify checks the manifests'
+	// objects: once with none checked, then once per object, one call at
+	// a time, Objects rising by one up to TotalObjects (when the run is
+	// not cancelled). A terminal's progress line hangs here; nil for none.
+	Progress func(Progress)
+
 	// Store, when set, replaces the S3 client built from the bucket
 	// settings (tests, or a caller with a client of its own).
 	Store Store

@@ -49,6 +49,8 @@ type verifier struct {
 	startKnown bool
 	// sink is the sink the manifests name.
 	sink string
+	// prog counts the objects checked for Config.Progress.
+	prog *counter
 }
 
 // lostAt is a lost range and the window that declared it.
@@ -76,6 +78,7 @@ func Verify(ctx context.Context, cfg Config) (Report, error) {
 		return Report{}, err
 	}
 	v.summarize()
+	v.prog = newCounter(cfg.Progress, v.r.Objects, v.r.Bytes)
 	v.checkObjects(ctx)
 	if err := ctx.Err(); err != nil {
 		return Report{}, err

@@ -60,6 +60,7 @@ func (v *verifier) checkWindow(ctx context.Context, k uint64, m *lakeformat.Mani
 	seen, whole := 0, true
 	for i := range m.Objects {
 		recs, ok := v.checkObject(ctx, k, m, &m.Objects[i], res)
+		v.prog.object(m.Objects[i].Bytes)
 		if !ok {
 			whole = false
 			continue

@@ -131,6 +131,7 @@ func main() {
 		fail(2, err)
 	}
 	var r *report
+	stopProgress := startProgress(o)
 	switch o.mode {
 	case "consume":
 		r, err = runConsume(o)
@@ -146,6 +147,7 @@ func main() {
 		var p *parked
 		if o.mode == "push" {
 			if p, err = startParked(o, o.parked); err != nil {
+				stopProgress()
 				fail(1, err)
 			}
 		}
@@ -154,6 +156,7 @@ func main() {
 			err = p.finish(o, r)
 		}
 	}
+	stopProgress()
 	if err != nil {
 		fail(1, err)
 	}
@@ -318,7 +321,7 @@ func percentiles(lat []time.Duration) string {
 // newClient returns a client that keeps up to conns connections to each
 // node open.
 func newClient(conns int) *http.Client {
-	return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns}, Timeout: 60 * time.Second}
+	return &http.Client{Transport: countingTransport{&http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns}}, Timeout: 60 * time.Second}
 }
 
 // answer is a broker's answer: its status, its body, and when its header

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/queen-mq/queen-go/tools/internal/progress"
 )
 
 // TestScheduleBody checks that timer i is due -delay plus i/-timers of
@@ -155,5 +157,37 @@ func TestKVModes(t *testing.T) {
 	// a get of a key nobody put is an error, not a record
 	if err := kvGet(t.Context(), newClient(1), srv.URL+"/api/v1/kv/ns/absent"); err == nil {
 		t.Error("a get of an absent key answered no error")
+	}
+}
+
+func TestProgressText(t *testing.T) {
+	var m progress.Meter
+	t0 := time.Unix(0, 0)
+	o := options{mode: "push", batch: 10, count: 95, duration: 10 * time.Second}
+	progressText(o, 0, 0, &m, t0)
+	if got := progressText(o, 1500*time.Millisecond, 4, &m, t0.Add(2*time.Second)); got != "queen-bench push: 4 of 10 requests, 1.5s, 2 requests/s" {
+		t.Errorf("push -count: %q", got)
+	}
+	o = options{mode: "consume", duration: 10 * time.Second}
+	if got := progressText(o, 3*time.Second, 9, &m, t0.Add(3*time.Second)); got != "queen-bench consume: 3s of 10s, 9 requests, 5 requests/s" {
+		t.Errorf("consume: %q", got)
+	}
+}
+
+func TestClientCountsAnsweredRequests(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	before := requestsDone.Load()
+	c := newClient(1)
+	for range 3 {
+		if _, err := send(t.Context(), c, srv.URL, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := send(t.Context(), c, "http://127.0.0.1:1", nil); err == nil {
+		t.Fatal("a request to a closed port answered")
+	}
+	if got := requestsDone.Load() - before; got != 3 {
+		t.Fatalf("%d requests counted, want the 3 answered", got)
 	}
 }

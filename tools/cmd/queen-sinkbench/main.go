@@ -22,6 +22,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/queen-mq/queen-go/tools/internal/progress"
 )
 
 func main() {
@@ -78,10 +80,16 @@ func load(url string, records, queues, partitions, size, conns int) error {
 // pushAll pushes the records and returns the broker's safeTime after the
 // last push: at or after every pushed record's stamp.
 func pushAll(url string, records, queues, partitions, size, conns int) (string, error) {
-	var next atomic.Int64
+	var next, pushed atomic.Int64
 	var wg sync.WaitGroup
 	var firstErr atomic.Value
 	start := time.Now()
+	var meter progress.Meter
+	stopLine := progress.Stderr().Every(func() string {
+		n := pushed.Load()
+		return fmt.Sprintf("queen-sinkbench: pushed %d of %d records, %s, %.0f records/s", n, records,
+			time.Since(start).Truncate(100*time.Millisecond), meter.Rate(float64(n), time.Now()))
+	})
 	for c := 0; c < conns; c++ {
 		wg.Add(1)
 		go func() {
@@ -102,6 +110,7 @@ func pushAll(url string, records, queues, partitions, size, conns int) (string, 
 				for attempt := 0; ; attempt++ {
 					err := post(url+"/api/v1/push", map[string]any{"items": items}, &out)
 					if err == nil {
+						pushed.Add(int64(len(items)))
 						break
 					}
 					if attempt == 20 {
@@ -114,6 +123,7 @@ func pushAll(url string, records, queues, partitions, size, conns int) (string, 
 		}()
 	}
 	wg.Wait()
+	stopLine()
 	if e := firstErr.Load(); e != nil {
 		return "", e.(error)
 	}
@@ -133,11 +143,15 @@ func pushAll(url string, records, queues, partitions, size, conns int) (string, 
 // drain waits until every queue's lake is complete through the stamp and
 // reports the sink's rate and the greatest lag it showed.
 func drain(url string, records, queues, size int, through string) error {
-	return drainFrom(url, records, queues, size, through, time.Now())
+	return drainFrom(url, records, queues, size, through, time.Now(), "")
 }
 
-func drainFrom(url string, records, queues, size int, through string, start time.Time) error {
+// drainFrom is drain timed from start; its result line starts with
+// prefix.
+func drainFrom(url string, records, queues, size int, through string, start time.Time, prefix string) error {
 	maxLag := 0.0
+	line := progress.Stderr()
+	defer line.Clear()
 	for {
 		resp, err := http.Get(url + "/status")
 		if err != nil {
@@ -172,13 +186,16 @@ func drainFrom(url string, records, queues, size int, through string, start time
 			recs += q.Records
 			bytes += q.Bytes
 		}
+		line.Printf("queen-sinkbench: %d of %d queues complete, %d records (%s) in the lake, %s, greatest lag %.1fs",
+			done, queues, recs, progress.Bytes(bytes), time.Since(start).Truncate(100*time.Millisecond), maxLag)
 		if done == queues {
+			line.Clear()
 			el := time.Since(start).Seconds()
 			var payload int
 			for i := 0; i < records; i++ {
 				payload += len(payloadOf(int64(i), size))
 			}
-			fmt.Printf("sink drained %d records (%d in the lake, %.1f MB of objects) in %.1fs: %.0f records/s, %.1f MB/s of payload; greatest lag %.1fs\n",
+			fmt.Printf(prefix+"sink drained %d records (%d in the lake, %.1f MB of objects) in %.1fs: %.0f records/s, %.1f MB/s of payload; greatest lag %.1fs\n",
 				records, recs, float64(bytes)/1e6, el, float64(records)/el, float64(payload)/el/1e6, maxLag)
 			return nil
 		}
@@ -219,8 +236,7 @@ func live(url string, records, queues, partitions, size, conns int) error {
 		return err
 	}
 	fmt.Printf("while the load ran: greatest lag %.1fs\n", most)
-	fmt.Printf("push to committed: ")
-	return drainFrom(url, records, queues, size, through, start)
+	return drainFrom(url, records, queues, size, through, start, "push to committed: ")
 }
 
 // greatestLag reads the greatest lagSeconds of the sink's queues.
