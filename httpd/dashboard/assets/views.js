@@ -75,7 +75,7 @@ window.QD = window.QD || {};
         ["role", (m) => m.nodeId === members.leader ? "leader" : "follower"],
         ["here", (m) => m.nodeId === members.node ? "this node" : ""],
       ], (tr, m) => {
-        tr.cells[2].className = m.nodeId === members.leader ? "tag leader" : "";
+        tr.cells[2].className = m.nodeId === members.leader ? "leader" : "";
         tr.dataset.leader = String(m.nodeId === members.leader);
         tr.dataset.self = String(m.nodeId === members.node);
       });
