@@ -34,8 +34,9 @@ func pushN(ctx context.Context, t *testing.T, n *node, queue, partition string, 
 }
 
 // TestDashboardQueues: the queues table shows a queue with its partitions
-// and depth, and more pushes change the depth on the page without a
-// navigation; the sink section says off on a node without one.
+// and depth (what a group still has to settle, as the depth route says),
+// and more pushes change them on the page without a navigation; the sink
+// section says off on a node without one.
 func TestDashboardQueues(t *testing.T) {
 	n := cluster(t, 1)[0]
 	n.start()
@@ -44,11 +45,29 @@ func TestDashboardQueues(t *testing.T) {
 	defer cancel()
 	pushN(ctx, t, n, "dash-q", "p1", 2)
 	pushN(ctx, t, n, "dash-q", "p2", 1)
+	// One record settled: the depth (2) is no longer the total (3).
+	code, a := n.pop(ctx, t, "dash-q", url.Values{"consumerGroup": {"g"}, "subscriptionMode": {"all"}, "batch": {"1"}, "wait": {"false"}})
+	if code != 200 || len(a.Messages) != 1 {
+		t.Fatalf("pop: %d %+v", code, a)
+	}
+	if r := n.ack(ctx, t, a, "g", "completed"); !r[0].Success {
+		t.Fatalf("ack: %+v", r)
+	}
+	depth := func() string {
+		var d struct{ Pending int64 }
+		if _, err := n.call(ctx, http.MethodGet, "/api/v1/resources/queues/dash-q/depth", nil, &d); err != nil {
+			t.Fatal(err)
+		}
+		return strconv.FormatInt(d.Pending, 10)
+	}
+	if got := depth(); got != "2" {
+		t.Fatalf("the depth route says %s, want 2", got)
+	}
 
 	p := openDashboard(t, n)
-	p.waitJS("dash-q with 2 partitions and depth 3",
-		cell("queue-row", "queue", "dash-q", "partitions")+` === "2" && `+cell("queue-row", "queue", "dash-q", "depth")+` === "3"`,
-		`document.getElementById("queues").innerText`, pageWait)
+	show := `document.getElementById("queues").innerText`
+	p.waitJS("dash-q with 2 partitions, depth 2 of 3", cell("queue-row", "queue", "dash-q", "partitions")+` === "2" && `+
+		cell("queue-row", "queue", "dash-q", "depth")+` === "2" && `+cell("queue-row", "queue", "dash-q", "total")+` === "3"`, show, pageWait)
 	p.waitJS("the sink off", `document.querySelector("[data-testid=sink-state]").textContent === "sink off"`,
 		`document.getElementById("sink").innerText`, pageWait)
 
@@ -56,9 +75,12 @@ func TestDashboardQueues(t *testing.T) {
 	p.eval(`window.__noReload = true`, &marker)
 	pushN(ctx, t, n, "dash-q", "p2", 4)
 	pushN(ctx, t, n, "dash-q", "p3", 1)
-	p.waitJS("dash-q with 3 partitions and depth 8",
-		cell("queue-row", "queue", "dash-q", "partitions")+` === "3" && `+cell("queue-row", "queue", "dash-q", "depth")+` === "8"`,
-		`document.getElementById("queues").innerText`, pageWait)
+	want := depth()
+	if want != "7" {
+		t.Fatalf("the depth route says %s after 5 more pushes, want 7", want)
+	}
+	p.waitJS("dash-q with 3 partitions and depth "+want, cell("queue-row", "queue", "dash-q", "partitions")+` === "3" && `+
+		cell("queue-row", "queue", "dash-q", "depth")+` === `+js(want), show, pageWait)
 	p.eval(`window.__noReload === true`, &marker)
 	if !marker {
 		t.Fatal("the page reloaded to show the new depth")
@@ -174,7 +196,9 @@ func TestDashboardCharts(t *testing.T) {
 	p := openDashboard(t, n)
 	state := `JSON.stringify(QD.chartState())`
 	p.waitJS("a drawn chart", `QD.chartState().drawn && QD.chartState().plotPoints >= 1`, state, pageWait)
-	var before struct{ Series map[string]struct{ Max float64 } }
+	var before struct {
+		Series map[string]struct{ Max float64 }
+	}
 	p.eval(`QD.chartState()`, &before)
 	if before.Series["pushed"].Max != 0 {
 		t.Fatalf("push/s above 0 before any push: %+v", before)
@@ -240,7 +264,7 @@ func TestDashboardCluster(t *testing.T) {
 		`document.getElementById("cluster").innerText`, pageWait)
 	var got struct {
 		Leader, Self, Role string
-		Members           []string
+		Members            []string
 	}
 	p.eval(`({leader: document.querySelector("[data-testid=member-row][data-leader=true]").dataset.node,
 		self: document.querySelector("[data-testid=member-row][data-self=true]").dataset.node,

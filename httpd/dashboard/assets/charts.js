@@ -31,7 +31,8 @@ window.QD = window.QD || {};
       width: Math.max(400, Math.min(1100, el.clientWidth || 900)), height: 220,
       series: [{}].concat(EVENTS.map(([, label, stroke]) => ({ label, stroke, width: 2, points: { show: false } }))),
       axes: [{}, { label: "msgs/s" }],
-      scales: { x: { time: true } },
+      // Until the points span a while, show the last five minutes.
+      scales: { x: { time: true, range: (u, min, max) => max - min < 10 ? [max - KEEP * 2, max] : [min, max] } },
     }, data, el);
   }
 
