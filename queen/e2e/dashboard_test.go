@@ -85,6 +85,19 @@ func TestDashboardQueues(t *testing.T) {
 	if !marker {
 		t.Fatal("the page reloaded to show the new depth")
 	}
+
+	// A click on the queue shows its partitions, each with its depth.
+	ctxc, cancelc := context.WithTimeout(p.ctx, 10*time.Second)
+	defer cancelc()
+	if err := chromedp.Do(ctxc, chromedp.Click(chromedp.CSS(`[data-testid=queue-row][data-queue="dash-q"] [data-field=name]`))); err != nil {
+		t.Fatalf("click dash-q: %v", err)
+	}
+	parts := `Array.from(document.querySelectorAll("[data-testid=partition-row]"))`
+	p.waitJS("dash-q's three partitions, depths summing to 7", visible("queue-detail")+` && `+
+		`JSON.stringify(`+parts+`.map(r => r.dataset.partition)) === '["p1","p2","p3"]' && `+
+		parts+`.reduce((s, r) => s + Number(r.querySelector("[data-field=depth]").textContent), 0) === 7 && `+
+		cell("partition-row", "partition", "p3", "depth")+` === "1"`,
+		`document.getElementById("queue-detail").innerText`, pageWait)
 }
 
 // TestDashboardGroupLag: a group's lag after a pop it did not ack, then

@@ -4,7 +4,10 @@
 "use strict";
 (function (QD) {
   const $ = QD.$, POLL_MS = 2000;
-  let timer = null, busy = false, authShown = false;
+  let timer = null, busy = false, authShown = false, selected = "";
+
+  // selectQueue shows the partitions of queue ("" hides them).
+  QD.selectQueue = (queue) => { selected = queue; QD.renderQueueDetail(selected, null); poll(); };
 
   function showAuth(err) {
     authShown = true;
@@ -45,6 +48,8 @@
       kv: optional("/api/v1/resources/kv/namespaces"),
       metrics: QD.get("/metrics"),
     };
+    const shownQueue = selected;
+    if (shownQueue) reads.detail = optional("/api/v1/status/queues/" + encodeURIComponent(shownQueue));
     const names = Object.keys(reads);
     const settled = await Promise.allSettled(names.map((n) => reads[n]));
     busy = false;
@@ -66,6 +71,7 @@
     const render = [
       ["cluster", () => QD.renderCluster(got.members, got.health)],
       ["queues", () => QD.renderQueues(got.queues, now)],
+      ["partitions", () => shownQueue === selected && QD.renderQueueDetail(selected, got.detail)],
       ["groups", () => QD.renderGroups(got.groups)],
       ["dlq", () => QD.renderDLQ(got.dlq, replay)],
       ["kv", () => QD.renderKV(got.kv)],
@@ -112,6 +118,7 @@
     $("auth-reason").textContent = "Give another token, or forget this one.";
   });
   $("tenant-input").value = QD.tenant();
+  $("queue-detail-close").addEventListener("click", () => QD.selectQueue(""));
 
   poll();
   timer = setInterval(poll, POLL_MS);

@@ -122,8 +122,28 @@ window.QD = window.QD || {};
       ["total", (q) => q.messages.total, "num"],
       ["rate", (q) => rate.get(q.name), "num"],
       ["lastWriteAt", (q) => q.lastWriteAt],
-    ]);
+    ], (tr, q, fresh) => {
+      if (fresh) tr.addEventListener("click", () => QD.selectQueue(q.name));
+    });
     $("queues-empty").hidden = qs.length > 0;
+  };
+
+  // queue detail: GET /api/v1/status/queues/{queue}, the selected queue's
+  // partitions (null: none selected, or it is gone).
+  QD.renderQueueDetail = function (name, d) {
+    const box = $("queue-detail");
+    box.hidden = !name;
+    $("queue-detail-name").textContent = name || "";
+    const parts = (d && d.partitions) || [];
+    QD.syncRows($("partitions-table").tBodies[0], "partition-row", "partition", parts, (p) => p.name, [
+      ["name", (p) => p.name],
+      ["partitionId", (p) => p.partitionId],
+      ["logStart", (p) => p.logStart, "num"],
+      ["lastOffset", (p) => p.lastOffset, "num"],
+      ["depth", (p) => p.messages.pending, "num"],
+      ["processing", (p) => p.messages.processing, "num"],
+      ["lastWriteAt", (p) => p.lastWriteAt],
+    ]);
   };
 
   // groups: GET /api/v1/consumer-groups.
