@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -186,7 +187,7 @@ func TestDashboardKV(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	p := openDashboard(t, n)
-	p.waitJS("the page's first poll", `document.getElementById("last-update").dataset.polls >= "1"`, `document.body.innerText`, pageWait)
+	p.waitJS("the page's first poll", `Number(document.getElementById("last-update").dataset.polls) >= 1`, `document.body.innerText`, pageWait)
 	if got := p.evalString(rows("kv-row", "ns")); got != "[]" {
 		t.Fatalf("namespaces before any put: %s", got)
 	}
@@ -307,12 +308,15 @@ func TestDashboardSink(t *testing.T) {
 	p.waitJS("the orders queue's sink state", row+` && `+row+`.querySelector("[data-field=state]").textContent !== "—"`,
 		`document.getElementById("sink").innerText`, pageWait)
 	n.waitCommitted(t, "orders", 1)
-	p.waitJS("a committed window", row+`.querySelector("[data-field=windowsCommitted]").textContent >= "1"`,
+	p.waitJS("a committed window", `Number(`+row+`.querySelector("[data-field=windowsCommitted]").textContent) >= 1`,
 		`document.getElementById("sink").innerText`, pageWait)
 	var state string
 	p.eval(row+`.querySelector("[data-field=state]").textContent`, &state)
 	api := n.sinkQueue("orders")
-	if state == "" || api == nil {
+	// SINK-CONFIG.md §6's states.
+	states := []string{"claiming", "held", "restoring", "filling", "intent", "upload", "commit", "failed", "drained", "fenced",
+		"missing", "crashed", "released"}
+	if !slices.Contains(states, state) || api == nil {
 		t.Fatalf("page state %q, API row %v", state, api)
 	}
 	if p.evalString(`document.querySelector("[data-testid=sink-state]").dataset.state`) == `"off"` {
