@@ -108,6 +108,8 @@ var wantClasses = map[string]Class{
 	"GET /api/v1/status/queues/{queue}":                        ClassRead,
 	"GET /api/v1/status/analytics":                             ClassRead,
 	"GET /api/v1/raft/members":                                 ClassNode,
+	"GET /":                                                    ClassPublic,
+	"GET /dashboard/*":                                         ClassPublic,
 	"POST /api/v1/raft/members/replace":                        ClassCluster,
 	"GET /api/v1/analytics/system-metrics":                     ClassNode,
 	"GET /api/v1/analytics/worker-metrics":                     ClassNode,

@@ -16,8 +16,9 @@
 // /configure, /kv, /stats/refresh; GET|PUT|DELETE /api/v1/kv/:ns/*key;
 // GET /api/v1/resources/queues[/:queue]; GET /api/v1/analytics/
 // system-metrics, /analytics/worker-metrics; GET /health, /status,
-// /metrics/prometheus, /metrics. HEAD is served wherever GET is, except
-// on pop.
+// /metrics/prometheus, /metrics; GET / and /dashboard/*, the dashboard's
+// page and assets (package dashboard: no data, the page reads the API).
+// HEAD is served wherever GET is, except on pop.
 // When the Broker is also a KVConsole, GET /api/v1/resources/kv/namespaces
 // and POST /api/v1/resources/kv/list (route_kv_console.go).
 //
@@ -110,7 +111,8 @@
 // The classes, and the routes of each (wantClasses in auth_test.go is the
 // whole table):
 //
-//	public       GET /health, /metrics, /metrics/prometheus
+//	public       GET /health, /metrics, /metrics/prometheus, the
+//	             dashboard's GET / and /dashboard/*
 //	node         GET /status, /analytics/system-metrics and
 //	             worker-metrics, /raft/members: the node-wide reports,
 //	             every tenant's
@@ -162,8 +164,9 @@
 // quotes the credential. A skip path ending in "/" is a prefix, except
 // "/" alone, which is the root path only (as a prefix it would skip
 // every route, which the product's default list cannot mean); a path
-// with dot segments or doubled slashes is never skipped. A request
-// through a skip path has no principal.
+// with dot segments or doubled slashes is never skipped. When "/" is
+// skipped, so is /dashboard/ (the page's assets, without which the page
+// is blank). A request through a skip path has no principal.
 //
 // A push (JSON or binary, and a transaction's pushes) stamps the
 // principal's subject on every item (PushItem.ProducerSub); a

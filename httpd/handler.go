@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/queen-mq/queen-go/httpd/dashboard"
 	"github.com/queen-mq/queen-go/httpd/wire"
 )
 
@@ -59,7 +60,9 @@ type Options struct {
 	// SkipPaths are request paths served without a credential while
 	// Authenticators guard the rest (JWT_SKIP_PATHS): an entry ending in
 	// "/" is a prefix, except "/" alone, which is the root path only; any
-	// other entry is one exact path.
+	// other entry is one exact path. When "/" (the dashboard's page) is
+	// one, the dashboard's assets under /dashboard/ are skipped too: the
+	// page cannot load without them, and they carry no data.
 	SkipPaths []string
 }
 
@@ -176,8 +179,17 @@ func build(b Broker, o Options) (*chi.Mux, map[string]Class) {
 		// The operator's credential for the node-wide reports.
 		auth = append(slices.Clone(auth), newCPTokenAuth(o.CPToken))
 	}
-	s.register(&routes{r: r, g: &gate{auth: auth, skip: newSkipPaths(o.SkipPaths)}, classes: classes}, o)
+	s.register(&routes{r: r, g: &gate{auth: auth, skip: newSkipPaths(withDashboard(o.SkipPaths))}, classes: classes}, o)
 	return r, classes
+}
+
+// withDashboard is skip with the dashboard's assets' prefix added when
+// it skips the dashboard's page, "/".
+func withDashboard(skip []string) []string {
+	if slices.Contains(skip, "/") && !slices.Contains(skip, dashboard.Prefix) {
+		return append(slices.Clone(skip), dashboard.Prefix)
+	}
+	return skip
 }
 
 // register puts every route in the table, with its access class (the
@@ -187,6 +199,10 @@ func (s *server) register(rt *routes, o Options) {
 	rt.add(ClassNode, http.MethodGet, "/status", s.status())
 	rt.add(ClassPublic, http.MethodGet, "/metrics/prometheus", metricsHandler(o.Registry))
 	rt.add(ClassPublic, http.MethodGet, "/metrics", metricsJSON(s.gather))
+	// The dashboard's shell and assets carry no data: its scripts read
+	// everything from the API with the person's token (package dashboard).
+	rt.add(ClassPublic, http.MethodGet, "/", dashboard.Index())
+	rt.add(ClassPublic, http.MethodGet, dashboard.Prefix+"*", dashboard.Assets())
 
 	if o.ControlPlane != nil && o.CPToken != "" {
 		rt.r.Route("/api/cp", func(r chi.Router) {

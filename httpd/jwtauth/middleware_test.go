@@ -127,13 +127,15 @@ func TestMiddleware(t *testing.T) {
 		t.Fatalf("admin configure: %d %s", w.Code, w.Body)
 	}
 
-	// Skip paths need no token; "/" is the root path only.
-	for _, p := range []string{"/health", "/metrics", "/metrics/prometheus"} {
+	// Skip paths need no token; "/" is the root path only (the
+	// dashboard's page, and its assets with it), not a prefix of the API.
+	for _, p := range []string{"/health", "/metrics", "/metrics/prometheus", "/", "/dashboard/app.js"} {
 		if w := a.do("GET", p, "", ""); w.Code != http.StatusOK {
 			t.Errorf("GET %s without a token: %d %s", p, w.Code, w.Body)
 		}
 	}
-	refusedWith(t, a.do("GET", "/", "", ""), 404, httpd.CodeNoSuchRoute, "Not Found")
+	refusedWith(t, a.do("GET", "/api/v1/resources/queues", "", ""), 401, httpd.CodeUnauthorized, "")
+	refusedWith(t, a.do("GET", "/status", "", ""), 401, httpd.CodeUnauthorized, "")
 	refusedWith(t, a.do("GET", "/health/", "", ""), 404, httpd.CodeNoSuchRoute, "Not Found")
 }
 
