@@ -17,6 +17,8 @@
 #   make chaos     the fault campaign (tools/cmd/queen-chaos): RUNS runs of each fault against three real
 #                  nodes, histories checked (RELIABILITY.md); CI runs its slice, tools/chaos TestSlice
 #   make compat    the reader matrix: lakes written by the sink, read by six engines, compat/MATRIX.md
+#   make browser   the dashboard's browser lane alone: queen/e2e TestDashboard* in headless Chromium
+#                  (Debian's chromium; screenshots in .cache/dashboard/); `make check` runs it too
 #   make client-venv   the official Python client (clients/python/requirements.txt) into .cache/client-venv
 #   make clients   the client suite: pytest over every public method of the official Python client
 #                  (clients/python/suite) against one real node, then three (queen/e2e TestClientSuite),
@@ -39,7 +41,7 @@ CLIENT_VENV := $(ROOT)/.cache/client-venv
 # The Hadoop that pyspark (compat/requirements.txt) carries: its jars/hadoop-client-api-<v>.jar.
 HADOOP_AWS_VERSION := 3.5.0
 
-.PHONY: chaos check test verify fmt vet tidy race fuzz tools bench-lakeformat bench-http bench-locks-timers bench-streams bench-sink bench-peers peers-tools venv compat compat-venv compat-jars client-venv clients
+.PHONY: browser chaos check test verify fmt vet tidy race fuzz tools bench-lakeformat bench-http bench-locks-timers bench-streams bench-sink bench-peers peers-tools venv compat compat-venv compat-jars client-venv clients
 
 check: tools client-venv verify fuzz
 
@@ -194,3 +196,6 @@ $(CLIENT_VENV)/.installed: clients/python/requirements.txt
 # makes a missing venv a failure, not a skip.
 clients: client-venv
 	cd queen && QUEEN_CLIENT_LANE=1 go test ./e2e -run '^(TestClientSuite|TestStreamsPipelines|TestStreamsWindowFaults|TestREADMEStreams)$$' -count=1 -v -timeout 40m
+
+browser: tools
+	cd queen && QUEEN_BROWSER_LANE=1 go test ./e2e -run 'TestDashboard' -count=1
