@@ -52,6 +52,9 @@ const (
 )
 
 func main() {
+	// `queen healthcheck` (healthcheck.go) asks a running node's /health.
+	runSubcommand(os.Args)
+
 	cfg, err := config.Load(os.Getenv)
 	if err != nil {
 		var be *config.BootError
