@@ -150,4 +150,19 @@ pid=""
 [ "$rc" = 0 ] || { tail -5 "$work/queen.log" >&2; fail "exit $rc after SIGTERM, want 0"; }
 grep -q '"msg":"queen stopped"' "$work/queen.log" || fail "no 'queen stopped' in its log"
 say "SIGTERM: drained and exited 0"
+
+# 6. the check refuses a Dockerfile it cannot follow: a build step it does
+# not know, or a final stage copying what the build stage did not make.
+drift() {
+	local name=$1 expr=$2
+	sed "$expr" deploy/Dockerfile >"$work/Dockerfile.$name"
+	cmp -s deploy/Dockerfile "$work/Dockerfile.$name" && fail "the drift case '$name' changed nothing: its sed no longer matches"
+	if out=$("$helper" build -f "$work/Dockerfile.$name" -context . -out "$work/drift-$name" 2>&1 >/dev/null); then
+		fail "the drifted Dockerfile '$name' passed"
+	fi
+	say "refused as it should, $name: $(tail -1 <<<"$out")"
+}
+drift run-mount 's|^RUN go mod download|RUN --mount=type=cache,target=/root/.cache go mod download|'
+drift unknown-step 's|^WORKDIR /src|WORKDIR /src\nADD . .|'
+drift other-output 's|-o out/queen |-o out/broker |'
 say "ok"
