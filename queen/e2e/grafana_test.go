@@ -315,7 +315,10 @@ func TestGrafanaDashboardMetricsExist(t *testing.T) {
 	t.Logf("%d expressions over %d metrics: %s", len(exprs), len(names), strings.Join(names, " "))
 	// The labelled series the panels group by are there too.
 	for _, series := range []string{`(?m)^queen_messages_total\{event="completed",tenant=""\} [1-9]`,
-		`(?m)^queen_http_requests_total\{method="PUT",.*,status="400"\} 1$`, `(?m)^queen_s3_windows_committed_total\{queue="orders",tenant=""\} [1-9]`} {
+		`(?m)^queen_http_requests_total\{method="PUT",.*,status="400"\} 1$`, `(?m)^queen_s3_windows_committed_total\{queue="orders",tenant=""\} [1-9]`,
+		// The raft panels: a lone node leads itself, has applied entries, and is not far behind.
+		`(?m)^queen_raft_leader 1$`, `(?m)^queen_raft_is_leader 1$`, `(?m)^queen_raft_applied_index [1-9][0-9]*$`,
+		`(?m)^queen_raft_apply_lag_seconds (0|[0-9]\.[0-9e-]+|[0-9]e-[0-9]+)$`} {
 		if !regexp.MustCompile(series).Match(body) {
 			t.Errorf("/metrics/prometheus has no series matching %s", series)
 		}
