@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2015,SC2154  # A && B || fail is meant; image_env and hc are set by eval
 # Runs deploy/Dockerfile's build stage without Docker (this machine has the
 # docker CLI but no daemon) and checks the binary as the image runs it:
 #

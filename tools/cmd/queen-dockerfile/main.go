@@ -461,9 +461,16 @@ func copyContext(ctx, dst string) (int, error) {
 		return 0, err
 	}
 	n := 0
+	absDst, err := filepath.Abs(dst)
+	if err != nil {
+		return 0, err
+	}
 	err = filepath.WalkDir(ctx, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if abs, _ := filepath.Abs(p); abs == absDst {
+			return filepath.SkipDir // the copy itself, when -out is inside the context
 		}
 		rel, err := filepath.Rel(ctx, p)
 		if err != nil || rel == "." {
