@@ -310,7 +310,7 @@ func build(argv []string) error {
 				cmd = exec.Command(w[0], w[1:]...)
 			}
 			cmd.Dir = filepath.Join(root, workdir)
-			cmd.Env = os.Environ()
+			cmd.Env = runEnv()
 			for k, v := range vars {
 				cmd.Env = append(cmd.Env, k+"="+v)
 			}
@@ -323,6 +323,29 @@ func build(argv []string) error {
 		}
 	}
 	return describeFinal(final, bst.name, root, workdir, vars, global, over)
+}
+
+// runEnv is what a RUN line sees of this machine, as a container sees
+// only its image's: the PATH to the toolchain, HOME, and where Go keeps
+// its caches and finds modules (so that a check after the first reuses
+// them); the stage's ARG and ENV values come after, and win.
+func runEnv() []string {
+	env := []string{}
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "GOCACHE", "GOMODCACHE", "GOPATH", "GOPROXY", "GOSUMDB",
+		"GONOSUMDB", "GOPRIVATE", "GONOPROXY", "GOTOOLCHAIN", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY",
+		"http_proxy", "https_proxy", "no_proxy"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	for _, k := range []string{"GOCACHE", "GOMODCACHE"} {
+		if os.Getenv(k) == "" {
+			if out, err := exec.Command("go", "env", k).Output(); err == nil {
+				env = append(env, k+"="+strings.TrimSpace(string(out)))
+			}
+		}
+	}
+	return env
 }
 
 // absPath finds an absolute path in a RUN line (a word starting with /).
