@@ -154,7 +154,7 @@ func Load(getenv func(string) string) (*Config, error) {
 	c.NodeID = l.nodeID()
 	c.RaftAddress = l.str("QUEEN_RAFT_ADDRESS", "127.0.0.1:6633", checkHostPort)
 	c.Join = l.bool("QUEEN_RAFT_JOIN", false, "whether this node joins a running cluster it was added to")
-	c.Members = l.members(c.NodeID, c.RaftAddress, c.Join)
+	c.Members, c.NodeID = l.members(c.NodeID, c.RaftAddress, c.Join)
 	if l.raw("QUEEN_RAFT_ADDRESS") == "" && c.Members[c.NodeID] != "" {
 		c.RaftAddress = c.Members[c.NodeID] // the member list says where this node is
 	}
@@ -252,12 +252,42 @@ func (l *loader) nodeID() uint64 {
 }
 
 // members reads QUEEN_RAFT_MEMBERS, id=host:port,… naming this node; unset,
-// this node alone. A joining node (a replacement, or one added later)
+// this node alone. It returns the list and this node's id: when
+// QUEEN_RAFT_NODE_ID is unset and QUEEN_RAFT_ADDRESS is one member's
+// address (a StatefulSet pod's stable name, say), the id is that member's,
+// so that every node of a cluster may share one environment. A joining node (a replacement, or one added later)
 // has an id of its own, which the list of the cluster's first members
 // need not name: the list is then only read for its form, raft takes the
 // members from the cluster, and QUEEN_RAFT_ADDRESS must say where this
 // node is.
-func (l *loader) members(self uint64, addr string, join bool) map[uint64]string {
+func (l *loader) members(self uint64, addr string, join bool) (map[uint64]string, uint64) {
+	m := l.memberList(self, addr, join)
+	if m == nil || join || l.raw("QUEEN_RAFT_NODE_ID") != "" || l.raw("QUEEN_RAFT_ADDRESS") == "" {
+		return m, self
+	}
+	var ids []uint64
+	for id, hp := range m {
+		if hp == addr {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	switch len(ids) {
+	case 1:
+		return m, ids[0]
+	case 0:
+		l.fail("QUEEN_RAFT_NODE_ID is unset and QUEEN_RAFT_ADDRESS=%s is no member's address in QUEEN_RAFT_MEMBERS=%s: "+
+			"set QUEEN_RAFT_NODE_ID, or give QUEEN_RAFT_ADDRESS the address the list gives this node", addr, l.raw("QUEEN_RAFT_MEMBERS"))
+	default:
+		l.fail("QUEEN_RAFT_NODE_ID is unset and QUEEN_RAFT_MEMBERS=%s gives QUEEN_RAFT_ADDRESS=%s to nodes %d and %d: "+
+			"set QUEEN_RAFT_NODE_ID, or give each member an address of its own", l.raw("QUEEN_RAFT_MEMBERS"), addr, ids[0], ids[1])
+	}
+	return nil, self
+}
+
+// memberList parses QUEEN_RAFT_MEMBERS and checks it names this node
+// (self, at addr), as members says; nil after a refusal.
+func (l *loader) memberList(self uint64, addr string, join bool) map[uint64]string {
 	s := l.raw("QUEEN_RAFT_MEMBERS")
 	if join && l.raw("QUEEN_RAFT_ADDRESS") == "" {
 		l.fail("QUEEN_RAFT_JOIN=true needs QUEEN_RAFT_ADDRESS: the host:port the cluster was told for this node (POST /api/v1/raft/members/replace keeps the replaced node's)")
@@ -291,6 +321,9 @@ func (l *loader) members(self uint64, addr string, join bool) map[uint64]string 
 	if join {
 		m[self] = addr
 		return m
+	}
+	if l.raw("QUEEN_RAFT_NODE_ID") == "" && l.raw("QUEEN_RAFT_ADDRESS") != "" {
+		return m // members takes this node's id from its address
 	}
 	if m[self] == "" {
 		ids := make([]string, 0, len(m))

@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -49,6 +50,39 @@ func TestCluster(t *testing.T) {
 	}
 }
 
+// Without QUEEN_RAFT_NODE_ID, a node whose QUEEN_RAFT_ADDRESS is one
+// member's address takes that member's id: the StatefulSet of
+// deploy/kubernetes/queen.yaml gives every pod one environment, the
+// address built from its own name.
+func TestNodeIDFromAddress(t *testing.T) {
+	const members = "1=queen-0.queen-raft.queen.svc.cluster.local:6633,2=queen-1.queen-raft.queen.svc.cluster.local:6633,3=queen-2.queen-raft.queen.svc.cluster.local:6633"
+	for i, want := range []uint64{1, 2, 3} {
+		addr := fmt.Sprintf("queen-%d.queen-raft.queen.svc.cluster.local:6633", i)
+		c, err := config.Load(env(map[string]string{"QUEEN_RAFT_MEMBERS": members, "QUEEN_RAFT_ADDRESS": " " + addr + " "}))
+		if err != nil {
+			t.Fatalf("%s: %v", addr, err)
+		}
+		if c.NodeID != want || c.RaftAddress != addr || len(c.Members) != 3 || c.Members[want] != addr {
+			t.Errorf("%s: node %d, address %s, members %v; want node %d", addr, c.NodeID, c.RaftAddress, c.Members, want)
+		}
+	}
+	// An id that is set wins, and must still match its address.
+	c, err := config.Load(env(map[string]string{"QUEEN_RAFT_MEMBERS": "1=a:1,2=b:2", "QUEEN_RAFT_ADDRESS": "b:2", "QUEEN_RAFT_NODE_ID": "2"}))
+	if err != nil || c.NodeID != 2 {
+		t.Errorf("id set and matching: %v, node %d", err, c.NodeID)
+	}
+	// Without an address the id stays the default 1, as before.
+	c, err = config.Load(env(map[string]string{"QUEEN_RAFT_MEMBERS": "1=a:1,2=b:2"}))
+	if err != nil || c.NodeID != 1 || c.RaftAddress != "a:1" {
+		t.Errorf("no address: %v, node %d at %s", err, c.NodeID, c.RaftAddress)
+	}
+	// A joining node never takes an id from the list: its id is fresh.
+	_, err = config.Load(env(map[string]string{"QUEEN_RAFT_JOIN": "true", "QUEEN_RAFT_MEMBERS": "1=a:1,2=b:2", "QUEEN_RAFT_ADDRESS": "b:2"}))
+	if err == nil || !strings.Contains(err.Error(), "QUEEN_RAFT_NODE_ID=1, which QUEEN_RAFT_MEMBERS=1=a:1,2=b:2 lists") {
+		t.Errorf("a joining node without an id: %v", err)
+	}
+}
+
 // A replacement joins with a fresh id, beside the member list every node
 // shares: the list need not name it.
 func TestJoinWithAFreshID(t *testing.T) {
@@ -80,7 +114,10 @@ func TestRefusals(t *testing.T) {
 		{map[string]string{"QUEEN_RAFT_MEMBERS": "1=a:1,2"}, `ERROR boot: FATAL: broker: QUEEN_RAFT_MEMBERS=1=a:1,2 is not a member list: "2" has no id=host:port. It is id=host:port, comma-separated, the same on every node`},
 		{map[string]string{"QUEEN_RAFT_MEMBERS": "2=a:1,3=b:2"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_MEMBERS=2=a:1,3=b:2 is not a member list: it names nodes 2,3 but not this one, QUEEN_RAFT_NODE_ID=1. It is id=host:port, comma-separated, the same on every node"},
 		{map[string]string{"QUEEN_RAFT_MEMBERS": "1=a:1,1=b:2"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_MEMBERS=1=a:1,1=b:2 is not a member list: node 1 is listed twice. It is id=host:port, comma-separated, the same on every node"},
-		{map[string]string{"QUEEN_RAFT_MEMBERS": "1=a:1", "QUEEN_RAFT_ADDRESS": "b:2"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_MEMBERS=1=a:1 is not a member list: it gives node 1 the address a:1, QUEEN_RAFT_ADDRESS says b:2. It is id=host:port, comma-separated, the same on every node"},
+		{map[string]string{"QUEEN_RAFT_MEMBERS": "1=a:1", "QUEEN_RAFT_ADDRESS": "b:2", "QUEEN_RAFT_NODE_ID": "1"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_MEMBERS=1=a:1 is not a member list: it gives node 1 the address a:1, QUEEN_RAFT_ADDRESS says b:2. It is id=host:port, comma-separated, the same on every node"},
+		{map[string]string{"QUEEN_RAFT_MEMBERS": "1=a:1,2=c:3", "QUEEN_RAFT_ADDRESS": "b:2"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_NODE_ID is unset and QUEEN_RAFT_ADDRESS=b:2 is no member's address in QUEEN_RAFT_MEMBERS=1=a:1,2=c:3: set QUEEN_RAFT_NODE_ID, or give QUEEN_RAFT_ADDRESS the address the list gives this node"},
+		{map[string]string{"QUEEN_RAFT_MEMBERS": "3=a:1,1=b:2,2=a:1", "QUEEN_RAFT_ADDRESS": "a:1"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_NODE_ID is unset and QUEEN_RAFT_MEMBERS=3=a:1,1=b:2,2=a:1 gives QUEEN_RAFT_ADDRESS=a:1 to nodes 2 and 3: set QUEEN_RAFT_NODE_ID, or give each member an address of its own"},
+		{map[string]string{"QUEEN_RAFT_MEMBERS": "1=a:1,2", "QUEEN_RAFT_ADDRESS": "a:1"}, `ERROR boot: FATAL: broker: QUEEN_RAFT_MEMBERS=1=a:1,2 is not a member list: "2" has no id=host:port. It is id=host:port, comma-separated, the same on every node`},
 		{map[string]string{"QUEEN_RAFT_JOIN": "true", "QUEEN_RAFT_MEMBERS": "1=a:1", "QUEEN_RAFT_ADDRESS": "a:1"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_JOIN=true with QUEEN_RAFT_NODE_ID=1, which QUEEN_RAFT_MEMBERS=1=a:1 lists: a joining node takes an id no node of the cluster ever had. An id is never reused: a node rebuilt empty under its old id would have forgotten what its peers counted on (replace it: POST /api/v1/raft/members/replace)"},
 		{map[string]string{"QUEEN_RAFT_JOIN": "true", "QUEEN_RAFT_NODE_ID": "4"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_JOIN=true needs QUEEN_RAFT_ADDRESS: the host:port the cluster was told for this node (POST /api/v1/raft/members/replace keeps the replaced node's)"},
 		{map[string]string{"QUEEN_RAFT_DISK_HIGH_PCT": "1"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_DISK_HIGH_PCT=1 leaves no low mark below it. It is 0 (the watch off) or 2..=100"},

@@ -52,6 +52,9 @@ const (
 )
 
 func main() {
+	// `queen healthcheck` (healthcheck.go) asks a running node's /health.
+	runSubcommand(os.Args)
+
 	cfg, err := config.Load(os.Getenv)
 	if err != nil {
 		var be *config.BootError
@@ -166,7 +169,7 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	go eph.Run(ctx, time.Second)
 	b := broker.New(host, shard, broker.Options{Version: version, ReadyLag: cfg.ReadyLag, Skew: cfg.MaxClockSkew, Sealer: sealer,
 		Ephemeral: eph, TraceRetention: cfg.TraceRetention})
-	reg.MustRegister(b.StreamCollector(), b.DiskCollector())
+	reg.MustRegister(b.StreamCollector(), b.DiskCollector(), b.RaftCollector())
 	auth, err := authenticators(ctx, cfg.JWT, log)
 	if err != nil {
 		return err

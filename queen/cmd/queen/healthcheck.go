@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// healthTimeout bounds `queen healthcheck`'s one request: a container
+// runtime's HEALTHCHECK gives it a few seconds at most.
+const healthTimeout = 3 * time.Second
+
+// healthcheck is `queen healthcheck`, for images with no shell or curl
+// (deploy/Dockerfile's HEALTHCHECK): it asks this node's /health on
+// 127.0.0.1:$PORT and exits 0 on 200, 1 otherwise with one line on stderr
+// saying why. It reads only PORT (default 6632), as the broker does.
+func healthcheck(getenv func(string) string, stderr io.Writer) int {
+	port := 6632
+	if s := strings.TrimSpace(getenv("PORT")); s != "" {
+		p, err := strconv.Atoi(s)
+		if err != nil || p < 1 || p > 65535 {
+			fmt.Fprintf(stderr, "healthcheck: PORT=%s is not a port in 1..=65535\n", s)
+			return 1
+		}
+		port = p
+	}
+	url := "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) + "/health"
+	if err := checkHealth(url, healthTimeout); err != nil {
+		fmt.Fprintf(stderr, "healthcheck: %s: %v\n", url, err)
+		return 1
+	}
+	return 0
+}
+
+// checkHealth GETs url within timeout: nil on 200, an error naming the
+// status (and the start of the body) or the failure otherwise.
+func checkHealth(url string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := (&http.Client{}).Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", resp.Status, strings.Join(strings.Fields(string(body)), " "))
+	}
+	return nil
+}
+
+// runSubcommand runs `queen healthcheck` and exits; any other arguments
+// fall through to the broker.
+func runSubcommand(args []string) {
+	if len(args) > 1 && args[1] == "healthcheck" {
+		os.Exit(healthcheck(os.Getenv, os.Stderr))
+	}
+}
