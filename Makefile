@@ -19,6 +19,8 @@
 #   make compat    the reader matrix: lakes written by the sink, read by six engines, compat/MATRIX.md
 #   make browser   the dashboard's browser lane alone: queen/e2e TestDashboard* in headless Chromium
 #                  (Debian's chromium; screenshots in .cache/dashboard/); `make check` runs it too
+#   make release-check   the release files: deploy/Dockerfile's build stage run without Docker and its binary
+#                  checked as the image runs it, deploy/kubernetes/queen.yaml validated offline (deploy/check.sh)
 #   make client-venv   the official Python client (clients/python/requirements.txt) into .cache/client-venv
 #   make clients   the client suite: pytest over every public method of the official Python client
 #                  (clients/python/suite) against one real node, then three (queen/e2e TestClientSuite),
@@ -41,7 +43,7 @@ CLIENT_VENV := $(ROOT)/.cache/client-venv
 # The Hadoop that pyspark (compat/requirements.txt) carries: its jars/hadoop-client-api-<v>.jar.
 HADOOP_AWS_VERSION := 3.5.0
 
-.PHONY: browser chaos check test verify fmt vet tidy race fuzz tools bench-lakeformat bench-http bench-locks-timers bench-streams bench-sink bench-peers peers-tools venv compat compat-venv compat-jars client-venv clients
+.PHONY: browser release-check chaos check test verify fmt vet tidy race fuzz tools bench-lakeformat bench-http bench-locks-timers bench-streams bench-sink bench-peers peers-tools venv compat compat-venv compat-jars client-venv clients
 
 check: tools client-venv verify fuzz
 
@@ -199,3 +201,6 @@ clients: client-venv
 
 browser: tools
 	cd queen && QUEEN_BROWSER_LANE=1 go test ./e2e -run 'TestDashboard' -count=1
+
+release-check:
+	bash deploy/check.sh

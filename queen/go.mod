@@ -90,7 +90,6 @@ require (
 	golang.org/x/exp v0.0.0-20260112195511-716be5621a96 // indirect
 	golang.org/x/net v0.59.0 // indirect
 	golang.org/x/sync v0.23.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	golang.org/x/tools v0.49.0 // indirect
@@ -114,6 +113,7 @@ require (
 	github.com/queen-mq/queen-go/contract v0.0.0
 	github.com/queen-mq/queen-go/lakeformat v0.0.0
 	github.com/queen-mq/queen-go/s3sink v0.0.0
+	golang.org/x/sys v0.50.0
 )
 
 replace (

@@ -169,7 +169,7 @@ func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error 
 	go eph.Run(ctx, time.Second)
 	b := broker.New(host, shard, broker.Options{Version: version, ReadyLag: cfg.ReadyLag, Skew: cfg.MaxClockSkew, Sealer: sealer,
 		Ephemeral: eph, TraceRetention: cfg.TraceRetention})
-	reg.MustRegister(b.StreamCollector(), b.DiskCollector(), b.RaftCollector())
+	reg.MustRegister(b.StreamCollector(), b.DiskCollector(), b.RaftCollector(), b.QueueCollector(log.With("component", "metrics")))
 	auth, err := authenticators(ctx, cfg.JWT, log)
 	if err != nil {
 		return err

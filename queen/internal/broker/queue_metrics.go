@@ -1,0 +1,125 @@
+package broker
+
+import (
+	"log/slog"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/queen-mq/queen-go/httpd"
+	"github.com/queen-mq/queen-go/queen/internal/consume"
+	"github.com/queen-mq/queen-go/raftlog"
+)
+
+// queueCollector exposes every tenant's queues and consumer groups, read
+// from this node's applied state at each scrape, as the status routes
+// count them (QueueStats: offsets, cursors and leases, never records):
+//
+//   - queen_queue_partitions{tenant,queue}: the queue's partitions;
+//   - queen_queue_messages{tenant,queue}: the records its partitions hold
+//     (retention's trims aside);
+//   - queen_queue_depth{tenant,queue}: the records still to settle, per
+//     partition by its worst group (all it holds when no group reads it),
+//     summed: what /api/v1/status/queues shows as pending plus processing;
+//   - queen_consumer_group_lag{tenant,group,queue}: the records the group
+//     has still to settle on the queue, leased ones included, the lag of
+//     /api/v1/consumer-groups.
+//
+// The tenant label is "" for the default tenant, as on every series.
+// A scrape walks every queue, partition and group once, in one view: the
+// cost of GET /api/v1/status/queues over all tenants.
+type queueCollector struct {
+	b                                *Broker
+	log                              *slog.Logger
+	partitions, messages, depth, lag *prometheus.Desc
+}
+
+// QueueCollector is the queues' and consumer groups' metrics, for the
+// broker's registry. A scrape whose read fails logs it on log and
+// exposes none of them.
+func (b *Broker) QueueCollector(log *slog.Logger) prometheus.Collector {
+	q := []string{"tenant", "queue"}
+	return &queueCollector{b: b, log: log,
+		partitions: prometheus.NewDesc("queen_queue_partitions", "The queue's partitions.", q, nil),
+		messages: prometheus.NewDesc("queen_queue_messages",
+			"The records the queue's partitions hold (those retention has not trimmed).", q, nil),
+		depth: prometheus.NewDesc("queen_queue_depth",
+			"The queue's records still to settle: per partition by the group furthest behind (all it holds when no group reads it), summed.", q, nil),
+		lag: prometheus.NewDesc("queen_consumer_group_lag",
+			"The records a consumer group has still to settle on a queue, leased ones included.", []string{"tenant", "group", "queue"}, nil)}
+}
+
+func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.partitions, c.messages, c.depth, c.lag} {
+		ch <- d
+	}
+}
+
+func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
+	_, err := c.b.shard.LocalRead(func(v *raftlog.View) (any, error) {
+		all, err := v.AllQueues()
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i < len(all); {
+			tenant := all[i].Tenant
+			j := i
+			for j < len(all) && all[j].Tenant == tenant {
+				j++
+			}
+			if err := c.tenant(ch, v, all[i:j]); err != nil {
+				return nil, err
+			}
+			i = j
+		}
+		return nil, nil
+	})
+	if err != nil && c.log != nil {
+		c.log.Warn("queue metrics not read", "err", err)
+	}
+}
+
+// tenant emits the metrics of one tenant's queues (qs, all of tenant).
+func (c *queueCollector) tenant(ch chan<- prometheus.Metric, v *raftlog.View, qs []raftlog.TenantQueue) error {
+	tenant := qs[0].Tenant
+	label := tenant // as every tenant-labelled series: "" for the default tenant
+	if tenant == httpd.DefaultTenant {
+		label = ""
+	}
+	groups, err := consume.Groups(v, tenant, "", "")
+	if err != nil {
+		return err
+	}
+	byQueue := map[string][]consume.GroupInfo{}
+	for _, g := range groups {
+		byQueue[g.Queue] = append(byQueue[g.Queue], g)
+	}
+	for _, q := range qs {
+		s, err := queueStats(v, tenant, q.QueueInfo, byQueue[q.Name])
+		if err != nil {
+			return err
+		}
+		var messages, depth int64
+		lag := make([]int64, len(s.Groups))
+		for _, p := range s.Partitions {
+			held := max(p.LastOffset+1-p.LogStart, 0)
+			messages += held
+			worst := int64(-1)
+			for i, g := range p.Groups {
+				u := min(max(g.Unsettled, 0), held)
+				lag[i] += u
+				worst = max(worst, u)
+			}
+			if worst < 0 {
+				worst = held
+			}
+			depth += worst
+		}
+		ch <- prometheus.MustNewConstMetric(c.partitions, prometheus.GaugeValue, float64(len(s.Partitions)), label, q.Name)
+		ch <- prometheus.MustNewConstMetric(c.messages, prometheus.GaugeValue, float64(messages), label, q.Name)
+		ch <- prometheus.MustNewConstMetric(c.depth, prometheus.GaugeValue, float64(depth), label, q.Name)
+		for i, g := range s.Groups {
+			ch <- prometheus.MustNewConstMetric(c.lag, prometheus.GaugeValue, float64(lag[i]), label, g.Name, q.Name)
+		}
+	}
+	return nil
+}
