@@ -26,8 +26,8 @@ if ! go version -m .cache/bin/kubeconform 2>/dev/null | grep -q "mod[[:space:]]*
 	echo "== installing kubeconform $KUBECONFORM_VERSION into .cache/bin"
 	GOBIN=$PWD/.cache/bin go install "github.com/yannh/kubeconform/cmd/kubeconform@$KUBECONFORM_VERSION"
 fi
-command -v setpriv >/dev/null || { apt-get update -qq && apt-get install -y -qq util-linux; }
-command -v readelf >/dev/null || { apt-get update -qq && apt-get install -y -qq binutils; }
+command -v setpriv >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq util-linux; }
+command -v readelf >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq binutils; }
 echo "== deploy/dockerfile-check.sh"
 bash deploy/dockerfile-check.sh 2>&1 | grep -v '^line [0-9]*: COPY'
 echo "== deploy/manifest-check.sh"

@@ -92,8 +92,9 @@ for n in range(s["replicas"]):
 need(len(ids) == s["replicas"], "two pods would share a node id")
 need(c["readinessProbe"]["httpGet"]["path"] == "/health", "the readiness probe is not /health")
 need("httpGet" not in c["livenessProbe"], "the liveness probe asks /health: it would kill a settling node")
-need(pod.get("terminationGracePeriodSeconds", 30) > int(env["QUEEN_SHUTDOWN_GRACE_MS"]["value"]) / 1000,
-     "terminationGracePeriodSeconds does not exceed QUEEN_SHUTDOWN_GRACE_MS: the drain would be cut")
+pause = c.get("lifecycle", {}).get("preStop", {}).get("sleep", {}).get("seconds", 0)
+need(pod.get("terminationGracePeriodSeconds", 30) > pause + int(env["QUEEN_SHUTDOWN_GRACE_MS"]["value"]) / 1000,
+     "terminationGracePeriodSeconds does not exceed the preStop pause and QUEEN_SHUTDOWN_GRACE_MS: the drain would be cut")
 sc = pod["securityContext"]
 need(sc.get("runAsNonRoot") is True and sc.get("fsGroup") == 65532 and sc.get("runAsUser") == 65532, "not runAsNonRoot as 65532 with fsGroup 65532")
 need(c.get("resources", {}).get("requests"), "no resource requests")

@@ -122,8 +122,12 @@ func (e *events) membersChanged(shard uint64) {
 	if nh == nil {
 		return
 	}
+	info := nh.GetNodeHostInfo(dragonboat.NodeHostInfoOption{SkipLogInfo: true})
+	if info == nil {
+		return // the node host is closing
+	}
 	var now map[uint64]string
-	for _, si := range nh.GetNodeHostInfo(dragonboat.NodeHostInfoOption{SkipLogInfo: true}).ShardInfoList {
+	for _, si := range info.ShardInfoList {
 		if si.ShardID == shard {
 			now = maps.Clone(si.Replicas)
 		}

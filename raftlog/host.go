@@ -311,8 +311,10 @@ func (h *Host) Close() {
 	for _, s := range shards {
 		s.stopTicker()
 	}
-	h.nh.Close()
+	// The events goroutine stops first: nothing it reads of the node host
+	// is there once that closes, and events published after are dropped.
 	h.events.close()
+	h.nh.Close()
 	for _, s := range shards {
 		s.sm.Store(nil)   // reads now answer ErrClosed
 		s.watch.wakeAll() // and waits wake up to see it

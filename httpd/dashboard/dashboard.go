@@ -4,10 +4,12 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"io"
 	"io/fs"
 	"mime"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 )
 
@@ -81,7 +83,11 @@ func Assets() http.Handler {
 		name, ok := strings.CutPrefix(r.URL.Path, Prefix)
 		a, found := files[name]
 		if !ok || !found || name == "index.html" {
-			http.Error(w, `{"error":"no such asset","code":"no_such_route"}`, http.StatusNotFound)
+			body := `{"error":"no such asset","code":"no_such_route"}` + "\n"
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = io.WriteString(w, body)
 			return
 		}
 		w.Header().Set("Cache-Control", "no-cache")

@@ -292,6 +292,9 @@ func (l *loader) memberList(self uint64, addr string, join bool) map[uint64]stri
 	if join && l.raw("QUEEN_RAFT_ADDRESS") == "" {
 		l.fail("QUEEN_RAFT_JOIN=true needs QUEEN_RAFT_ADDRESS: the host:port the cluster was told for this node (POST /api/v1/raft/members/replace keeps the replaced node's)")
 	}
+	if join && l.raw("QUEEN_RAFT_NODE_ID") == "" {
+		l.fail("QUEEN_RAFT_JOIN=true needs QUEEN_RAFT_NODE_ID: the new id the cluster was told for this node (newNodeId of POST /api/v1/raft/members/replace); a joining node never takes a first member's id")
+	}
 	if s == "" {
 		return map[uint64]string{self: addr}
 	}

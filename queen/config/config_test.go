@@ -78,7 +78,7 @@ func TestNodeIDFromAddress(t *testing.T) {
 	}
 	// A joining node never takes an id from the list: its id is fresh.
 	_, err = config.Load(env(map[string]string{"QUEEN_RAFT_JOIN": "true", "QUEEN_RAFT_MEMBERS": "1=a:1,2=b:2", "QUEEN_RAFT_ADDRESS": "b:2"}))
-	if err == nil || !strings.Contains(err.Error(), "QUEEN_RAFT_NODE_ID=1, which QUEEN_RAFT_MEMBERS=1=a:1,2=b:2 lists") {
+	if err == nil || !strings.Contains(err.Error(), "QUEEN_RAFT_JOIN=true needs QUEEN_RAFT_NODE_ID") {
 		t.Errorf("a joining node without an id: %v", err)
 	}
 }
@@ -118,7 +118,8 @@ func TestRefusals(t *testing.T) {
 		{map[string]string{"QUEEN_RAFT_MEMBERS": "1=a:1,2=c:3", "QUEEN_RAFT_ADDRESS": "b:2"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_NODE_ID is unset and QUEEN_RAFT_ADDRESS=b:2 is no member's address in QUEEN_RAFT_MEMBERS=1=a:1,2=c:3: set QUEEN_RAFT_NODE_ID, or give QUEEN_RAFT_ADDRESS the address the list gives this node"},
 		{map[string]string{"QUEEN_RAFT_MEMBERS": "3=a:1,1=b:2,2=a:1", "QUEEN_RAFT_ADDRESS": "a:1"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_NODE_ID is unset and QUEEN_RAFT_MEMBERS=3=a:1,1=b:2,2=a:1 gives QUEEN_RAFT_ADDRESS=a:1 to nodes 2 and 3: set QUEEN_RAFT_NODE_ID, or give each member an address of its own"},
 		{map[string]string{"QUEEN_RAFT_MEMBERS": "1=a:1,2", "QUEEN_RAFT_ADDRESS": "a:1"}, `ERROR boot: FATAL: broker: QUEEN_RAFT_MEMBERS=1=a:1,2 is not a member list: "2" has no id=host:port. It is id=host:port, comma-separated, the same on every node`},
-		{map[string]string{"QUEEN_RAFT_JOIN": "true", "QUEEN_RAFT_MEMBERS": "1=a:1", "QUEEN_RAFT_ADDRESS": "a:1"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_JOIN=true with QUEEN_RAFT_NODE_ID=1, which QUEEN_RAFT_MEMBERS=1=a:1 lists: a joining node takes an id no node of the cluster ever had. An id is never reused: a node rebuilt empty under its old id would have forgotten what its peers counted on (replace it: POST /api/v1/raft/members/replace)"},
+		{map[string]string{"QUEEN_RAFT_JOIN": "true", "QUEEN_RAFT_MEMBERS": "1=a:1", "QUEEN_RAFT_ADDRESS": "a:1"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_JOIN=true needs QUEEN_RAFT_NODE_ID: the new id the cluster was told for this node (newNodeId of POST /api/v1/raft/members/replace); a joining node never takes a first member's id"},
+		{map[string]string{"QUEEN_RAFT_JOIN": "true", "QUEEN_RAFT_NODE_ID": "1", "QUEEN_RAFT_MEMBERS": "1=a:1", "QUEEN_RAFT_ADDRESS": "a:1"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_JOIN=true with QUEEN_RAFT_NODE_ID=1, which QUEEN_RAFT_MEMBERS=1=a:1 lists: a joining node takes an id no node of the cluster ever had. An id is never reused: a node rebuilt empty under its old id would have forgotten what its peers counted on (replace it: POST /api/v1/raft/members/replace)"},
 		{map[string]string{"QUEEN_RAFT_JOIN": "true", "QUEEN_RAFT_NODE_ID": "4"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_JOIN=true needs QUEEN_RAFT_ADDRESS: the host:port the cluster was told for this node (POST /api/v1/raft/members/replace keeps the replaced node's)"},
 		{map[string]string{"QUEEN_RAFT_DISK_HIGH_PCT": "1"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_DISK_HIGH_PCT=1 leaves no low mark below it. It is 0 (the watch off) or 2..=100"},
 		{map[string]string{"QUEEN_RAFT_DISK_HIGH_PCT": "90", "QUEEN_RAFT_DISK_LOW_PCT": "0"}, "ERROR boot: FATAL: broker: QUEEN_RAFT_DISK_LOW_PCT=0 is outside 1..=89. It is the percent of its disk below which a full node reports itself no longer full; below QUEEN_RAFT_DISK_HIGH_PCT=90"},

@@ -70,16 +70,27 @@ func TestREADMERun(t *testing.T) {
 	if err != nil {
 		t.Fatalf("queen.pid holds %q", pidText)
 	}
-	exited := make(chan syscall.WaitStatus, 1)
+	// The pid must be ours to wait for: a broker that is not this
+	// process's child (re-parented elsewhere) would make its exit status
+	// unreadable, and the stop untestable.
+	var ws syscall.WaitStatus
+	if got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil); err != nil || got != 0 {
+		t.Fatalf("the broker (pid %d) is not a live child of the test to wait for: wait4 answered %d, %v", pid, got, err)
+	}
+	type exit struct {
+		ws  syscall.WaitStatus
+		err error
+	}
+	exited := make(chan exit, 1)
 	go func() {
 		var ws syscall.WaitStatus
+		var err error
 		for {
-			_, err := syscall.Wait4(pid, &ws, 0, nil)
-			if err != syscall.EINTR {
+			if _, err = syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
 				break
 			}
 		}
-		exited <- ws
+		exited <- exit{ws, err}
 	}()
 	t.Cleanup(func() {
 		if syscall.Kill(pid, 0) == nil {
@@ -121,9 +132,12 @@ func TestREADMERun(t *testing.T) {
 
 	run("stop", "sh")
 	select {
-	case ws := <-exited:
-		if !ws.Exited() || ws.ExitStatus() != 0 {
-			t.Fatalf("the stop command ended the broker with %v, want exit status 0\n%s", ws, readFile(filepath.Join(repo, "queen.log")))
+	case e := <-exited:
+		if e.err != nil {
+			t.Fatalf("waiting for the broker: %v", e.err)
+		}
+		if !e.ws.Exited() || e.ws.ExitStatus() != 0 {
+			t.Fatalf("the stop command ended the broker with %v, want exit status 0\n%s", e.ws, readFile(filepath.Join(repo, "queen.log")))
 		}
 	case <-time.After(time.Minute):
 		t.Fatalf("the broker did not stop within a minute of the stop command\n%s", readFile(filepath.Join(repo, "queen.log")))

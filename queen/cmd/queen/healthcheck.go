@@ -18,8 +18,10 @@ const healthTimeout = 3 * time.Second
 
 // healthcheck is `queen healthcheck`, for images with no shell or curl
 // (deploy/Dockerfile's HEALTHCHECK): it asks this node's /health on
-// 127.0.0.1:$PORT and exits 0 on 200, 1 otherwise with one line on stderr
-// saying why. It reads only PORT (default 6632), as the broker does.
+// 127.0.0.1:$PORT (or QUEEN_BIND_ADDR:$PORT when the node listens on one
+// address only) and exits 0 on 200, 1 otherwise with one line on stderr
+// saying why. It reads only PORT (default 6632) and QUEEN_BIND_ADDR, as
+// the broker does.
 func healthcheck(getenv func(string) string, stderr io.Writer) int {
 	port := 6632
 	if s := strings.TrimSpace(getenv("PORT")); s != "" {
@@ -30,7 +32,15 @@ func healthcheck(getenv func(string) string, stderr io.Writer) int {
 		}
 		port = p
 	}
-	url := "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) + "/health"
+	// The node listens on QUEEN_BIND_ADDR (all addresses by default):
+	// ask it there, or on the loopback when it listens on every address.
+	host := "127.0.0.1"
+	switch b := strings.TrimSpace(getenv("QUEEN_BIND_ADDR")); b {
+	case "", "0.0.0.0", "::", "[::]":
+	default:
+		host = strings.Trim(b, "[]")
+	}
+	url := "http://" + net.JoinHostPort(host, strconv.Itoa(port)) + "/health"
 	if err := checkHealth(url, healthTimeout); err != nil {
 		fmt.Fprintf(stderr, "healthcheck: %s: %v\n", url, err)
 		return 1

@@ -106,3 +106,36 @@ func TestHealthcheckTimeout(t *testing.T) {
 		t.Errorf("a hung node: %v after %v; want a deadline error within the timeout", err, took)
 	}
 }
+
+// TestHealthcheckBindAddr: a node bound to one address is asked there; a
+// node bound to every address is asked on the loopback.
+func TestHealthcheckBindAddr(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Skipf("no 127.0.0.2 on this loopback: %v", err)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	srv.Listener = ln
+	srv.Start()
+	t.Cleanup(srv.Close)
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	env := func(bind string) func(string) string {
+		return func(k string) string {
+			switch k {
+			case "PORT":
+				return port
+			case "QUEEN_BIND_ADDR":
+				return bind
+			}
+			return ""
+		}
+	}
+	var out bytes.Buffer
+	if code := healthcheck(env("127.0.0.2"), &out); code != 0 {
+		t.Errorf("bound to 127.0.0.2: exit %d, %q; want 0", code, out.String())
+	}
+	out.Reset()
+	if code := healthcheck(env("0.0.0.0"), &out); code != 1 || !strings.Contains(out.String(), "127.0.0.1:"+port) {
+		t.Errorf("bound to every address: exit %d, %q; want the loopback asked (nothing there: 1)", code, out.String())
+	}
+}

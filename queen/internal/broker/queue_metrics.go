@@ -2,6 +2,8 @@ package broker
 
 import (
 	"log/slog"
+	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -25,17 +27,34 @@ import (
 //     /api/v1/consumer-groups.
 //
 // The tenant label is "" for the default tenant, as on every series.
-// A scrape walks every queue, partition and group once, in one view: the
-// cost of GET /api/v1/status/queues over all tenants.
+// A walk reads every queue, partition and group once, in one view: the
+// cost of GET /api/v1/status/queues over all tenants. One walk answers
+// every gather for a second (a scrape, the analytics sampler, the
+// dashboard's polls of /metrics), and a walk that fails exposes none of
+// the series (logged at most once a minute).
 type queueCollector struct {
 	b                                *Broker
 	log                              *slog.Logger
 	partitions, messages, depth, lag *prometheus.Desc
+
+	// mu guards the last walk: gathers within queueMetricsFresh of it
+	// (the dashboard's polls, the sampler, a scrape) answer it again.
+	mu       sync.Mutex
+	at       time.Time
+	last     []prometheus.Metric
+	warnedAt time.Time
 }
 
+// queueMetricsFresh is how long one walk answers every gather, and
+// queueMetricsWarnEvery how often a failing walk is logged.
+const (
+	queueMetricsFresh     = time.Second
+	queueMetricsWarnEvery = time.Minute
+)
+
 // QueueCollector is the queues' and consumer groups' metrics, for the
-// broker's registry. A scrape whose read fails logs it on log and
-// exposes none of them.
+// broker's registry. A gather whose read fails exposes none of them and
+// logs it on log, at most once a minute.
 func (b *Broker) QueueCollector(log *slog.Logger) prometheus.Collector {
 	q := []string{"tenant", "queue"}
 	return &queueCollector{b: b, log: log,
@@ -55,6 +74,29 @@ func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if now := time.Now(); c.last == nil || now.Sub(c.at) >= queueMetricsFresh {
+		got, err := c.walk()
+		if err != nil {
+			// None of them, rather than a partial set.
+			if c.log != nil && now.Sub(c.warnedAt) >= queueMetricsWarnEvery {
+				c.warnedAt = now
+				c.log.Warn("queue metrics not read", "err", err)
+			}
+			c.last = nil
+			return
+		}
+		c.at, c.last = now, got
+	}
+	for _, m := range c.last {
+		ch <- m
+	}
+}
+
+// walk reads every tenant's queues and groups in one view.
+func (c *queueCollector) walk() ([]prometheus.Metric, error) {
+	var out []prometheus.Metric
 	_, err := c.b.shard.LocalRead(func(v *raftlog.View) (any, error) {
 		all, err := v.AllQueues()
 		if err != nil {
@@ -66,20 +108,24 @@ func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 			for j < len(all) && all[j].Tenant == tenant {
 				j++
 			}
-			if err := c.tenant(ch, v, all[i:j]); err != nil {
+			if err := c.tenant(&out, v, all[i:j]); err != nil {
 				return nil, err
 			}
 			i = j
 		}
 		return nil, nil
 	})
-	if err != nil && c.log != nil {
-		c.log.Warn("queue metrics not read", "err", err)
+	if err != nil {
+		return nil, err
 	}
+	if out == nil {
+		out = []prometheus.Metric{} // no queue: a walk that found none
+	}
+	return out, nil
 }
 
 // tenant emits the metrics of one tenant's queues (qs, all of tenant).
-func (c *queueCollector) tenant(ch chan<- prometheus.Metric, v *raftlog.View, qs []raftlog.TenantQueue) error {
+func (c *queueCollector) tenant(out *[]prometheus.Metric, v *raftlog.View, qs []raftlog.TenantQueue) error {
 	tenant := qs[0].Tenant
 	label := tenant // as every tenant-labelled series: "" for the default tenant
 	if tenant == httpd.DefaultTenant {
@@ -114,11 +160,11 @@ func (c *queueCollector) tenant(ch chan<- prometheus.Metric, v *raftlog.View, qs
 			}
 			depth += worst
 		}
-		ch <- prometheus.MustNewConstMetric(c.partitions, prometheus.GaugeValue, float64(len(s.Partitions)), label, q.Name)
-		ch <- prometheus.MustNewConstMetric(c.messages, prometheus.GaugeValue, float64(messages), label, q.Name)
-		ch <- prometheus.MustNewConstMetric(c.depth, prometheus.GaugeValue, float64(depth), label, q.Name)
+		*out = append(*out, prometheus.MustNewConstMetric(c.partitions, prometheus.GaugeValue, float64(len(s.Partitions)), label, q.Name),
+			prometheus.MustNewConstMetric(c.messages, prometheus.GaugeValue, float64(messages), label, q.Name),
+			prometheus.MustNewConstMetric(c.depth, prometheus.GaugeValue, float64(depth), label, q.Name))
 		for i, g := range s.Groups {
-			ch <- prometheus.MustNewConstMetric(c.lag, prometheus.GaugeValue, float64(lag[i]), label, g.Name, q.Name)
+			*out = append(*out, prometheus.MustNewConstMetric(c.lag, prometheus.GaugeValue, float64(lag[i]), label, g.Name, q.Name))
 		}
 	}
 	return nil
