@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -94,7 +95,7 @@ func TestEngineCommitsAWindow(t *testing.T) {
 		}
 		hour := ts - ts%microsPerHour
 		if !strings.HasPrefix(keys[0], "queen/_queen/tenant="+DefaultTenant+"/queue=orders/windows/0000000001.json") ||
-			!strings.HasPrefix(keys[1], "queen/tenant="+DefaultTenant+"/queue=orders/dt=2000-01-01/hour=01/w-0000000001-"+itoa(int(hour))+"-") {
+			!strings.HasPrefix(keys[1], "queen/tenant="+DefaultTenant+"/queue=orders/dt=2000-01-01/hour=01/w-0000000001-"+strconv.Itoa(int(hour))+"-") {
 			t.Fatalf("keys %v", keys)
 		}
 		lines := unzstd(t, w.store.objs[keys[1]])

@@ -1,6 +1,7 @@
 package s3sink
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -97,7 +98,7 @@ func (m *Metrics) kvCall(tenant, call string, took time.Duration) {
 
 // S3Request counts one request to the bucket; the S3 store calls it.
 func (m *Metrics) S3Request(tenant, operation string, status int) {
-	m.requests.WithLabelValues(tenantLabel(tenant), operation, itoa(status)).Inc()
+	m.requests.WithLabelValues(tenantLabel(tenant), operation, strconv.Itoa(status)).Inc()
 }
 
 // gauges sets a running queue's gauges.

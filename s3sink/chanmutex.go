@@ -1,9 +1,5 @@
 package s3sink
 
-import "strconv"
-
-func itoa(n int) string { return strconv.Itoa(n) }
-
 // chanMutex is a mutex held across calls that wait on the network: a
 // goroutine waiting for it is blocked on a channel, which synctest counts
 // as durably blocked (a sync.Mutex it does not), so the engine's scripts
