@@ -20,6 +20,8 @@ import (
 // every route.
 type allBroker struct{ *traceFake }
 
+var _ Full = allBroker{}
+
 func (allBroker) Locks(context.Context, string, []LockOp) ([]json.Marshaler, error) { return nil, nil }
 func (allBroker) Timers(context.Context, string, []TimerOp) ([]TimerResult, error)  { return nil, nil }
 func (allBroker) PeekTimer(context.Context, string, string, string) (TimerRow, bool, error) {

@@ -112,6 +112,26 @@ type server struct {
 	log     *slog.Logger
 }
 
+// Full is a broker that serves every route: Broker and every optional
+// part. New registers a part's routes only when b has it (a test's fake
+// may have few); the broker binary hands New a Full, so that a method its
+// broker lacks is a compile error there rather than routes that answer
+// 404.
+type Full interface {
+	Broker
+	Consumer
+	Transactor
+	Admin
+	KVConsole
+	Locker
+	Timerer
+	Statuser
+	Ephemeral
+	Tracer
+	Streamer
+	Cluster
+}
+
 // New returns the HTTP API of API.md served over b. It panics when b is
 // nil (a programmer's mistake at setup).
 func New(b Broker, o Options) http.Handler {
