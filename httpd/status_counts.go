@@ -71,6 +71,16 @@ func queueCounts(q *QueueStats, g int) msgCounts {
 	return c
 }
 
+// Unsettled counts q's records as the status routes do: held, those its
+// partitions hold, and unsettled, those still to settle (pending and
+// processing), for group g (an index of q.Groups) or, when g < 0, for the
+// queue: each partition by its group furthest behind, all it holds when
+// no group reads it. The broker's queue metrics count with it.
+func (q *QueueStats) Unsettled(g int) (held, unsettled int64) {
+	c := queueCounts(q, g)
+	return c.Total, c.Total - c.Completed
+}
+
 // groupIndex is the index of group in q's Groups, -1 when it does not
 // read q.
 func groupIndex(q *QueueStats, group string) int {

@@ -187,11 +187,17 @@ func kvOps(ops []httpd.KVOp) []kvstore.Op {
 	return kops
 }
 
+// applyLag is how far this node's applied state is behind the wall
+// clock: now less its safe time, which an idle leader moves every tick.
+func (b *Broker) applyLag() time.Duration {
+	return time.Duration(max(time.Now().UnixMicro()-b.shard.SafeTime(), 0)) * time.Microsecond
+}
+
 // Health is ready while a leader is known and this node's log is not far
 // behind: its safeTime moves at least every tick while the cluster is up.
 func (b *Broker) Health(ctx context.Context) (bool, any) {
 	leader := b.shard.Leader()
-	lag := time.Duration(max(time.Now().UnixMicro()-b.shard.SafeTime(), 0)) * time.Microsecond
+	lag := b.applyLag()
 	role := "follower"
 	if leader == b.host.NodeID() {
 		role = "leader"

@@ -13,8 +13,9 @@ import (
 )
 
 // queueCollector exposes every tenant's queues and consumer groups, read
-// from this node's applied state at each scrape, as the status routes
-// count them (QueueStats: offsets, cursors and leases, never records):
+// from this node's applied state at each scrape, counted as the status
+// routes count them (httpd.QueueStats.Unsettled: offsets, cursors and
+// leases, never records):
 //
 //   - queen_queue_partitions{tenant,queue}: the queue's partitions;
 //   - queen_queue_messages{tenant,queue}: the records its partitions hold
@@ -144,27 +145,13 @@ func (c *queueCollector) tenant(out *[]prometheus.Metric, v *raftlog.View, qs []
 		if err != nil {
 			return err
 		}
-		var messages, depth int64
-		lag := make([]int64, len(s.Groups))
-		for _, p := range s.Partitions {
-			held := max(p.LastOffset+1-p.LogStart, 0)
-			messages += held
-			worst := int64(-1)
-			for i, g := range p.Groups {
-				u := min(max(g.Unsettled, 0), held)
-				lag[i] += u
-				worst = max(worst, u)
-			}
-			if worst < 0 {
-				worst = held
-			}
-			depth += worst
-		}
+		messages, depth := s.Unsettled(-1)
 		*out = append(*out, prometheus.MustNewConstMetric(c.partitions, prometheus.GaugeValue, float64(len(s.Partitions)), label, q.Name),
 			prometheus.MustNewConstMetric(c.messages, prometheus.GaugeValue, float64(messages), label, q.Name),
 			prometheus.MustNewConstMetric(c.depth, prometheus.GaugeValue, float64(depth), label, q.Name))
 		for i, g := range s.Groups {
-			*out = append(*out, prometheus.MustNewConstMetric(c.lag, prometheus.GaugeValue, float64(lag[i]), label, g.Name, q.Name))
+			_, lag := s.Unsettled(i)
+			*out = append(*out, prometheus.MustNewConstMetric(c.lag, prometheus.GaugeValue, float64(lag), label, g.Name, q.Name))
 		}
 	}
 	return nil

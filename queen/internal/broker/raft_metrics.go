@@ -1,8 +1,6 @@
 package broker
 
 import (
-	"time"
-
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -36,7 +34,7 @@ func (c *raftCollector) Describe(ch chan<- *prometheus.Desc) {
 
 func (c *raftCollector) Collect(ch chan<- prometheus.Metric) {
 	leader := c.b.shard.Leader()
-	lag := time.Duration(max(time.Now().UnixMicro()-c.b.shard.SafeTime(), 0)) * time.Microsecond
+	lag := c.b.applyLag()
 	ch <- prometheus.MustNewConstMetric(c.leader, prometheus.GaugeValue, float64(leader))
 	ch <- prometheus.MustNewConstMetric(c.isLeader, prometheus.GaugeValue, bit(leader != 0 && leader == c.b.host.NodeID()))
 	ch <- prometheus.MustNewConstMetric(c.applied, prometheus.GaugeValue, float64(c.b.shard.Applied()))
