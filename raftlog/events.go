@@ -36,8 +36,7 @@ type events struct {
 	stop  chan struct{}
 	done  chan struct{}
 
-	mu      sync.Mutex
-	leaders map[uint64]uint64 // shard → the leader last logged, 0 none
+	mu sync.Mutex
 	// members is each shard's replicas as last logged; down the peers
 	// last logged unreachable, by raft address.
 	members map[uint64]map[uint64]string
@@ -59,7 +58,7 @@ const (
 
 func newEvents(log *slog.Logger, self uint64) *events {
 	e := &events{log: log, self: self, queue: make(chan sysEvent, eventQueue), stop: make(chan struct{}),
-		done: make(chan struct{}), leaders: map[uint64]uint64{}, members: map[uint64]map[uint64]string{}, down: map[string]bool{}}
+		done: make(chan struct{}), members: map[uint64]map[uint64]string{}, down: map[string]bool{}}
 	go e.run()
 	return e
 }
@@ -99,17 +98,14 @@ func (e *events) publish(ev sysEvent) {
 	}
 }
 
-// leader logs a shard's leader when it differs from the one last logged.
-func (e *events) leader(info raftio.LeaderInfo) {
-	e.mu.Lock()
-	prev, seen := e.leaders[info.ShardID]
-	e.leaders[info.ShardID] = info.LeaderID
-	e.mu.Unlock()
+// leader logs a shard's leader when the event changes it: prev is the
+// leader the shard knew before (0 none), which the shard keeps.
+func (e *events) leader(info raftio.LeaderInfo, prev uint64) {
 	switch {
-	case seen && prev == info.LeaderID:
-	case info.LeaderID == 0 && seen:
+	case prev == info.LeaderID:
+	case info.LeaderID == 0:
 		e.log.Warn("raft leader lost", "shard", info.ShardID, "term", info.Term, "was", prev)
-	case info.LeaderID != 0:
+	default:
 		e.log.Info("raft leader elected", "shard", info.ShardID, "leader", info.LeaderID, "term", info.Term,
 			"self", info.LeaderID == e.self)
 	}

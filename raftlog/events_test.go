@@ -21,7 +21,7 @@ func eventLog(self uint64) (*events, *bytes.Buffer) {
 			}
 			return a
 		}}))
-	return &events{log: log, self: self, leaders: map[uint64]uint64{}, members: map[uint64]map[uint64]string{},
+	return &events{log: log, self: self, members: map[uint64]map[uint64]string{},
 		down: map[string]bool{}}, &buf
 }
 
@@ -30,6 +30,7 @@ func eventLog(self uint64) (*events, *bytes.Buffer) {
 // was known.
 func TestEventsLeader(t *testing.T) {
 	e, buf := eventLog(2)
+	known := map[uint64]uint64{}
 	for _, li := range []raftio.LeaderInfo{
 		{ShardID: 1, LeaderID: 0, Term: 1}, // nothing known yet: no line
 		{ShardID: 1, LeaderID: 3, Term: 2},
@@ -38,7 +39,9 @@ func TestEventsLeader(t *testing.T) {
 		{ShardID: 1, LeaderID: 2, Term: 4},
 		{ShardID: 7, LeaderID: 2, Term: 1},
 	} {
-		e.leader(li)
+		// The shard's leader before the event, as the shard keeps it.
+		e.leader(li, known[li.ShardID])
+		known[li.ShardID] = li.LeaderID
 	}
 	want := `level=INFO msg="raft leader elected" shard=1 leader=3 term=2 self=false
 level=WARN msg="raft leader lost" shard=1 term=3 was=3

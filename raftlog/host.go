@@ -197,9 +197,8 @@ func NewHost(cfg Config) (*Host, error) {
 type leaderListener struct{ h *Host }
 
 func (l leaderListener) LeaderUpdated(info raftio.LeaderInfo) {
-	l.h.events.leader(info)
 	if s := l.h.Shard(info.ShardID); s != nil {
-		s.leader.Store(info.LeaderID)
+		l.h.events.leader(info, s.leader.Swap(info.LeaderID))
 		s.watch.wake([]string{leaderKey})
 	}
 }
