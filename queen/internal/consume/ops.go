@@ -327,7 +327,13 @@ func decodeOp(b []byte) (any, error) {
 			if flags&2 != 0 && d.Err == nil {
 				t.Counts = make([]int, len(t.Acks))
 				for i := range t.Counts {
-					t.Counts[i] = int(min(d.Uvarint(), 1<<20))
+					// A count is at most a pop's batch (contract.PopBatch):
+					// one past maxCount is no entry a broker wrote.
+					c := d.Uvarint()
+					if c > maxCount {
+						d.Fail("txn count")
+					}
+					t.Counts[i] = int(c)
 				}
 			}
 		}
@@ -391,3 +397,7 @@ func flag(d *wire.Decoder) bool {
 	d.Fail("flag")
 	return false
 }
+
+// maxCount bounds a TxnOp count in the codec: well above any pop batch,
+// so that a decoded count always encodes back to the same bytes.
+const maxCount = 1 << 20
