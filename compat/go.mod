@@ -2,7 +2,10 @@ module github.com/queen-mq/queen-go/compat
 
 go 1.26.0
 
-require github.com/queen-mq/queen-go/lakeformat v0.0.0
+require (
+	github.com/queen-mq/queen-go/httpd v0.0.0
+	github.com/queen-mq/queen-go/lakeformat v0.0.0
+)
 
 require (
 	github.com/andybalholm/brotli v1.2.3 // indirect
@@ -18,7 +21,11 @@ require (
 	github.com/zeebo/xxh3 v1.1.0 // indirect
 	golang.org/x/exp v0.0.0-20260112195511-716be5621a96 // indirect
 	golang.org/x/sync v0.22.0 // indirect
-	golang.org/x/sys v0.47.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
 )
 
-replace github.com/queen-mq/queen-go/lakeformat => ../lakeformat
+replace (
+	github.com/queen-mq/queen-go/contract => ../contract
+	github.com/queen-mq/queen-go/httpd => ../httpd
+	github.com/queen-mq/queen-go/lakeformat => ../lakeformat
+)

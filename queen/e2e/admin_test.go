@@ -17,11 +17,8 @@ import (
 // TestGroupsDLQAndMessages: the consumer-group, DLQ and messages routes of
 // one real queen process, on the state pops and acks left.
 func TestGroupsDLQAndMessages(t *testing.T) {
-	n := cluster(t, 1)[0]
-	n.start()
-	n.waitReady()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	n := single(t)
+	ctx := deadline(t, 60*time.Second)
 	for i := range 4 {
 		if _, err := n.push(ctx, pushItem{Queue: "jobs", Partition: "p", TransactionID: fmt.Sprint("job-", i),
 			Payload: json.RawMessage(fmt.Sprintf(`{"job":%d,"total":42.00}`, i))}); err != nil {
@@ -129,11 +126,8 @@ func TestGroupsDLQAndMessages(t *testing.T) {
 // to such a queue).
 func TestEncryptedQueues(t *testing.T) {
 	key := "QUEEN_ENCRYPTION_KEY=" + strings.Repeat("5a", 32)
-	n := cluster(t, 1, key)[0]
-	n.start()
-	n.waitReady()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	n := single(t, key)
+	ctx := deadline(t, 60*time.Second)
 	if err := n.configure(ctx, "secret", map[string]any{"encryptionEnabled": true}); err != nil {
 		t.Fatalf("configure: %v", err)
 	}
@@ -172,11 +166,8 @@ func TestEncryptedQueues(t *testing.T) {
 // TestMaxSize: a queue configured with maxSize takes that many records and
 // answers the items past it with status error, pushing nothing for them.
 func TestMaxSize(t *testing.T) {
-	n := cluster(t, 1)[0]
-	n.start()
-	n.waitReady()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	n := single(t)
+	ctx := deadline(t, 30*time.Second)
 	if err := n.configure(ctx, "small", map[string]any{"maxSize": 2}); err != nil {
 		t.Fatalf("configure: %v", err)
 	}
@@ -257,11 +248,8 @@ func TestMaxSizeAcrossNodes(t *testing.T) {
 // POST …/retry puts it back from the DLQ once, and a second retry finds it
 // in no dead-letter queue.
 func TestMessageByIDAndRetry(t *testing.T) {
-	n := cluster(t, 1)[0]
-	n.start()
-	n.waitReady()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	n := single(t)
+	ctx := deadline(t, 60*time.Second)
 	for i := range 2 {
 		if _, err := n.push(ctx, pushItem{Queue: "orders", Partition: "p", TransactionID: fmt.Sprint("id/", i), Payload: json.RawMessage(`{"total":42.00}`)}); err != nil {
 			t.Fatal(err)

@@ -1,12 +1,10 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"sync"
 	"syscall"
@@ -107,17 +105,7 @@ func (p *producer) runBinary(ctx context.Context, t testing.TB, nodes func() []*
 func pushRaw(n *node, body []byte) ([]pushAnswer, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.url+"/api/v1/push", bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", wire.PushContentType)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	resp, raw, err := n.send(ctx, http.MethodPost, "/api/v1/push", body, nil) // wire.PushContentType: body starts with wire.PushMagic
 	if err != nil {
 		return nil, err
 	}

@@ -13,11 +13,8 @@ import (
 // TestSingleNode: push, fetch and KV on one node; SIGTERM exits 0 and the
 // restarted node keeps everything.
 func TestSingleNode(t *testing.T) {
-	n := cluster(t, 1)[0]
-	n.start()
-	n.waitReady()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	n := single(t)
+	ctx := deadline(t, 30*time.Second)
 
 	ans, err := n.push(ctx,
 		pushItem{Queue: "orders", Partition: "cust-1", Payload: json.RawMessage(`{"order":1,"total":42.00}`), TransactionID: "t1"},
@@ -102,9 +99,7 @@ func TestLeaderKill(t *testing.T) {
 // TestSigtermDrains: SIGTERM while clients push: the node exits 0, and once
 // restarted holds every push it acked.
 func TestSigtermDrains(t *testing.T) {
-	n := cluster(t, 1)[0]
-	n.start()
-	n.waitReady()
+	n := single(t)
 	p := newProducer()
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

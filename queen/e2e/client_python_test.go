@@ -33,9 +33,7 @@ const (
 // QUEEN_CLIENT_LANE is set (.ci/run sets it), and is skipped otherwise.
 func TestPythonClient(t *testing.T) {
 	python := clientPython(t)
-	n := cluster(t, 1)[0]
-	n.start()
-	n.waitReady()
+	n := single(t)
 
 	out, code := runClient(t, python, "--url", n.url)
 	if code != 0 || !regexp.MustCompile(`(?m)^[1-9]\d* passed, 0 failed$`).MatchString(out) {

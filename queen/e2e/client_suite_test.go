@@ -28,18 +28,14 @@ func TestClientSuite(t *testing.T) {
 		t.Fatalf("the client venv has no pytest/pytest-asyncio (%v): run `make client-venv`", err)
 	}
 	t.Run("1node", func(t *testing.T) {
-		n := cluster(t, 1)[0]
-		n.start()
-		n.waitReady()
+		n := single(t)
 		runSuite(t, []*node{n})
 	})
 	// The whole suite again with the client's binary wire switched on:
 	// binary push, binary transaction and framed pop (the suite's
 	// QUEEN_CLIENT_WIRE).
 	t.Run("1node-binary", func(t *testing.T) {
-		n := cluster(t, 1)[0]
-		n.start()
-		n.waitReady()
+		n := single(t)
 		runSuite(t, []*node{n}, "QUEEN_CLIENT_WIRE=binary_push,push_compression,framed_pop")
 	})
 	t.Run("3nodes", func(t *testing.T) {

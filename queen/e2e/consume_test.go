@@ -84,11 +84,8 @@ func offsets(a popAnswer) string {
 // TestConsumeSingleNode: pop, ack, retries, the DLQ, long polling, lease
 // extension and expiry through the HTTP API of one real queen process.
 func TestConsumeSingleNode(t *testing.T) {
-	n := cluster(t, 1, "QUEEN_RAFT_MAX_CLOCK_SKEW_MS=0")[0]
-	n.start()
-	n.waitReady()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	n := single(t, "QUEEN_RAFT_MAX_CLOCK_SKEW_MS=0")
+	ctx := deadline(t, 60*time.Second)
 	if err := n.configure(ctx, "jobs", map[string]any{"retryLimit": 1, "retryDelay": 0}); err != nil {
 		t.Fatalf("configure: %v", err)
 	}

@@ -39,11 +39,8 @@ func pushN(ctx context.Context, t *testing.T, n *node, queue, partition string, 
 // and more pushes change them on the page without a navigation; the sink
 // section says off on a node without one.
 func TestDashboardQueues(t *testing.T) {
-	n := cluster(t, 1)[0]
-	n.start()
-	n.waitReady()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	n := single(t)
+	ctx := deadline(t, time.Minute)
 	pushN(ctx, t, n, "dash-q", "p1", 2)
 	pushN(ctx, t, n, "dash-q", "p2", 1)
 	// One record settled: the depth (2) is no longer the total (3).
@@ -104,11 +101,8 @@ func TestDashboardQueues(t *testing.T) {
 // TestDashboardGroupLag: a group's lag after a pop it did not ack, then
 // after its acks.
 func TestDashboardGroupLag(t *testing.T) {
-	n := cluster(t, 1)[0]
-	n.start()
-	n.waitReady()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	n := single(t)
+	ctx := deadline(t, time.Minute)
 	pushN(ctx, t, n, "lag-q", "p", 5)
 	p := openDashboard(t, n)
 	p.waitJS("lag-q", cell("queue-row", "queue", "lag-q", "depth")+` === "5"`, `document.getElementById("queues").innerText`, pageWait)
@@ -133,11 +127,8 @@ func TestDashboardGroupLag(t *testing.T) {
 // clicking its replay moves it: the page lists it no more and the API
 // finds the message back in its queue.
 func TestDashboardDLQ(t *testing.T) {
-	n := cluster(t, 1)[0]
-	n.start()
-	n.waitReady()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	n := single(t)
+	ctx := deadline(t, time.Minute)
 	if err := n.configure(ctx, "dlq-q", map[string]any{"retryLimit": 0, "retryDelay": 0}); err != nil {
 		t.Fatal(err)
 	}
@@ -181,11 +172,8 @@ func TestDashboardDLQ(t *testing.T) {
 
 // TestDashboardKV: a namespace shows with its key count after KV puts.
 func TestDashboardKV(t *testing.T) {
-	n := cluster(t, 1)[0]
-	n.start()
-	n.waitReady()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	n := single(t)
+	ctx := deadline(t, time.Minute)
 	p := openDashboard(t, n)
 	p.waitJS("the page's first poll", `Number(document.getElementById("last-update").dataset.polls) >= 1`, `document.body.innerText`, pageWait)
 	if got := p.evalString(rows("kv-row", "ns")); got != "[]" {
@@ -202,11 +190,8 @@ func TestDashboardKV(t *testing.T) {
 // TestDashboardCharts: the rates chart has points, and pushes and pops
 // show as rates above 0 in its series.
 func TestDashboardCharts(t *testing.T) {
-	n := cluster(t, 1)[0]
-	n.start()
-	n.waitReady()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	n := single(t)
+	ctx := deadline(t, time.Minute)
 	p := openDashboard(t, n)
 	state := `JSON.stringify(QD.chartState())`
 	p.waitJS("a drawn chart", `QD.chartState().drawn && QD.chartState().plotPoints >= 1`, state, pageWait)
@@ -236,11 +221,8 @@ func TestDashboardCharts(t *testing.T) {
 // TestDashboardJWT: with JWT on, the page without a token shows the
 // token form and no data; after a person types a token it shows the data.
 func TestDashboardJWT(t *testing.T) {
-	n := cluster(t, 1, "JWT_ENABLED=true", "JWT_ALGORITHM=HS256", "JWT_SECRET="+jwtSecret, "JWT_ISSUER=queen-e2e")[0]
-	n.start()
-	n.waitReady()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	n := single(t, "JWT_ENABLED=true", "JWT_ALGORITHM=HS256", "JWT_SECRET="+jwtSecret, "JWT_ISSUER=queen-e2e")
+	ctx := deadline(t, time.Minute)
 	admin := token(t, "admin", "ops")
 	if code, raw := n.callAs(ctx, admin, http.MethodPost, "/api/v1/push", map[string]any{"items": []any{
 		map[string]any{"queue": "secret-q", "partition": "p", "payload": map[string]any{"n": 1}}}}); code != 201 && code != 200 {
@@ -297,11 +279,8 @@ func TestDashboardCluster(t *testing.T) {
 func TestDashboardSink(t *testing.T) {
 	gw := s3test.Versitygw(t)
 	gw.Bucket(t, "lake")
-	n := cluster(t, 1, sinkEnv(gw, "lake")...)[0]
-	n.start()
-	n.waitReady()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	n := single(t, sinkEnv(gw, "lake")...)
+	ctx := deadline(t, time.Minute)
 	pushN(ctx, t, n, "orders", "cust-1", 3)
 	p := openDashboard(t, n)
 	row := `document.querySelector('[data-testid=sink-queue-row][data-queue-name=orders]')`

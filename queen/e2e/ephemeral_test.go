@@ -281,9 +281,7 @@ func TestEphemeralPerNodeMemory(t *testing.T) {
 // venv, as TestPythonClient does.
 func TestEphemeralPythonClient(t *testing.T) {
 	python := clientPython(t)
-	n := cluster(t, 1)[0]
-	n.start()
-	n.waitReady()
+	n := single(t)
 	out, code := runClientScript(t, python, "../../clients/python/check_ephemeral.py", "--url", n.url)
 	if code != 0 || !regexp.MustCompile(`(?m)^[1-9]\d* passed, 0 failed$`).MatchString(out) {
 		t.Fatalf("the ephemeral client check failed (exit %d) against %s:\n%s", code, n.url, out)

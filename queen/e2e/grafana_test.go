@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -265,11 +263,8 @@ func TestGrafanaDashboardMetricsExist(t *testing.T) {
 
 	gw := s3test.Versitygw(t)
 	gw.Bucket(t, "lake")
-	n := cluster(t, 1, sinkEnv(gw, "lake")...)[0]
-	n.start()
-	n.waitReady()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	n := single(t, sinkEnv(gw, "lake")...)
+	ctx := deadline(t, 60*time.Second)
 	if _, err := n.push(ctx,
 		pushItem{Queue: "orders", Partition: "p1", Payload: json.RawMessage(`{"n":1}`)},
 		pushItem{Queue: "orders", Partition: "p1", Payload: json.RawMessage(`{"n":2}`)},
@@ -296,15 +291,7 @@ func TestGrafanaDashboardMetricsExist(t *testing.T) {
 	// once more without the queue.
 	var body []byte
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		resp, err := http.Get(n.url + "/metrics/prometheus")
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ = io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			t.Fatalf("/metrics/prometheus: %d", resp.StatusCode)
-		}
+		body = n.exposition(t)
 		missing := missingMetrics(exprs, string(body))
 		if len(missing) == 0 {
 			break

@@ -3,11 +3,9 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -18,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/queen-mq/queen-go/httpd/client"
 )
 
 // queenBin and lakeBin are the binaries built once by TestMain: the broker
@@ -164,13 +164,12 @@ func (n *node) log() string {
 
 // health returns the node's /health status and body.
 func (n *node) health() (int, map[string]any) {
-	resp, err := http.Get(n.url + "/health")
+	resp, raw, err := n.send(context.Background(), http.MethodGet, "/health", nil, nil)
 	if err != nil {
 		return 0, nil
 	}
-	defer resp.Body.Close()
 	var body map[string]any
-	json.NewDecoder(resp.Body).Decode(&body)
+	json.Unmarshal(raw, &body)
 	return resp.StatusCode, body
 }
 
@@ -213,54 +212,34 @@ func (n *node) role() string {
 
 // call posts body (or GETs when body is nil) and decodes a JSON answer.
 func (n *node) call(ctx context.Context, method, path string, body any, out any) (int, error) {
-	resp, raw, err := n.send(ctx, method, path, body, nil)
-	if resp == nil {
-		return 0, err
-	}
-	if err != nil {
-		return resp.StatusCode, err
-	}
-	if out != nil && len(raw) > 0 && resp.StatusCode < 300 {
-		if err := json.Unmarshal(raw, out); err != nil {
-			return resp.StatusCode, fmt.Errorf("%s %s: %w: %s", method, path, err, raw)
-		}
-	}
-	if resp.StatusCode >= 300 {
-		return resp.StatusCode, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, raw)
-	}
-	return resp.StatusCode, nil
+	return n.api().Call(ctx, method, path, body, out)
 }
 
 // send sends one request with header and a JSON body (nil: none; []byte:
 // sent as it is) and returns the answer with its body read; resp is nil
 // when no answer came.
 func (n *node) send(ctx context.Context, method, path string, body any, header http.Header) (resp *http.Response, raw []byte, err error) {
-	var rd io.Reader
-	if b, ok := body.([]byte); ok {
-		rd = bytes.NewReader(b)
-	} else if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return nil, nil, err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, n.url+path, rd)
-	if err != nil {
-		return nil, nil, err
-	}
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	req.Header.Set("content-type", "application/json")
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer resp.Body.Close()
-	raw, err = io.ReadAll(resp.Body)
-	return resp, raw, err
+	return n.api().Do(ctx, method, path, body, header)
 }
+
+// exposition is the node's /metrics/prometheus; no answer, or one that
+// is not 200, ends the test.
+func (n *node) exposition(t testing.TB) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, body, err := n.send(ctx, http.MethodGet, "/metrics/prometheus", nil, nil)
+	if err != nil {
+		t.Fatalf("node %d metrics: %v", n.id, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/metrics/prometheus: %d", resp.StatusCode)
+	}
+	return body
+}
+
+// api is the node's HTTP API, as a client without credentials calls it.
+func (n *node) api() *client.Client { return &client.Client{Base: n.url} }
 
 // leaderOf waits until one node says it leads and returns it and the others.
 func leaderOf(t *testing.T, nodes []*node) (*node, []*node) {
@@ -300,4 +279,19 @@ func (n *node) configure(ctx context.Context, queue string, options map[string]a
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// single starts one node with extra settings and waits until it is ready.
+func single(t *testing.T, extra ...string) *node {
+	n := cluster(t, 1, extra...)[0]
+	n.start()
+	n.waitReady()
+	return n
+}
+
+// deadline is a context that ends after d, or when the test ends.
+func deadline(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
 }

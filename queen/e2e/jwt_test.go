@@ -1,13 +1,11 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"io"
 	"net/http"
 	"regexp"
 	"strings"
@@ -43,28 +41,12 @@ func token(t *testing.T, role, sub string) string {
 // and answers the status and the body.
 func (n *node) callAs(ctx context.Context, tok, method, path string, body any) (int, []byte) {
 	n.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			n.t.Fatal(err)
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, n.url+path, rd)
+	api := n.api()
+	api.Token = tok
+	resp, raw, err := api.Do(ctx, method, path, body, nil)
 	if err != nil {
 		n.t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	if tok != "" {
-		req.Header.Set("Authorization", "Bearer "+tok)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		n.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, raw
 }
 

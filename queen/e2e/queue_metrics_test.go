@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -18,11 +16,8 @@ import (
 // partitions of 5 and 3 records; group a settles 5 of p1 and leases p2's
 // 3 without settling them, group b reads p2 only and settles 1 of it.
 func TestQueueMetrics(t *testing.T) {
-	n := cluster(t, 1)[0]
-	n.start()
-	n.waitReady()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	n := single(t)
+	ctx := deadline(t, 60*time.Second)
 	var items []pushItem
 	for i := range 8 {
 		p := "p1"
@@ -111,12 +106,7 @@ func TestQueueMetrics(t *testing.T) {
 	// before the acks (the analytics sampler's) may answer once more.
 	var missing []string
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		resp, err := http.Get(n.url + "/metrics/prometheus")
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		body := n.exposition(t)
 		missing = missing[:0]
 		for _, want := range wants {
 			if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(want) + `$`).Match(body) {

@@ -93,9 +93,7 @@ func TestREADMEPython(t *testing.T) {
 	if !ok || !ok2 {
 		t.Fatal("README.md has no Python example between the python-example markers")
 	}
-	n := cluster(t, 1)[0]
-	n.start()
-	n.waitReady()
+	n := single(t)
 	script := strings.ReplaceAll(block, "http://localhost:6632", n.url)
 	if script == block {
 		t.Fatal("the README's Python example does not name http://localhost:6632")
@@ -119,9 +117,7 @@ func TestREADMEPython(t *testing.T) {
 func TestREADMEStreams(t *testing.T) {
 	python := clientPython(t)
 	block := readmeBlock(t, "streams", "python")
-	n := cluster(t, 1)[0]
-	n.start()
-	n.waitReady()
+	n := single(t)
 	script := strings.ReplaceAll(block, "http://localhost:6632", n.url)
 	if script == block {
 		t.Fatal("the README's streams example does not name http://localhost:6632")

@@ -63,22 +63,12 @@ func ownerOf(t *testing.T, nodes []*node, queue string) *node {
 
 // precondLost reads queen_s3_commit_precondition_lost_total from a node.
 func precondLost(n *node) float64 {
-	resp, err := http.Get(n.url + "/metrics/prometheus")
+	_, raw, err := n.send(context.Background(), http.MethodGet, "/metrics/prometheus", nil, nil)
 	if err != nil {
 		return 0
 	}
-	defer resp.Body.Close()
-	var b strings.Builder
-	buf := make([]byte, 64<<10)
-	for {
-		k, err := resp.Body.Read(buf)
-		b.Write(buf[:k])
-		if err != nil {
-			break
-		}
-	}
 	total := 0.0
-	for _, line := range strings.Split(b.String(), "\n") {
+	for _, line := range strings.Split(string(raw), "\n") {
 		if strings.HasPrefix(line, "queen_s3_commit_precondition_lost_total") {
 			var v float64
 			fmt.Sscanf(line[strings.LastIndexByte(line, ' ')+1:], "%g", &v)

@@ -26,11 +26,8 @@ func TestSinkCrashPoints(t *testing.T) {
 			gw := s3test.Versitygw(t)
 			gw.Bucket(t, "lake")
 			env := sinkEnv(gw, "lake")
-			n := cluster(t, 1, append(env, "QUEEN_S3_CRASH_AT="+point)...)[0]
-			n.start()
-			n.waitReady()
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
+			n := single(t, append(env, "QUEEN_S3_CRASH_AT="+point)...)
+			ctx := deadline(t, 60*time.Second)
 			pushed := pushOrders(ctx, t, n, 0, 12)
 			select {
 			case <-n.exited:

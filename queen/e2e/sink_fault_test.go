@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -18,11 +17,8 @@ func TestSinkBucketFaults(t *testing.T) {
 	gw.Bucket(t, "lake")
 	proxy := s3test.FaultProxy(t, gw.URL)
 	env := sinkEnv(gw, "lake", "QUEEN_S3_ENDPOINT="+proxy.URL)
-	n := cluster(t, 1, env...)[0]
-	n.start()
-	n.waitReady()
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
+	n := single(t, env...)
+	ctx := deadline(t, 120*time.Second)
 	pushed := 0
 	faults := []struct {
 		name  string

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -21,11 +20,8 @@ func TestSinkFormats(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			gw := s3test.Versitygw(t)
 			gw.Bucket(t, "lake")
-			n := cluster(t, 1, append(sinkEnv(gw, "lake"), strings.Fields(c.name)...)...)[0]
-			n.start()
-			n.waitReady()
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
+			n := single(t, append(sinkEnv(gw, "lake"), strings.Fields(c.name)...)...)
+			ctx := deadline(t, 60*time.Second)
 			pushed := pushOrders(ctx, t, n, 0, 30)
 			n.waitComplete(t, "orders", "cust-0", "cust-1", "cust-2")
 			objects := 0

@@ -93,11 +93,8 @@ func TestSinkStartPointSurvivesARestart(t *testing.T) {
 	gw := s3test.Versitygw(t)
 	gw.Bucket(t, "lake")
 	env := sinkEnv(gw, "lake", "QUEEN_S3_START=latest")
-	n := cluster(t, 1, append(env, "QUEEN_S3_MAX_WINDOW_MS=600000")...)[0]
-	n.start()
-	n.waitReady()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
+	n := single(t, append(env, "QUEEN_S3_MAX_WINDOW_MS=600000")...)
+	ctx := deadline(t, 90*time.Second)
 	pushOrders(ctx, t, n, 0, 3) // creates the queue: before the start point
 	deadline := time.Now().Add(30 * time.Second)
 	for q := n.sinkQueue("orders"); q == nil || q["state"] != "filling"; q = n.sinkQueue("orders") {
@@ -157,11 +154,8 @@ func partitionStarts(ctx context.Context, t *testing.T, n *node, queue string) m
 func TestSinkReportsRecordsTrimmedWhileItWasDown(t *testing.T) {
 	gw := s3test.Versitygw(t)
 	gw.Bucket(t, "lake")
-	n := cluster(t, 1, append(sinkEnv(gw, "lake"), "RETENTION_INTERVAL=200")...)[0]
-	n.start()
-	n.waitReady()
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
+	n := single(t, append(sinkEnv(gw, "lake"), "RETENTION_INTERVAL=200")...)
+	ctx := deadline(t, 120*time.Second)
 	pushOrders(ctx, t, n, 0, 6) // offsets 0 and 1 of each partition
 	n.waitCommitted(t, "orders", 1)
 	waitLake(t, gw, n, map[string]int64{"cust-0": 2, "cust-1": 2, "cust-2": 2})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -78,15 +77,7 @@ func (n *node) placement() map[string]any {
 // prefix and holds every one of parts.
 func (n *node) metric(t *testing.T, prefix string, parts ...string) float64 {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, n.url+"/metrics/prometheus", nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("node %d metrics: %v", n.id, err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	body := n.exposition(t)
 	total := 0.0
 next:
 	for _, line := range strings.Split(string(body), "\n") {

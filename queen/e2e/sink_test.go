@@ -104,11 +104,8 @@ func (n *node) waitCommitted(t *testing.T, queue string, k float64) map[string]a
 func TestSinkTryIt(t *testing.T) {
 	gw := s3test.Versitygw(t)
 	gw.Bucket(t, "lake")
-	n := cluster(t, 1, sinkEnv(gw, "lake")...)[0]
-	n.start()
-	n.waitReady()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	n := single(t, sinkEnv(gw, "lake")...)
+	ctx := deadline(t, 30*time.Second)
 	if _, err := n.push(ctx,
 		pushItem{Queue: "orders", Partition: "cust-1", Payload: json.RawMessage(`{"order":1,"status":"new","total":42.00}`)},
 		pushItem{Queue: "orders", Partition: "cust-2", Payload: json.RawMessage(`{"order":2,"status":"new","total":17.50}`)},
@@ -120,12 +117,7 @@ func TestSinkTryIt(t *testing.T) {
 	if row["state"] != "filling" || row["windowsCommitted"] != 1.0 || row["records"] != 3.0 {
 		t.Errorf("status row %v", row)
 	}
-	resp, err := http.Get(n.url + "/metrics/prometheus")
-	if err != nil {
-		t.Fatal(err)
-	}
-	exposition, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	exposition := n.exposition(t)
 	for _, name := range []string{"queen_s3_lag_seconds", "queen_s3_safe_lag_seconds", "queen_s3_windows_committed_total",
 		"queen_s3_records_written_total", "queen_s3_bytes_written_total", "queen_s3_records_lost_total", "queen_s3_window_records",
 		"queen_s3_window_bytes", "queen_s3_buffer_bytes", "queen_s3_fetch_calls_total", "queen_s3_discovery_partitions",
@@ -190,9 +182,7 @@ func TestSinkTryIt(t *testing.T) {
 // unset runs the supervisor with no default-tenant sink, ready for the
 // control plane's: the s3 block is there, running, with no sink in it.
 func TestSinkControlPlaneOnly(t *testing.T) {
-	n := cluster(t, 1, "QUEEN_S3_EMBEDDED=true", "QUEEN_S3_MEMORY_MB=64")[0]
-	n.start()
-	n.waitReady()
+	n := single(t, "QUEEN_S3_EMBEDDED=true", "QUEEN_S3_MEMORY_MB=64")
 	type block struct {
 		Mode  string `json:"mode"`
 		Phase string `json:"phase"`

@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -17,11 +15,8 @@ import (
 // state, and the throughput and /metrics count what the node's routes
 // did.
 func TestStatusRoutes(t *testing.T) {
-	n := cluster(t, 1)[0]
-	n.start()
-	n.waitReady()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	n := single(t)
+	ctx := deadline(t, 60*time.Second)
 	if err := n.configure(ctx, "jobs", map[string]any{"namespace": "ops", "task": "nightly"}); err != nil {
 		t.Fatalf("configure: %v", err)
 	}
@@ -132,15 +127,10 @@ func TestStatusRoutes(t *testing.T) {
 		t.Fatalf("system metrics: %d %v %+v", code, err, sys)
 	}
 
-	resp, err := http.Get(n.url + "/metrics/prometheus")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	text, _ := io.ReadAll(resp.Body)
+	text := n.exposition(t)
 	for _, want := range []string{`queen_messages_total{event="pushed",tenant=""} 4`, `queen_messages_total{event="dlq",tenant=""} 1`, "process_cpu_seconds_total"} {
-		if resp.StatusCode != 200 || !strings.Contains(string(text), want) {
-			t.Fatalf("/metrics/prometheus: %d, lacks %s", resp.StatusCode, want)
+		if !strings.Contains(string(text), want) {
+			t.Fatalf("/metrics/prometheus lacks %s", want)
 		}
 	}
 }

@@ -31,9 +31,7 @@ import (
 // stateful two then delete their source queue and require their state gone.
 func TestStreamsPipelines(t *testing.T) {
 	python := clientPython(t)
-	n := cluster(t, 1)[0]
-	n.start()
-	n.waitReady()
+	n := single(t)
 	live := newLiveSet([]*node{n})
 
 	t.Run("stateless", func(t *testing.T) {

@@ -185,11 +185,8 @@ func TestTransactionsSurviveALeaderKill(t *testing.T) {
 // requiredLeases expired (the message went to another consumer), so the
 // transaction rolls back as rejected_ack and applies nothing.
 func TestATransactionOnAnExpiredLeaseIsRefused(t *testing.T) {
-	n := cluster(t, 1, "QUEEN_RAFT_MAX_CLOCK_SKEW_MS=0")[0]
-	n.start()
-	n.waitReady()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	n := single(t, "QUEEN_RAFT_MAX_CLOCK_SKEW_MS=0")
+	ctx := deadline(t, 30*time.Second)
 	if _, err := n.push(ctx, pushItem{Queue: "in", Partition: "p", TransactionID: "m-0", Payload: json.RawMessage(`{}`)}); err != nil {
 		t.Fatal(err)
 	}

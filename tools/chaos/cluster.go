@@ -1,12 +1,9 @@
 package chaos
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -18,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/queen-mq/queen-go/httpd/client"
 	"github.com/queen-mq/queen-go/tools/chaos/lossyfs"
 	"github.com/queen-mq/queen-go/tools/chaos/netproxy"
 )
@@ -262,42 +260,14 @@ func (n *Node) WaitReady(ctx context.Context, timeout time.Duration) error {
 	return fmt.Errorf("node %d not ready within %s (log %s)", n.ID, timeout, n.LogPath)
 }
 
-var client = &http.Client{Timeout: 15 * time.Second}
+// httpClient bounds every call of the harness: a node that does not answer
+// within it is a fault to record, not a reason to hang.
+var httpClient = &http.Client{Timeout: 15 * time.Second}
 
 // Call sends body as JSON (nil: none) and decodes a 2xx answer into out;
 // code is 0 when no answer came.
 func (n *Node) Call(ctx context.Context, method, path string, body, out any) (code int, err error) {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return 0, err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, n.URL+path, rd)
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("content-type", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return resp.StatusCode, err
-	}
-	if resp.StatusCode >= 300 {
-		return resp.StatusCode, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, bytes.TrimSpace(raw))
-	}
-	if out != nil && len(raw) > 0 {
-		if err := json.Unmarshal(raw, out); err != nil {
-			return resp.StatusCode, fmt.Errorf("%s %s: %w: %.200s", method, path, err, raw)
-		}
-	}
-	return resp.StatusCode, nil
+	return (&client.Client{Base: n.URL, HTTP: httpClient}).Call(ctx, method, path, body, out)
 }
 
 // Leader waits until the running nodes agree on one leader and returns

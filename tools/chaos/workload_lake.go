@@ -68,7 +68,7 @@ func newLakeWorkload(c *Cluster) workload {
 		lake: lake.Config{Endpoint: envValue(env, "QUEEN_S3_ENDPOINT"), Region: envValue(env, "QUEEN_S3_REGION"),
 			Bucket: envValue(env, "QUEEN_S3_BUCKET"), PathStyle: envValue(env, "QUEEN_S3_PATH_STYLE") == "true",
 			AccessKey: envValue(env, "QUEEN_S3_ACCESS_KEY"), SecretKey: envValue(env, "QUEEN_S3_SECRET_KEY"),
-			Queue: lakeQueue, Broker: c.Nodes[0].URL, HTTPClient: client},
+			Queue: lakeQueue, Broker: c.Nodes[0].URL, HTTPClient: httpClient},
 	}
 }
 

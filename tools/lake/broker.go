@@ -1,14 +1,13 @@
 package lake
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
+	"github.com/queen-mq/queen-go/httpd/client"
 	"github.com/queen-mq/queen-go/lakeformat"
 
 	"github.com/queen-mq/queen-go/s3sink"
@@ -17,50 +16,20 @@ import (
 // brokerClient reads a queue's log over the broker's read API (API.md §4):
 // POST /api/v1/partitions/changed and POST /api/v1/fetch. The reads take
 // no lease and move no cursor.
-type brokerClient struct {
-	base, token, tenant string
-	hc                  *http.Client
-}
+type brokerClient struct{ api *client.Client }
 
 func newBrokerClient(cfg *Config) *brokerClient {
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
+	api := &client.Client{Base: cfg.Broker, Token: cfg.BrokerToken, HTTP: cfg.HTTPClient}
+	if cfg.Tenant != DefaultTenant {
+		api.Tenant = cfg.Tenant // read only by a broker with QUEEN_TENANCY_HEADER
 	}
-	return &brokerClient{base: cfg.Broker, token: cfg.BrokerToken, tenant: cfg.Tenant, hc: hc}
+	return &brokerClient{api: api}
 }
 
-// post sends req as JSON to path and decodes a 200 answer into resp.
+// post sends req as JSON to path and decodes a 2xx answer into resp.
 func (b *brokerClient) post(ctx context.Context, path string, req, resp any) error {
-	body, err := json.Marshal(req)
-	if err != nil {
-		return err
-	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, b.base+path, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	if b.tenant != DefaultTenant {
-		hr.Header.Set("x-queen-tenant", b.tenant) // read only by a broker with QUEEN_TENANCY_HEADER
-	}
-	if b.token != "" {
-		hr.Header.Set("Authorization", "Bearer "+b.token)
-	}
-	res, err := b.hc.Do(hr)
-	if err != nil {
+	if _, err := b.api.Call(ctx, http.MethodPost, path, req, resp); err != nil {
 		return fmt.Errorf("lake: broker %s: %w", path, err)
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(res.Body)
-	if err != nil {
-		return fmt.Errorf("lake: broker %s: read answer: %w", path, err)
-	}
-	if res.StatusCode != http.StatusOK {
-		return fmt.Errorf("lake: broker %s: %s: %.300s", path, res.Status, data)
-	}
-	if err := json.Unmarshal(data, resp); err != nil {
-		return fmt.Errorf("lake: broker %s: bad answer: %w", path, err)
 	}
 	return nil
 }

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
+	"github.com/queen-mq/queen-go/httpd/client"
 	"github.com/queen-mq/queen-go/lakeformat"
 )
 
@@ -17,29 +16,16 @@ import (
 func (n *queenNode) call(method, path string, body []byte, out any, header ...string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, n.url+path, rd)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("content-type", "application/json")
+	h := http.Header{}
 	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
+		h.Set(header[i], header[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	resp, raw, err := (&client.Client{Base: n.url}).Do(ctx, method, path, body, h)
 	if err != nil {
 		return err
 	}
 	if resp.StatusCode >= 300 {
-		return fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, raw)
+		return client.NewError(method, path, resp.StatusCode, raw)
 	}
 	if out != nil {
 		if err := json.Unmarshal(raw, out); err != nil {

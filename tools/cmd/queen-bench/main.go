@@ -47,12 +47,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -60,7 +58,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/queen-mq/queen-go/httpd/wire"
+	"github.com/queen-mq/queen-go/httpd/client"
 )
 
 type options struct {
@@ -343,28 +341,13 @@ func send(ctx context.Context, client *http.Client, url string, body []byte) (an
 }
 
 // sendMethod is send with the method given (a body is sent when not nil).
-func sendMethod(ctx context.Context, client *http.Client, method, url string, body []byte) (answer, error) {
-	rd := io.Reader(nil)
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, url, rd)
-	if err != nil {
+func sendMethod(ctx context.Context, hc *http.Client, method, url string, body []byte) (answer, error) {
+	resp, raw, err := (&client.Client{HTTP: hc}).Do(ctx, method, url, body, nil) // url is whole: no Base
+	if resp == nil {
 		return answer{}, err
 	}
-	switch {
-	case bytes.HasPrefix(body, []byte(wire.PushMagic)):
-		req.Header.Set("content-type", wire.PushContentType)
-	case body != nil:
-		req.Header.Set("content-type", "application/json")
-	}
-	resp, err := client.Do(req)
+	a := answer{status: resp.StatusCode, at: time.Now(), body: raw}
 	if err != nil {
-		return answer{}, err
-	}
-	a := answer{status: resp.StatusCode, at: time.Now()}
-	defer resp.Body.Close()
-	if a.body, err = io.ReadAll(resp.Body); err != nil {
 		return a, err
 	}
 	if a.status >= 300 {

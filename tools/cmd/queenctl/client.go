@@ -6,71 +6,31 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/queen-mq/queen-go/httpd/client"
 )
 
 // requestTimeout bounds a call that does not wait on purpose (a pop with
 // --wait adds its own wait).
 const requestTimeout = 30 * time.Second
 
-// apiError is a non-2xx answer: the broker's {"error","code"} body (or
-// the KV routes' {"error","reason","detail"}), or its text when it has no
-// JSON body.
-type apiError struct {
-	Method, Path  string
-	Status        int
-	Code, Message string
-}
+// apiError is a non-2xx answer, printed as queenctl's one line
+// "<METHOD> <path>: <status> <code>: <message>".
+type apiError struct{ e *client.Error }
 
-func (e *apiError) Error() string {
+func (a *apiError) Error() string {
+	e := a.e
 	return fmt.Sprintf("%s %s: %d %s: %s", e.Method, e.Path, e.Status, e.Code, e.Message)
 }
 
-// newAPIError reads the error of an answer with status and body.
-func newAPIError(method, path string, status int, body []byte) *apiError {
-	e := &apiError{Method: method, Path: path, Status: status}
-	var b struct {
-		Error  string `json:"error"`
-		Code   string `json:"code"`
-		Reason string `json:"reason"`
-		Detail string `json:"detail"`
-	}
-	if json.Unmarshal(body, &b) == nil && (b.Error != "" || b.Code != "") {
-		e.Code, e.Message = b.Code, b.Error
-		if e.Code == "" { // a KV error: its reason is the code
-			e.Code = b.Reason
-		}
-		if b.Detail != "" {
-			e.Message += ": " + b.Detail
-		}
-	} else {
-		e.Message = strings.TrimSpace(string(body))
-	}
-	if e.Code == "" {
-		e.Code = strings.ToLower(strings.ReplaceAll(http.StatusText(status), " ", "_"))
-	}
-	if e.Message == "" {
-		e.Message = http.StatusText(status)
-	}
-	return e
-}
-
-// connError is a broker that could not be reached.
-type connError struct {
-	Method, Path, URL string
-	Err               error
-}
-
-func (e *connError) Error() string {
-	return fmt.Sprintf("%s %s: cannot reach the broker at %s: %v", e.Method, e.Path, e.URL, e.Err)
-}
-
-func (e *connError) Unwrap() error { return e.Err }
+// Unwrap is the answer's *client.Error.
+func (a *apiError) Unwrap() error { return a.e }
 
 // answer is a 2xx answer.
 type answer struct {
@@ -82,58 +42,26 @@ type answer struct {
 // JSON) and returns a 2xx answer; a non-2xx one is an *apiError unless
 // its status is in ok. wait extends the timeout (a long poll).
 func (c *cli) call(method, path string, query url.Values, body any, wait time.Duration, ok ...int) (answer, error) {
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case []byte:
-		rd = bytes.NewReader(b)
-	default:
-		j, err := json.Marshal(b)
-		if err != nil {
-			return answer{}, err
-		}
-		rd = bytes.NewReader(j)
-	}
-	target := c.base() + path
+	target := path
 	if len(query) > 0 {
 		target += "?" + query.Encode()
 	}
-	ctx, cancel := context.WithTimeout(c.ctx, requestTimeout+wait)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, target, rd)
-	if err != nil {
+	if _, err := url.Parse(c.base() + target); err != nil {
 		return answer{}, usagef("--url %q: %v", c.url, err)
 	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	if c.tenant != "" {
-		req.Header.Set("x-queen-tenant", c.tenant)
-	}
-	resp, err := c.http.Do(req)
+	ctx, cancel := context.WithTimeout(c.ctx, requestTimeout+wait)
+	defer cancel()
+	api := &client.Client{Base: c.base(), Token: c.token, Tenant: c.tenant, HTTP: c.http}
+	resp, b, err := api.Do(ctx, method, target, body, nil)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
+		var ce *client.ConnError
+		if errors.As(err, &ce) {
+			ce.Path = path
 		}
-		return answer{}, &connError{Method: method, Path: path, URL: c.base(), Err: err}
+		return answer{}, err
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return answer{}, &connError{Method: method, Path: path, URL: c.base(), Err: err}
-	}
-	if resp.StatusCode/100 != 2 {
-		isOK := false
-		for _, s := range ok {
-			isOK = isOK || s == resp.StatusCode
-		}
-		if !isOK {
-			return answer{}, newAPIError(method, path, resp.StatusCode, b)
-		}
+	if resp.StatusCode/100 != 2 && !slices.Contains(ok, resp.StatusCode) {
+		return answer{}, &apiError{client.NewError(method, path, resp.StatusCode, b)}
 	}
 	return answer{Status: resp.StatusCode, Body: b}, nil
 }
