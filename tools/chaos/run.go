@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/queen-mq/queen-go/tools/chaos/check"
@@ -145,5 +146,17 @@ func sleep(ctx context.Context, d time.Duration) bool {
 		return false
 	case <-time.After(d):
 		return true
+	}
+}
+
+// spawn starts n clients in wg, client cl with its own random source
+// seeded (seed, salt+cl), so that a run replays from its seed.
+func spawn(wg *sync.WaitGroup, n int, seed, salt uint64, client func(cl int, r *rand.Rand)) {
+	for cl := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			client(cl, rand.New(rand.NewPCG(seed, salt+uint64(cl))))
+		}()
 	}
 }

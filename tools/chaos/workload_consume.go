@@ -64,18 +64,13 @@ func (w *consumeWorkload) run(ctx context.Context, seed uint64) {
 // abandon and else working on it up to work before it acks, until ctx
 // ends.
 func (w *consumeWorkload) consume(ctx context.Context, seed uint64, abandon float64, work time.Duration, wg *sync.WaitGroup) {
-	for cl := range w.consumers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(seed, 0x636f6e+uint64(cl)))
-			for ctx.Err() == nil {
-				if !w.once(ctx, r, cl, r.Float64() < abandon, work) {
-					sleep(ctx, 50*time.Millisecond)
-				}
+	spawn(wg, w.consumers, seed, 0x636f6e, func(cl int, r *rand.Rand) {
+		for ctx.Err() == nil {
+			if !w.once(ctx, r, cl, r.Float64() < abandon, work) {
+				sleep(ctx, 50*time.Millisecond)
 			}
-		}()
-	}
+		}
+	})
 }
 
 // once pops through a random node and acks what it got after up to work

@@ -38,16 +38,11 @@ type counterWorkload struct {
 func (w *counterWorkload) run(ctx context.Context, seed uint64) {
 	w.answered, w.unknown = map[string][]int64{}, map[string]int{}
 	var wg sync.WaitGroup
-	for cl := range w.clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(seed, 0x636e74+uint64(cl)))
-			for ctx.Err() == nil {
-				w.incr(ctx, r, w.keys[r.IntN(len(w.keys))])
-			}
-		}()
-	}
+	spawn(&wg, w.clients, seed, 0x636e74, func(cl int, r *rand.Rand) {
+		for ctx.Err() == nil {
+			w.incr(ctx, r, w.keys[r.IntN(len(w.keys))])
+		}
+	})
 	wg.Wait()
 }
 

@@ -39,29 +39,24 @@ func (k *kvWorkload) now() int64 { return time.Since(k.start).Nanoseconds() }
 func (k *kvWorkload) run(ctx context.Context, seed uint64) {
 	k.start = time.Now()
 	var wg sync.WaitGroup
-	for cl := range k.clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(seed, 0x6b76+uint64(cl)))
-			for n := 0; ctx.Err() == nil; n++ {
-				op := check.KVOp{Client: cl, Key: k.keys[r.IntN(len(k.keys))], Kind: "get"}
-				if r.IntN(2) == 0 {
-					op.Kind, op.Value = "put", fmt.Sprintf("c%d-%d", cl, n)
-				}
-				if !k.do(ctx, r, &op) {
-					sleep(ctx, 20*time.Millisecond) // no node took it: nothing happened, nothing to record
-					continue
-				}
-				if op.Unknown || op.Refused {
-					sleep(ctx, 50*time.Millisecond) // a fault: do not pile up ops of unknown outcome, nor refusals
-				}
-				k.mu.Lock()
-				k.history = append(k.history, op)
-				k.mu.Unlock()
+	spawn(&wg, k.clients, seed, 0x6b76, func(cl int, r *rand.Rand) {
+		for n := 0; ctx.Err() == nil; n++ {
+			op := check.KVOp{Client: cl, Key: k.keys[r.IntN(len(k.keys))], Kind: "get"}
+			if r.IntN(2) == 0 {
+				op.Kind, op.Value = "put", fmt.Sprintf("c%d-%d", cl, n)
 			}
-		}()
-	}
+			if !k.do(ctx, r, &op) {
+				sleep(ctx, 20*time.Millisecond) // no node took it: nothing happened, nothing to record
+				continue
+			}
+			if op.Unknown || op.Refused {
+				sleep(ctx, 50*time.Millisecond) // a fault: do not pile up ops of unknown outcome, nor refusals
+			}
+			k.mu.Lock()
+			k.history = append(k.history, op)
+			k.mu.Unlock()
+		}
+	})
 	wg.Wait()
 }
 

@@ -55,17 +55,12 @@ func (w *lockWorkload) now() int64 { return time.Since(w.start).Nanoseconds() }
 func (w *lockWorkload) run(ctx context.Context, seed uint64) {
 	w.start = time.Now()
 	var wg sync.WaitGroup
-	for cl := range w.clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(seed, 0x6c636b+uint64(cl)))
-			for ctx.Err() == nil {
-				w.once(ctx, r, cl, w.locks[r.IntN(len(w.locks))])
-				sleep(ctx, time.Duration(20+r.IntN(30))*time.Millisecond)
-			}
-		}()
-	}
+	spawn(&wg, w.clients, seed, 0x6c636b, func(cl int, r *rand.Rand) {
+		for ctx.Err() == nil {
+			w.once(ctx, r, cl, w.locks[r.IntN(len(w.locks))])
+			sleep(ctx, time.Duration(20+r.IntN(30))*time.Millisecond)
+		}
+	})
 	wg.Wait()
 }
 

@@ -42,24 +42,19 @@ type pushAnswer struct {
 // "w<w>-<k>" and payload {"w":w,"k":k}.
 func (l *logWorkload) run(ctx context.Context, seed uint64) {
 	var wg sync.WaitGroup
-	for w := range l.writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(seed, uint64(w)))
-			for k := 0; ctx.Err() == nil; k++ {
-				p := check.Push{Queue: l.queue, Partition: l.partitions[r.IntN(len(l.partitions))], TxnID: fmt.Sprintf("w%d-%d", w, k),
-					Payload: fmt.Appendf(nil, `{"w":%d,"k":%d}`, w, k)}
-				l.push(ctx, r, &p)
-				l.mu.Lock()
-				l.history = append(l.history, p)
-				l.mu.Unlock()
-				if l.pause > 0 {
-					sleep(ctx, l.pause)
-				}
+	spawn(&wg, l.writers, seed, 0, func(w int, r *rand.Rand) {
+		for k := 0; ctx.Err() == nil; k++ {
+			p := check.Push{Queue: l.queue, Partition: l.partitions[r.IntN(len(l.partitions))], TxnID: fmt.Sprintf("w%d-%d", w, k),
+				Payload: fmt.Appendf(nil, `{"w":%d,"k":%d}`, w, k)}
+			l.push(ctx, r, &p)
+			l.mu.Lock()
+			l.history = append(l.history, p)
+			l.mu.Unlock()
+			if l.pause > 0 {
+				sleep(ctx, l.pause)
 			}
-		}()
-	}
+		}
+	})
 	wg.Wait()
 }
 

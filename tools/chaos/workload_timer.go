@@ -47,17 +47,12 @@ func (w *timerWorkload) run(ctx context.Context, seed uint64) {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); w.watch(ctx, rand.New(rand.NewPCG(seed, 0x77617463))) }()
-	for cl := range w.clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(seed, 0x746d72+uint64(cl)))
-			for k := 0; ctx.Err() == nil; k++ {
-				w.schedule(ctx, r, &wg, fmt.Sprintf("k%d-%d", cl, k), fmt.Sprintf("t%d-%d", cl, k), int64(200+r.IntN(1800)))
-				sleep(ctx, time.Duration(20+r.IntN(60))*time.Millisecond)
-			}
-		}()
-	}
+	spawn(&wg, w.clients, seed, 0x746d72, func(cl int, r *rand.Rand) {
+		for k := 0; ctx.Err() == nil; k++ {
+			w.schedule(ctx, r, &wg, fmt.Sprintf("k%d-%d", cl, k), fmt.Sprintf("t%d-%d", cl, k), int64(200+r.IntN(1800)))
+			sleep(ctx, time.Duration(20+r.IntN(60))*time.Millisecond)
+		}
+	})
 	wg.Wait()
 }
 

@@ -44,21 +44,16 @@ type txnAnswer struct {
 // "x<c>-<k>".
 func (w *txnWorkload) run(ctx context.Context, seed uint64) {
 	var wg sync.WaitGroup
-	for cl := range w.clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(seed, 0x74786e+uint64(cl)))
-			for k := 0; ctx.Err() == nil; k++ {
-				t := check.Txn{ID: fmt.Sprintf("x%d-%d", cl, k)}
-				t.Effects = []string{"a/" + t.ID + "-a", "b/" + t.ID + "-b", "kv/" + t.ID}
-				t.Committed = w.send(ctx, r, t.ID)
-				w.mu.Lock()
-				w.txns = append(w.txns, t)
-				w.mu.Unlock()
-			}
-		}()
-	}
+	spawn(&wg, w.clients, seed, 0x74786e, func(cl int, r *rand.Rand) {
+		for k := 0; ctx.Err() == nil; k++ {
+			t := check.Txn{ID: fmt.Sprintf("x%d-%d", cl, k)}
+			t.Effects = []string{"a/" + t.ID + "-a", "b/" + t.ID + "-b", "kv/" + t.ID}
+			t.Committed = w.send(ctx, r, t.ID)
+			w.mu.Lock()
+			w.txns = append(w.txns, t)
+			w.mu.Unlock()
+		}
+	})
 	wg.Wait()
 }
 
