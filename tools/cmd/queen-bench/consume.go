@@ -41,67 +41,52 @@ func runConsume(o options) (*report, error) {
 		q.Set("frames", "true") // the framed answer (QPF1), as the client's framed_pop asks
 	}
 	path := "/api/v1/pop/queue/" + url.PathEscape(o.queue) + "?" + q.Encode()
-	var records, ours, requests, empty, errs atomic.Int64
-	var doneAt atomic.Int64 // when the last prefilled record was acked, since start
-	var firstErr atomic.Value
-	var mu sync.Mutex
-	var lat []time.Duration
-	var wg sync.WaitGroup
-	start := time.Now()
-	for c := 0; c < o.conns; c++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			url := o.urls[c%len(o.urls)]
-			var mine []time.Duration
-			for ctx.Err() == nil {
-				t0 := time.Now()
-				p, ok, err := pop(ctx, client, url, path)
-				if err != nil && ctx.Err() != nil {
-					break // cut by -duration
-				}
-				requests.Add(1)
-				switch {
-				case err != nil:
-					errs.Add(1)
-					firstErr.CompareAndSwap(nil, err.Error())
-					continue
-				case !ok:
-					empty.Add(1)
-					continue
-				}
-				// What a pop leased is acked even past -duration: left
-				// unacked, it would hold its partition for a lease.
-				settled, err := ack(context.Background(), client, url, o.group, p.Messages)
-				mine = append(mine, time.Since(t0))
-				requests.Add(1)
-				if err != nil {
-					errs.Add(1)
-					firstErr.CompareAndSwap(nil, err.Error())
-				}
-				var n, mineToo int64
-				for i, m := range p.Messages {
-					if settled[i] {
-						n++
-						if strings.HasPrefix(m.TransactionID, prefix) {
-							mineToo++
-						}
+	var ours atomic.Int64
+	var doneAt atomic.Int64 // when the last prefilled record was acked, since the start
+	t := newTally()
+	t.each(o.conns, func(c int) (mine []time.Duration) {
+		url := o.urls[c%len(o.urls)]
+		for ctx.Err() == nil {
+			t0 := time.Now()
+			p, ok, err := pop(ctx, client, url, path)
+			if err != nil && ctx.Err() != nil {
+				break // cut by -duration
+			}
+			t.requests.Add(1)
+			switch {
+			case err != nil:
+				t.fail(err)
+				continue
+			case !ok:
+				t.empty.Add(1)
+				continue
+			}
+			// What a pop leased is acked even past -duration: left
+			// unacked, it would hold its partition for a lease.
+			settled, err := ack(context.Background(), client, url, o.group, p.Messages)
+			mine = append(mine, time.Since(t0))
+			t.requests.Add(1)
+			if err != nil {
+				t.fail(err)
+			}
+			var n, mineToo int64
+			for i, m := range p.Messages {
+				if settled[i] {
+					n++
+					if strings.HasPrefix(m.TransactionID, prefix) {
+						mineToo++
 					}
 				}
-				records.Add(n)
-				if ours.Add(mineToo) >= int64(o.prefill) && doneAt.CompareAndSwap(0, int64(time.Since(start))) {
-					cancel()
-				}
 			}
-			mu.Lock()
-			lat = append(lat, mine...)
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	r := &report{records: records.Load(), requests: requests.Load(), errors: errs.Load(), empty: empty.Load(),
-		elapsed: time.Since(start), lat: lat}
-	e, failed := firstErr.Load().(string)
+			t.records.Add(n)
+			if ours.Add(mineToo) >= int64(o.prefill) && doneAt.CompareAndSwap(0, int64(time.Since(t.start))) {
+				cancel()
+			}
+		}
+		return mine
+	})
+	r := t.report()
+	e, failed := t.first()
 	if failed && r.records == 0 {
 		return nil, fmt.Errorf("nothing was acked; the first error: %s", e)
 	}

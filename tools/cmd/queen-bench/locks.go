@@ -30,85 +30,70 @@ func runLocks(o options) (*report, error) {
 	prefix := o.queue + "-" + runPrefix()
 	ctx, cancel := context.WithTimeout(context.Background(), o.duration)
 	defer cancel()
-	var pairs, requests, refused, errs, twice atomic.Int64
-	var firstErr atomic.Value
+	var twice atomic.Int64
 	var mu sync.Mutex
-	var lat []time.Duration
 	tokens := map[int64]bool{}
-	var wg sync.WaitGroup
-	start := time.Now()
-	for c := 0; c < o.conns; c++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			url := o.urls[c%len(o.urls)]
-			owner := fmt.Sprintf("%sowner-%d", prefix, c)
-			fail := func(err error) {
-				errs.Add(1)
-				firstErr.CompareAndSwap(nil, err.Error())
+	// records counts the pairs; empty the acquires refused under -shared.
+	t := newTally()
+	t.each(o.conns, func(c int) (mine []time.Duration) {
+		url := o.urls[c%len(o.urls)]
+		owner := fmt.Sprintf("%sowner-%d", prefix, c)
+		gen := 0         // a new name after a release that failed: the old one is held for the TTL
+		var t0 time.Time // the pair's first acquire attempt
+		for ctx.Err() == nil {
+			name := fmt.Sprintf("%s%d-%d", prefix, c, gen)
+			if o.shared {
+				name = prefix + "shared"
 			}
-			var mine []time.Duration
-			gen := 0         // a new name after a release that failed: the old one is held for the TTL
-			var t0 time.Time // the pair's first acquire attempt
-			for ctx.Err() == nil {
-				name := fmt.Sprintf("%s%d-%d", prefix, c, gen)
-				if o.shared {
-					name = prefix + "shared"
-				}
-				if t0.IsZero() {
-					t0 = time.Now()
-				}
-				tok, ok, err := acquireLock(ctx, client, url, name, owner)
-				if ctx.Err() != nil {
-					break // cut by -duration
-				}
-				requests.Add(1)
-				switch {
-				case err != nil:
-					fail(err)
-					t0 = time.Time{}
-					continue
-				case !ok && !o.shared:
-					fail(fmt.Errorf("acquire of %s, a name no other connection uses, was refused", name))
-					gen++
-					t0 = time.Time{}
-					continue
-				case !ok:
-					refused.Add(1)
-					continue
-				}
-				if o.shared {
-					mu.Lock()
-					if tokens[tok] {
-						twice.Add(1)
-						firstErr.CompareAndSwap(nil, fmt.Sprintf("token %d of %s granted twice", tok, name))
-					}
-					tokens[tok] = true
-					mu.Unlock()
-				}
-				// A permit got is released even past -duration: left, it
-				// would hold its name for the TTL.
-				err = releaseLock(context.Background(), client, url, name, tok)
-				requests.Add(1)
-				if err != nil {
-					fail(err)
-					gen++
-					t0 = time.Time{}
-					continue
-				}
-				mine = append(mine, time.Since(t0))
+			if t0.IsZero() {
+				t0 = time.Now()
+			}
+			tok, ok, err := acquireLock(ctx, client, url, name, owner)
+			if ctx.Err() != nil {
+				break // cut by -duration
+			}
+			t.requests.Add(1)
+			switch {
+			case err != nil:
+				t.fail(err)
 				t0 = time.Time{}
-				pairs.Add(1)
+				continue
+			case !ok && !o.shared:
+				t.fail(fmt.Errorf("acquire of %s, a name no other connection uses, was refused", name))
+				gen++
+				t0 = time.Time{}
+				continue
+			case !ok:
+				t.empty.Add(1)
+				continue
 			}
-			mu.Lock()
-			lat = append(lat, mine...)
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	r := &report{records: pairs.Load(), requests: requests.Load(), errors: errs.Load(), empty: refused.Load(),
-		elapsed: time.Since(start), lat: lat}
-	e, failed := firstErr.Load().(string)
+			if o.shared {
+				mu.Lock()
+				if tokens[tok] {
+					twice.Add(1)
+					t.firstErr.CompareAndSwap(nil, fmt.Sprintf("token %d of %s granted twice", tok, name))
+				}
+				tokens[tok] = true
+				mu.Unlock()
+			}
+			// A permit got is released even past -duration: left, it
+			// would hold its name for the TTL.
+			err = releaseLock(context.Background(), client, url, name, tok)
+			t.requests.Add(1)
+			if err != nil {
+				t.fail(err)
+				gen++
+				t0 = time.Time{}
+				continue
+			}
+			mine = append(mine, time.Since(t0))
+			t0 = time.Time{}
+			t.records.Add(1)
+		}
+		return mine
+	})
+	r := t.report()
+	e, failed := t.first()
 	if failed && r.records == 0 {
 		return nil, fmt.Errorf("no acquire and release went through; the first error: %s", e)
 	}

@@ -57,49 +57,43 @@ func runLongpoll(o options) (*report, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), o.duration)
 	defer cancel()
-	var records, requests, timeouts, early, errs atomic.Int64
-	var firstErr atomic.Value
+	var early atomic.Int64
 	var mu sync.Mutex
-	var lat, fromSent []time.Duration
-	start := time.Now()
-	for i := 0; i < o.conns; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := waker{client: client, popURL: o.urls[i%len(o.urls)], pushURL: o.urls[(i+1)%len(o.urls)],
-				popPath: paths[i], group: o.group}
-			var mine, mineSent []time.Duration
-			for k := 0; ctx.Err() == nil; k++ {
-				txn := fmt.Sprintf("%s%d-%d", prefix, i, k)
-				body := fmt.Sprintf(`{"items":[{"queue":%q,"partition":"%d","transactionId":%q,"payload":%s}]}`,
-					o.queue, i, txn, payload)
-				d, sent, reqs, err := w.round(txn, []byte(body))
-				requests.Add(int64(reqs))
-				switch {
-				case errors.Is(err, errTimedOut):
-					timeouts.Add(1)
-					fallthrough
-				case err != nil:
-					errs.Add(1)
-					firstErr.CompareAndSwap(nil, err.Error())
-					time.Sleep(10 * time.Millisecond)
-					continue
-				}
-				records.Add(1)
-				if d < 0 {
-					early.Add(1)
-				}
-				mine, mineSent = append(mine, d), append(mineSent, sent)
+	var fromSent []time.Duration
+	// empty counts the parked pops that timed out.
+	t := newTally()
+	t.each(o.conns, func(i int) (mine []time.Duration) {
+		w := waker{client: client, popURL: o.urls[i%len(o.urls)], pushURL: o.urls[(i+1)%len(o.urls)],
+			popPath: paths[i], group: o.group}
+		var mineSent []time.Duration
+		for k := 0; ctx.Err() == nil; k++ {
+			txn := fmt.Sprintf("%s%d-%d", prefix, i, k)
+			body := fmt.Sprintf(`{"items":[{"queue":%q,"partition":"%d","transactionId":%q,"payload":%s}]}`,
+				o.queue, i, txn, payload)
+			d, sent, reqs, err := w.round(txn, []byte(body))
+			t.requests.Add(int64(reqs))
+			switch {
+			case errors.Is(err, errTimedOut):
+				t.empty.Add(1)
+				fallthrough
+			case err != nil:
+				t.fail(err)
+				time.Sleep(10 * time.Millisecond)
+				continue
 			}
-			mu.Lock()
-			lat, fromSent = append(lat, mine...), append(fromSent, mineSent...)
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	r := &report{records: records.Load(), requests: requests.Load(), errors: errs.Load(), empty: timeouts.Load(),
-		elapsed: time.Since(start), lat: lat}
-	e, failed := firstErr.Load().(string)
+			t.records.Add(1)
+			if d < 0 {
+				early.Add(1)
+			}
+			mine, mineSent = append(mine, d), append(mineSent, sent)
+		}
+		mu.Lock()
+		fromSent = append(fromSent, mineSent...)
+		mu.Unlock()
+		return mine
+	})
+	r := t.report()
+	e, failed := t.first()
 	if failed && r.records == 0 {
 		return nil, fmt.Errorf("no parked pop was answered; the first error: %s", e)
 	}

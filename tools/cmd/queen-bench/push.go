@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -24,49 +22,35 @@ func runLoad(o options) (*report, error) {
 		defer cancel()
 	}
 	payload := padPayload(o.size)
-	var records, requests, errs atomic.Int64
-	var mu sync.Mutex
-	var lat []time.Duration
-	var firstErr atomic.Value
-	var wg sync.WaitGroup
-	start := time.Now()
-	for c := 0; c < o.conns; c++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			url := o.urls[c%len(o.urls)]
-			var mine []time.Duration
-			offsets := map[string]int64{}
-			for i := 0; ctx.Err() == nil; i++ {
-				var part string // fetch's: which partition it reads next
-				if o.mode == "fetch" {
-					part = fmt.Sprintf("p-%d", (c*7919+i)%o.partitions)
-				}
-				t0 := time.Now()
-				n, err := request(ctx, client, url, o, c, i, payload, part, offsets)
-				if ctx.Err() != nil {
-					break
-				}
-				mine = append(mine, time.Since(t0))
-				requests.Add(1)
-				if err != nil {
-					errs.Add(1)
-					firstErr.CompareAndSwap(nil, err.Error())
-					continue
-				}
-				offsets[part] += int64(n)
-				if records.Add(int64(n)) >= o.count && o.count > 0 {
-					cancel()
-				}
+	t := newTally()
+	t.each(o.conns, func(c int) (mine []time.Duration) {
+		url := o.urls[c%len(o.urls)]
+		offsets := map[string]int64{}
+		for i := 0; ctx.Err() == nil; i++ {
+			var part string // fetch's: which partition it reads next
+			if o.mode == "fetch" {
+				part = fmt.Sprintf("p-%d", (c*7919+i)%o.partitions)
 			}
-			mu.Lock()
-			lat = append(lat, mine...)
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	r := &report{records: records.Load(), requests: requests.Load(), errors: errs.Load(), elapsed: time.Since(start), lat: lat}
-	if e, ok := firstErr.Load().(string); ok && r.records == 0 {
+			t0 := time.Now()
+			n, err := request(ctx, client, url, o, c, i, payload, part, offsets)
+			if ctx.Err() != nil {
+				break
+			}
+			mine = append(mine, time.Since(t0))
+			t.requests.Add(1)
+			if err != nil {
+				t.fail(err)
+				continue
+			}
+			offsets[part] += int64(n)
+			if t.records.Add(int64(n)) >= o.count && o.count > 0 {
+				cancel()
+			}
+		}
+		return mine
+	})
+	r := t.report()
+	if e, ok := t.first(); ok && r.records == 0 {
 		return nil, fmt.Errorf("every request failed, the first with: %s", e)
 	}
 	return r, nil

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -55,45 +54,33 @@ func runTimers(o options) (*report, error) {
 		readDone <- r
 	}()
 
-	start := time.Now()
 	calls := (o.timers + o.batch - 1) / o.batch
-	var next, requests, errs atomic.Int64
-	var firstErr atomic.Value
-	var mu sync.Mutex
-	var lat []time.Duration
-	var wg sync.WaitGroup
-	for c := 0; c < min(o.conns, calls); c++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			url := o.urls[c%len(o.urls)]
-			var mine []time.Duration
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= calls {
-					break
-				}
-				lo, hi := k*o.batch, min((k+1)*o.batch, o.timers)
-				t0 := time.Now()
-				body := scheduleBody(o, prefix, b64, start, t0, lo, hi)
-				err := schedule(client, url, body, prefix, lo, due[lo:hi])
-				mine = append(mine, time.Since(t0))
-				requests.Add(1)
-				if err != nil {
-					errs.Add(1)
-					firstErr.CompareAndSwap(nil, err.Error())
-				}
+	var next atomic.Int64
+	t := newTally()
+	start := t.start
+	t.each(min(o.conns, calls), func(c int) (mine []time.Duration) {
+		url := o.urls[c%len(o.urls)]
+		for {
+			k := int(next.Add(1) - 1)
+			if k >= calls {
+				break
 			}
-			mu.Lock()
-			lat = append(lat, mine...)
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
+			lo, hi := k*o.batch, min((k+1)*o.batch, o.timers)
+			t0 := time.Now()
+			body := scheduleBody(o, prefix, b64, start, t0, lo, hi)
+			err := schedule(client, url, body, prefix, lo, due[lo:hi])
+			mine = append(mine, time.Since(t0))
+			t.requests.Add(1)
+			if err != nil {
+				t.fail(err)
+			}
+		}
+		return mine
+	})
 	scheduledAt := time.Now()
 	scheduled := scheduledAt.Sub(start)
-	if e, ok := firstErr.Load().(string); ok {
-		return nil, fmt.Errorf("scheduling: %d of %d calls failed, the first with: %s", errs.Load(), calls, e)
+	if e, ok := t.first(); ok {
+		return nil, fmt.Errorf("scheduling: %d of %d calls failed, the first with: %s", t.errs.Load(), calls, e)
 	}
 	last := due[0]
 	for _, d := range due {
@@ -107,7 +94,7 @@ func runTimers(o options) (*report, error) {
 	if rd.err != nil && readCtx.Err() == nil {
 		return nil, fmt.Errorf("reading the fired timers: %w", rd.err)
 	}
-	return timersReport(o, due, fired, rd.n, rd.foreign, int64(calls+rd.fetches), scheduled, scheduledAt, lat), nil
+	return timersReport(o, due, fired, rd.n, rd.foreign, int64(calls+rd.fetches), scheduled, scheduledAt, t.lat), nil
 }
 
 // firing is what the reader saw of a timer's record: its ts, when the
