@@ -29,18 +29,14 @@ const maxFetchRecords = 10_000
 // answer holds fewer than MinBytes and MaxWaitMs allows, it parks until a
 // record arrives on one of the partitions asked, then reads again.
 func (b *Broker) Fetch(ctx context.Context, tenant string, req httpd.FetchRequest) ([]httpd.FetchEntry, error) {
-	deadline := time.Now().Add(time.Duration(req.MaxWaitMs) * time.Millisecond)
+	wait, cancel := context.WithTimeout(ctx, time.Duration(req.MaxWaitMs)*time.Millisecond)
+	defer cancel()
 	for {
 		out, size, failed, err := b.fetchOnce(tenant, req)
-		if err != nil || failed || req.MinBytes <= 0 || size >= req.MinBytes || !time.Now().Before(deadline) {
+		if err != nil || failed || req.MinBytes <= 0 || size >= req.MinBytes || wait.Err() != nil {
 			return out, err
 		}
-		wctx, cancel := context.WithDeadline(ctx, deadline)
-		b.waitAny(wctx, tenant, req.Entries, out)
-		cancel()
-		if ctx.Err() != nil {
-			return out, nil
-		}
+		b.waitAny(wait, tenant, req.Entries, out)
 	}
 }
 
