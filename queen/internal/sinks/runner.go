@@ -226,7 +226,7 @@ func (r *runner) start(t *target) {
 		r.log.Info("sink starting", logTenant, t.tenant, "settings", set, "node", s.o.Env.Node)
 	}
 	tenant := t.tenant
-	store, err := s3store.New(s.ctx, set, s3store.Options{Metrics: func(op string, status int) {
+	store, err := s3store.New(s.ctx, storeConfig(set), s3store.Options{Metrics: func(op string, status int) {
 		s.metrics.S3Request(tenant, op, status)
 	}})
 	var eng engine
@@ -325,4 +325,10 @@ func (r *runner) leave() bool {
 		delete(r.s.units, r.key)
 	}
 	return true
+}
+
+// storeConfig is the bucket part of a sink's settings, as s3store takes it.
+func storeConfig(s s3sink.Settings) s3store.Config {
+	return s3store.Config{Endpoint: s.Endpoint, Region: s.Region, Bucket: s.Bucket, AccessKey: s.AccessKey,
+		SecretKey: s.SecretKey, PathStyle: s.PathStyle, SSE: s.SSE, SSEKMSKeyID: s.SSEKMSKeyID}
 }
