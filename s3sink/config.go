@@ -11,10 +11,12 @@ import (
 )
 
 // ConfigError is a setting the sink refuses (SINK-CONFIG.md §2e): from
-// LoadEnv, a variable that stops the boot; from ParseDocument, a field of a
-// control-plane document. Msg is one sentence naming the variable (or
-// field), the value and what is allowed; a document's never mentions
-// QUEEN_S3_ except to name the variable a node-wide field belongs to.
+// ParseEnv, a variable that stops the boot (queen/config prints it as
+// "ERROR boot: FATAL: QUEEN_S3_EMBEDDED=true: <Msg>"); from ParseDocument,
+// a field of a control-plane document; from Validate, a setting built by
+// hand. Msg is one sentence naming the variable (or field), the value and
+// what is allowed; a document's never mentions QUEEN_S3_ except to name
+// the variable a node-wide field belongs to.
 type ConfigError struct {
 	Var string // the variable or document field; "" for a document that is not a JSON object
 	Msg string // the sentence
@@ -22,19 +24,6 @@ type ConfigError struct {
 
 // Error returns the sentence alone, fit for a control-plane answer.
 func (e *ConfigError) Error() string { return e.Msg }
-
-// Line returns the one line the broker prints before the boot stops:
-//
-//	ERROR boot: FATAL: QUEEN_S3_EMBEDDED=true: QUEEN_S3_MAX_WINDOW_MS=50 is outside 100..=86400000. It is …
-//
-// A QUEEN_S3_EMBEDDED that is not a boolean is the broker's own variable and
-// reads "ERROR boot: FATAL: broker: …", as the broker's other variables do.
-func (e *ConfigError) Line() string {
-	if e.Var == envEmbedded {
-		return "ERROR boot: FATAL: broker: " + e.Msg
-	}
-	return "ERROR boot: FATAL: " + envEmbedded + "=true: " + e.Msg
-}
 
 // MaxDocumentBytes is the largest control-plane settings document.
 const MaxDocumentBytes = 32 << 10

@@ -2,28 +2,14 @@ package s3sink
 
 import (
 	"fmt"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// EnvConfig is what the QUEEN_S3_* environment says (SINK-CONFIG.md §1, §2).
-type EnvConfig struct {
-	// Embedded is QUEEN_S3_EMBEDDED: off, nothing else was read and
-	// nothing of the sink runs.
-	Embedded bool
-	// Sink is the default tenant's sink; nil when QUEEN_S3_QUEUES is unset,
-	// and the node runs only control-plane sinks.
-	Sink *Settings
-	// Node is shared by every sink of the node.
-	Node NodeSettings
-	// Warnings are logged at boot, which goes on: at most one, naming the
-	// 1.5 standalone variables that are set and ignored.
-	Warnings []string
-}
-
-// The variables read outside the per-sink table.
+// The variables read outside the per-sink table: QUEEN_S3_EMBEDDED, the
+// switch queen/config reads before anything of the sink, and the refused
+// static partition list.
 const (
 	envEmbedded   = "QUEEN_S3_EMBEDDED"
 	envPartitions = "QUEEN_S3_PARTITIONS"
@@ -70,50 +56,43 @@ var confCrashPoints = map[string]CrashPoint{
 	"before_commit": CrashBeforeCommit, "after_commit": CrashAfterCommit,
 }
 
-// envIgnored are the 1.5 standalone variables named in one warning.
-var envIgnored = []string{"QUEEN_S3_LISTEN", "QUEEN_S3_LOG_FORMAT"}
-
-// LoadEnv reads every QUEEN_S3_* variable once through getenv (os.Getenv in
-// the binary), for node nodeID (QUEEN_RAFT_NODE_ID) on host hostname
-// (HOSTNAME, else the host's name; "" reads as localhost).
-//
-// A blank value counts as unset and enumerations ignore case. With
-// QUEEN_S3_EMBEDDED off nothing else is read or checked. Otherwise the
-// first refusal, in the order of the spec's tables (§2a, QUEEN_S3_PARTITIONS,
-// §2b, §2c), stops the boot: the error is a *ConfigError whose Line is what
-// the broker prints.
-func LoadEnv(getenv func(string) string, nodeID uint64, hostname string) (*EnvConfig, error) {
-	return loadEnv(getenv, nodeID, hostname, runtime.NumCPU())
+// EnvVars are the variables ParseEnv reads: every per-sink and node-wide
+// variable but QUEEN_S3_EMBEDDED, and QUEEN_S3_PARTITIONS. The one reader
+// of the environment (queen/config) reads each once, when the sink is
+// embedded, and hands their text to ParseEnv.
+func EnvVars() []string {
+	var names []string
+	for _, f := range confNodeFields {
+		if f != nfEmbedded {
+			names = append(names, f.env)
+		}
+	}
+	names = append(names, envPartitions)
+	for _, f := range confSinkFields {
+		names = append(names, f.env)
+	}
+	return names
 }
 
-func loadEnv(getenv func(string) string, nodeID uint64, hostname string, cores int) (*EnvConfig, error) {
-	seen := map[string]string{}
-	raw := func(name string) string {
-		v, ok := seen[name]
-		if !ok {
-			v = strings.TrimSpace(getenv(name))
-			seen[name] = v
-		}
-		return v
-	}
-	if s := raw(envEmbedded); s != "" {
-		on, ok := confParseBool(s)
-		if !ok {
-			return nil, &ConfigError{Var: envEmbedded, Msg: fmt.Sprintf("%s=%s is not a boolean. It is `true` or `false`", envEmbedded, confShow(s, false))}
-		}
-		if !on {
-			return &EnvConfig{}, nil
-		}
-	} else {
-		return &EnvConfig{}, nil
-	}
-
+// ParseEnv reads the embedded sink's settings from the text of its
+// variables (vars, by name, as the environment gave them: a missing or
+// blank one is unset), for node nodeID (QUEEN_RAFT_NODE_ID) on host
+// hostname ("" reads as localhost), threads defaulting from cores. sink
+// is the default tenant's, nil when QUEEN_S3_QUEUES is unset (the node
+// runs only control-plane sinks).
+//
+// Defaults first, then each setting checked as it is read; enumerations
+// ignore case. The first refusal, in the order of the spec's tables (§2a,
+// QUEEN_S3_PARTITIONS, §2b, §2c), is a *ConfigError naming the variable:
+// the boot prints it after "QUEEN_S3_EMBEDDED=true: ". What ParseEnv
+// returns passes Validate.
+func ParseEnv(vars map[string]string, nodeID uint64, hostname string, cores int) (sink *Settings, node NodeSettings, err error) {
+	raw := func(name string) string { return strings.TrimSpace(vars[name]) }
 	p := &confParser{get: func(f *confField) confRaw {
 		s := raw(f.env)
 		return confRaw{set: s != "", text: s, kind: 'e'}
 	}}
-	c := &EnvConfig{Embedded: true, Node: confDefaultNode(nodeID, hostname, cores)}
-	n := &c.Node
+	n := confDefaultNode(nodeID, hostname, cores)
 	n.Threads = int(confBrokerInt(p, nfThreads, int64(n.Threads), 1, 64))
 	n.ShutdownGrace = confMs(confBrokerInt(p, nfGrace, n.ShutdownGrace.Milliseconds(), 100, 3_600_000))
 
@@ -124,7 +103,7 @@ func loadEnv(getenv func(string) string, nodeID uint64, hostname string, cores i
 	}
 
 	if raw(cfQueues.env) != "" {
-		c.Sink = confSink(p, true)
+		sink = confSink(p, true)
 	} else {
 		for _, f := range confSinkFields {
 			if raw(f.env) != "" && p.err == nil {
@@ -150,23 +129,9 @@ func loadEnv(getenv func(string) string, nodeID uint64, hostname string, cores i
 	}
 	n.CrashAt = confEnum(p, nfCrashAt, n.CrashAt, confLookup(confCrashPoints))
 	if p.err != nil {
-		return nil, p.err
+		return nil, NodeSettings{}, p.err
 	}
-
-	var ignored []string
-	for _, name := range envIgnored {
-		if raw(name) != "" {
-			ignored = append(ignored, name)
-		}
-	}
-	if len(ignored) == 1 {
-		c.Warnings = append(c.Warnings, ignored[0]+" is set and ignored: it configured the standalone 1.5 sink, "+
-			"and the sink inside the broker opens no port and logs through the broker")
-	} else if len(ignored) > 1 {
-		c.Warnings = append(c.Warnings, strings.Join(ignored, " and ")+" are set and ignored: they configured the standalone 1.5 sink, "+
-			"and the sink inside the broker opens no port and logs through the broker")
-	}
-	return c, nil
+	return sink, n, nil
 }
 
 // confBrokerInt reads one of the broker-owned numbers (§2a), refused as

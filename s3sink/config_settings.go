@@ -156,7 +156,7 @@ func (p *confParser) queues() (all bool, queues []string) {
 	return all, queues
 }
 
-// Validate checks settings built by hand as LoadEnv and ParseDocument check
+// Validate checks settings built by hand as ParseEnv and ParseDocument check
 // what they read, SecretKey included; the error names the variable
 // (QUEEN_S3_…), whatever the settings came from.
 func (s *Settings) Validate() error {
@@ -289,7 +289,7 @@ func confDefaultNode(nodeID uint64, hostname string, cores int) NodeSettings {
 	}
 }
 
-// Validate checks node settings built by hand against the ranges LoadEnv
+// Validate checks node settings built by hand against the ranges ParseEnv
 // reads them in; the error names the variable.
 func (n *NodeSettings) Validate() error {
 	ms, b := int64(time.Millisecond), int64(mib)
