@@ -30,14 +30,26 @@ const MaxDocumentBytes = 32 << 10
 
 const mib = 1 << 20
 
-// confField is one setting: its variable, its document field, and the
-// words of its sentences.
+// confField is one setting: its variable, its document field, the words
+// of its sentences, and a number's range.
 type confField struct {
 	env, doc string
 	kind     string // completes "is not …": "a format", "an S3 endpoint"
 	accepted string // an enumeration's values, aliases in parentheses; "" for others
 	what     string // completes "It is …"
 	docWhat  string // what, when it differs in a document
+	// A number's range lo..=hi, in the unit the variable counts: unit of
+	// the setting's Go value (time.Millisecond, MiB; 0 reads as 1). One
+	// range serves ParseEnv, ParseDocument and Validate.
+	lo, hi, unit int64
+}
+
+// per is how many of the Go value's units one of the variable's is.
+func (f *confField) per() int64 { return max(f.unit, 1) }
+
+// inRange checks v, in the Go value's units, against the field's range.
+func (f *confField) inRange(v int64) error {
+	return confRange(f.env, v, f.lo*f.per(), f.hi*f.per(), f.per(), f.what)
 }
 
 // confRaw is one setting's value as read: an environment variable (trimmed)
@@ -146,6 +158,13 @@ func (p *confParser) checked(f *confField, def string, check func(string) (strin
 		return def
 	}
 	return v
+}
+
+// num reads a number setting in its field's range, def and the result in
+// the Go value's units. In a document it is a JSON integer, or a string of
+// one when numericString.
+func (p *confParser) num(f *confField, def int64, numericString bool) int64 {
+	return p.int(f, def/f.per(), f.lo, f.hi, numericString) * f.per()
 }
 
 // int reads a whole number in min..=max. In a document it is a JSON

@@ -18,23 +18,23 @@ const (
 // The node-wide settings (§2a, §2c), with the document field each is
 // refused under.
 var (
-	nfThreads = &confField{env: "QUEEN_S3_THREADS", doc: "threads",
+	nfThreads = &confField{env: "QUEEN_S3_THREADS", doc: "threads", lo: 1, hi: 64,
 		what: "the worker threads of the sink's own runtime, shared by all tenants' sinks"}
-	nfGrace = &confField{env: "QUEEN_S3_SHUTDOWN_GRACE_MS", doc: "shutdownGraceMs",
+	nfGrace = &confField{env: "QUEEN_S3_SHUTDOWN_GRACE_MS", doc: "shutdownGraceMs", lo: 100, hi: 3_600_000, unit: millis,
 		what: "the drain budget counted from SIGTERM, in milliseconds"}
-	nfMemoryMB = &confField{env: "QUEEN_S3_MEMORY_MB", doc: "memoryMb",
+	nfMemoryMB = &confField{env: "QUEEN_S3_MEMORY_MB", doc: "memoryMb", lo: 1, hi: 1_048_576, unit: mib,
 		what: "the one buffer budget, in MiB, of all queues of all sinks on this node; when it is hit, the largest buffer closes first"}
-	nfFetch = &confField{env: "QUEEN_S3_FETCH_CONCURRENCY", doc: "fetchConcurrency",
+	nfFetch = &confField{env: "QUEEN_S3_FETCH_CONCURRENCY", doc: "fetchConcurrency", lo: 1, hi: 256,
 		what: "how many log reads each queue keeps in flight"}
-	nfDiscovery = &confField{env: "QUEEN_S3_DISCOVERY_INTERVAL_MS", doc: "discoveryIntervalMs",
+	nfDiscovery = &confField{env: "QUEEN_S3_DISCOVERY_INTERVAL_MS", doc: "discoveryIntervalMs", lo: 10, hi: 3_600_000, unit: millis,
 		what: "how often an idle queue looks for new records and partitions, in milliseconds"}
-	nfSafeGuard = &confField{env: "QUEEN_S3_SAFE_GUARD_MS", doc: "safeGuardMs",
+	nfSafeGuard = &confField{env: "QUEEN_S3_SAFE_GUARD_MS", doc: "safeGuardMs", lo: 0, hi: 3_600_000, unit: millis,
 		what: "how far below safeTime a window closes, in milliseconds"}
-	nfLeaseTTL = &confField{env: "QUEEN_S3_LEASE_TTL_MS", doc: "leaseTtlMs",
+	nfLeaseTTL = &confField{env: "QUEEN_S3_LEASE_TTL_MS", doc: "leaseTtlMs", lo: 1000, hi: 3_600_000, unit: millis,
 		what: "how long a queue lease and a presence row live without a refresh, in milliseconds"}
-	nfMultipart = &confField{env: "QUEEN_S3_MULTIPART_THRESHOLD_MB", doc: "multipartThresholdMb",
+	nfMultipart = &confField{env: "QUEEN_S3_MULTIPART_THRESHOLD_MB", doc: "multipartThresholdMb", lo: 5, hi: 5120, unit: mib,
 		what: "the object size, in MiB, above which an upload is multipart (16 MiB parts) rather than one PUT"}
-	nfCheckpoint = &confField{env: "QUEEN_S3_CHECKPOINT_EVERY", doc: "checkpointEvery",
+	nfCheckpoint = &confField{env: "QUEEN_S3_CHECKPOINT_EVERY", doc: "checkpointEvery", lo: 1, hi: 100_000,
 		what: "how many windows pass between two position checkpoints"}
 	nfInstance = &confField{env: "QUEEN_S3_INSTANCE", doc: "instance",
 		what: "this node's lease identity"}
@@ -93,8 +93,8 @@ func ParseEnv(vars map[string]string, nodeID uint64, hostname string, cores int)
 		return confRaw{set: s != "", text: s, kind: 'e'}
 	}}
 	n := confDefaultNode(nodeID, hostname, cores)
-	n.Threads = int(confBrokerInt(p, nfThreads, int64(n.Threads), 1, 64))
-	n.ShutdownGrace = confMs(confBrokerInt(p, nfGrace, n.ShutdownGrace.Milliseconds(), 100, 3_600_000))
+	n.Threads = int(confBrokerInt(p, nfThreads, int64(n.Threads)))
+	n.ShutdownGrace = time.Duration(confBrokerInt(p, nfGrace, int64(n.ShutdownGrace)))
 
 	if s := raw(envPartitions); s != "" && p.err == nil {
 		p.err = &ConfigError{Var: envPartitions, Msg: fmt.Sprintf("%s=%s is refused: a static partition list is not supported, "+
@@ -113,13 +113,13 @@ func ParseEnv(vars map[string]string, nodeID uint64, hostname string, cores int)
 		}
 	}
 
-	n.MemoryBytes = p.int(nfMemoryMB, n.MemoryBytes/mib, 1, 1_048_576, false) * mib
-	n.FetchConcurrency = int(p.int(nfFetch, int64(n.FetchConcurrency), 1, 256, false))
-	n.DiscoveryInterval = confMs(p.int(nfDiscovery, n.DiscoveryInterval.Milliseconds(), 10, 3_600_000, false))
-	n.SafeGuard = confMs(p.int(nfSafeGuard, n.SafeGuard.Milliseconds(), 0, 3_600_000, false))
-	n.LeaseTTL = confMs(p.int(nfLeaseTTL, n.LeaseTTL.Milliseconds(), 1000, 3_600_000, false))
-	n.MultipartThreshold = p.int(nfMultipart, n.MultipartThreshold/mib, 5, 5120, false) * mib
-	n.CheckpointEvery = int(p.int(nfCheckpoint, int64(n.CheckpointEvery), 1, 100_000, false))
+	n.MemoryBytes = p.num(nfMemoryMB, n.MemoryBytes, false)
+	n.FetchConcurrency = int(p.num(nfFetch, int64(n.FetchConcurrency), false))
+	n.DiscoveryInterval = time.Duration(p.num(nfDiscovery, int64(n.DiscoveryInterval), false))
+	n.SafeGuard = time.Duration(p.num(nfSafeGuard, int64(n.SafeGuard), false))
+	n.LeaseTTL = time.Duration(p.num(nfLeaseTTL, int64(n.LeaseTTL), false))
+	n.MultipartThreshold = p.num(nfMultipart, n.MultipartThreshold, false)
+	n.CheckpointEvery = int(p.num(nfCheckpoint, int64(n.CheckpointEvery), false))
 	if s, ok := p.str(nfInstance); ok {
 		suffix := "/node-" + strconv.FormatUint(nodeID, 10)
 		if !strings.HasSuffix(s, suffix) {
@@ -134,19 +134,21 @@ func ParseEnv(vars map[string]string, nodeID uint64, hostname string, cores int)
 	return sink, n, nil
 }
 
-// confBrokerInt reads one of the broker-owned numbers (§2a), refused as
+// confBrokerInt reads one of the broker-owned numbers (§2a) in its
+// field's range, def and the result in the Go value's units, refused as
 // NAME=<raw> is not an integer in MIN..=MAX.
-func confBrokerInt(p *confParser, f *confField, def, min, max int64) int64 {
+func confBrokerInt(p *confParser, f *confField, def int64) int64 {
 	r := p.get(f)
 	if !r.set {
 		return def
 	}
 	v, err := strconv.ParseInt(r.text, 10, 64)
-	if err != nil || v < min || v > max {
-		p.fail(f, "%s=%s is not an integer in %d..=%d", f.env, p.show(r), min, max)
+	if err != nil || v < f.lo || v > f.hi {
+		p.fail(f, "%s=%s is not an integer in %d..=%d", f.env, p.show(r), f.lo, f.hi)
 		return def
 	}
-	return v
+	return v * f.per()
 }
 
-func confMs(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
+// The units of the fields' ranges.
+const millis = int64(time.Millisecond)
