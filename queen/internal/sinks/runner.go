@@ -38,6 +38,9 @@ type engine interface {
 
 var _ engine = (*s3sink.Engine)(nil)
 
+// The engine writes through s3store: its Store is the engine's ObjectStore.
+var _ s3sink.ObjectStore = (*s3store.Store)(nil)
+
 // runner is one unit: the goroutine that starts, drains, rebuilds and
 // restarts its sink's engine, one engine at a time.
 type runner struct {
