@@ -1,8 +1,3 @@
-// Package objstore is the bucket as the sink uses it: the ObjectStore
-// interface and its error classes, in a leaf package so that a store (such
-// as s3store) implements it without importing the sink's engine, and a
-// tool that only builds a store imports neither. The engine names the same
-// types as s3sink.ObjectStore, s3sink.ErrNotFound and s3sink.ErrAccessDenied.
 package objstore
 
 import (
