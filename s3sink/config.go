@@ -11,10 +11,12 @@ import (
 )
 
 // ConfigError is a setting the sink refuses (SINK-CONFIG.md §2e): from
-// LoadEnv, a variable that stops the boot; from ParseDocument, a field of a
-// control-plane document. Msg is one sentence naming the variable (or
-// field), the value and what is allowed; a document's never mentions
-// QUEEN_S3_ except to name the variable a node-wide field belongs to.
+// ParseEnv, a variable that stops the boot (queen/config prints it as
+// "ERROR boot: FATAL: QUEEN_S3_EMBEDDED=true: <Msg>"); from ParseDocument,
+// a field of a control-plane document; from Validate, a setting built by
+// hand. Msg is one sentence naming the variable (or field), the value and
+// what is allowed; a document's never mentions QUEEN_S3_ except to name
+// the variable a node-wide field belongs to.
 type ConfigError struct {
 	Var string // the variable or document field; "" for a document that is not a JSON object
 	Msg string // the sentence
@@ -23,32 +25,31 @@ type ConfigError struct {
 // Error returns the sentence alone, fit for a control-plane answer.
 func (e *ConfigError) Error() string { return e.Msg }
 
-// Line returns the one line the broker prints before the boot stops:
-//
-//	ERROR boot: FATAL: QUEEN_S3_EMBEDDED=true: QUEEN_S3_MAX_WINDOW_MS=50 is outside 100..=86400000. It is …
-//
-// A QUEEN_S3_EMBEDDED that is not a boolean is the broker's own variable and
-// reads "ERROR boot: FATAL: broker: …", as the broker's other variables do.
-func (e *ConfigError) Line() string {
-	if e.Var == envEmbedded {
-		return "ERROR boot: FATAL: broker: " + e.Msg
-	}
-	return "ERROR boot: FATAL: " + envEmbedded + "=true: " + e.Msg
-}
-
 // MaxDocumentBytes is the largest control-plane settings document.
 const MaxDocumentBytes = 32 << 10
 
 const mib = 1 << 20
 
-// confField is one setting: its variable, its document field, and the
-// words of its sentences.
+// confField is one setting: its variable, its document field, the words
+// of its sentences, and a number's range.
 type confField struct {
 	env, doc string
 	kind     string // completes "is not …": "a format", "an S3 endpoint"
 	accepted string // an enumeration's values, aliases in parentheses; "" for others
 	what     string // completes "It is …"
 	docWhat  string // what, when it differs in a document
+	// A number's range lo..=hi, in the unit the variable counts: unit of
+	// the setting's Go value (time.Millisecond, MiB; 0 reads as 1). One
+	// range serves ParseEnv, ParseDocument and Validate.
+	lo, hi, unit int64
+}
+
+// per is how many of the Go value's units one of the variable's is.
+func (f *confField) per() int64 { return max(f.unit, 1) }
+
+// inRange checks v, in the Go value's units, against the field's range.
+func (f *confField) inRange(v int64) error {
+	return confRange(f.env, v, f.lo*f.per(), f.hi*f.per(), f.per(), f.what)
 }
 
 // confRaw is one setting's value as read: an environment variable (trimmed)
@@ -157,6 +158,13 @@ func (p *confParser) checked(f *confField, def string, check func(string) (strin
 		return def
 	}
 	return v
+}
+
+// num reads a number setting in its field's range, def and the result in
+// the Go value's units. In a document it is a JSON integer, or a string of
+// one when numericString.
+func (p *confParser) num(f *confField, def int64, numericString bool) int64 {
+	return p.int(f, def/f.per(), f.lo, f.hi, numericString) * f.per()
 }
 
 // int reads a whole number in min..=max. In a document it is a JSON

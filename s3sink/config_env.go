@@ -2,28 +2,14 @@ package s3sink
 
 import (
 	"fmt"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// EnvConfig is what the QUEEN_S3_* environment says (SINK-CONFIG.md §1, §2).
-type EnvConfig struct {
-	// Embedded is QUEEN_S3_EMBEDDED: off, nothing else was read and
-	// nothing of the sink runs.
-	Embedded bool
-	// Sink is the default tenant's sink; nil when QUEEN_S3_QUEUES is unset,
-	// and the node runs only control-plane sinks.
-	Sink *Settings
-	// Node is shared by every sink of the node.
-	Node NodeSettings
-	// Warnings are logged at boot, which goes on: at most one, naming the
-	// 1.5 standalone variables that are set and ignored.
-	Warnings []string
-}
-
-// The variables read outside the per-sink table.
+// The variables read outside the per-sink table: QUEEN_S3_EMBEDDED, the
+// switch queen/config reads before anything of the sink, and the refused
+// static partition list.
 const (
 	envEmbedded   = "QUEEN_S3_EMBEDDED"
 	envPartitions = "QUEEN_S3_PARTITIONS"
@@ -32,23 +18,23 @@ const (
 // The node-wide settings (§2a, §2c), with the document field each is
 // refused under.
 var (
-	nfThreads = &confField{env: "QUEEN_S3_THREADS", doc: "threads",
+	nfThreads = &confField{env: "QUEEN_S3_THREADS", doc: "threads", lo: 1, hi: 64,
 		what: "the worker threads of the sink's own runtime, shared by all tenants' sinks"}
-	nfGrace = &confField{env: "QUEEN_S3_SHUTDOWN_GRACE_MS", doc: "shutdownGraceMs",
+	nfGrace = &confField{env: "QUEEN_S3_SHUTDOWN_GRACE_MS", doc: "shutdownGraceMs", lo: 100, hi: 3_600_000, unit: millis,
 		what: "the drain budget counted from SIGTERM, in milliseconds"}
-	nfMemoryMB = &confField{env: "QUEEN_S3_MEMORY_MB", doc: "memoryMb",
+	nfMemoryMB = &confField{env: "QUEEN_S3_MEMORY_MB", doc: "memoryMb", lo: 1, hi: 1_048_576, unit: mib,
 		what: "the one buffer budget, in MiB, of all queues of all sinks on this node; when it is hit, the largest buffer closes first"}
-	nfFetch = &confField{env: "QUEEN_S3_FETCH_CONCURRENCY", doc: "fetchConcurrency",
+	nfFetch = &confField{env: "QUEEN_S3_FETCH_CONCURRENCY", doc: "fetchConcurrency", lo: 1, hi: 256,
 		what: "how many log reads each queue keeps in flight"}
-	nfDiscovery = &confField{env: "QUEEN_S3_DISCOVERY_INTERVAL_MS", doc: "discoveryIntervalMs",
+	nfDiscovery = &confField{env: "QUEEN_S3_DISCOVERY_INTERVAL_MS", doc: "discoveryIntervalMs", lo: 10, hi: 3_600_000, unit: millis,
 		what: "how often an idle queue looks for new records and partitions, in milliseconds"}
-	nfSafeGuard = &confField{env: "QUEEN_S3_SAFE_GUARD_MS", doc: "safeGuardMs",
+	nfSafeGuard = &confField{env: "QUEEN_S3_SAFE_GUARD_MS", doc: "safeGuardMs", lo: 0, hi: 3_600_000, unit: millis,
 		what: "how far below safeTime a window closes, in milliseconds"}
-	nfLeaseTTL = &confField{env: "QUEEN_S3_LEASE_TTL_MS", doc: "leaseTtlMs",
+	nfLeaseTTL = &confField{env: "QUEEN_S3_LEASE_TTL_MS", doc: "leaseTtlMs", lo: 1000, hi: 3_600_000, unit: millis,
 		what: "how long a queue lease and a presence row live without a refresh, in milliseconds"}
-	nfMultipart = &confField{env: "QUEEN_S3_MULTIPART_THRESHOLD_MB", doc: "multipartThresholdMb",
+	nfMultipart = &confField{env: "QUEEN_S3_MULTIPART_THRESHOLD_MB", doc: "multipartThresholdMb", lo: 5, hi: 5120, unit: mib,
 		what: "the object size, in MiB, above which an upload is multipart (16 MiB parts) rather than one PUT"}
-	nfCheckpoint = &confField{env: "QUEEN_S3_CHECKPOINT_EVERY", doc: "checkpointEvery",
+	nfCheckpoint = &confField{env: "QUEEN_S3_CHECKPOINT_EVERY", doc: "checkpointEvery", lo: 1, hi: 100_000,
 		what: "how many windows pass between two position checkpoints"}
 	nfInstance = &confField{env: "QUEEN_S3_INSTANCE", doc: "instance",
 		what: "this node's lease identity"}
@@ -70,52 +56,45 @@ var confCrashPoints = map[string]CrashPoint{
 	"before_commit": CrashBeforeCommit, "after_commit": CrashAfterCommit,
 }
 
-// envIgnored are the 1.5 standalone variables named in one warning.
-var envIgnored = []string{"QUEEN_S3_LISTEN", "QUEEN_S3_LOG_FORMAT"}
-
-// LoadEnv reads every QUEEN_S3_* variable once through getenv (os.Getenv in
-// the binary), for node nodeID (QUEEN_RAFT_NODE_ID) on host hostname
-// (HOSTNAME, else the host's name; "" reads as localhost).
-//
-// A blank value counts as unset and enumerations ignore case. With
-// QUEEN_S3_EMBEDDED off nothing else is read or checked. Otherwise the
-// first refusal, in the order of the spec's tables (§2a, QUEEN_S3_PARTITIONS,
-// §2b, §2c), stops the boot: the error is a *ConfigError whose Line is what
-// the broker prints.
-func LoadEnv(getenv func(string) string, nodeID uint64, hostname string) (*EnvConfig, error) {
-	return loadEnv(getenv, nodeID, hostname, runtime.NumCPU())
+// EnvVars are the variables ParseEnv reads: every per-sink and node-wide
+// variable but QUEEN_S3_EMBEDDED, and QUEEN_S3_PARTITIONS. The one reader
+// of the environment (queen/config) reads each once, when the sink is
+// embedded, and hands their text to ParseEnv.
+func EnvVars() []string {
+	var names []string
+	for _, f := range confNodeFields {
+		if f != nfEmbedded {
+			names = append(names, f.env)
+		}
+	}
+	names = append(names, envPartitions)
+	for _, f := range confSinkFields {
+		names = append(names, f.env)
+	}
+	return names
 }
 
-func loadEnv(getenv func(string) string, nodeID uint64, hostname string, cores int) (*EnvConfig, error) {
-	seen := map[string]string{}
-	raw := func(name string) string {
-		v, ok := seen[name]
-		if !ok {
-			v = strings.TrimSpace(getenv(name))
-			seen[name] = v
-		}
-		return v
-	}
-	if s := raw(envEmbedded); s != "" {
-		on, ok := confParseBool(s)
-		if !ok {
-			return nil, &ConfigError{Var: envEmbedded, Msg: fmt.Sprintf("%s=%s is not a boolean. It is `true` or `false`", envEmbedded, confShow(s, false))}
-		}
-		if !on {
-			return &EnvConfig{}, nil
-		}
-	} else {
-		return &EnvConfig{}, nil
-	}
-
+// ParseEnv reads the embedded sink's settings from the text of its
+// variables (vars, by name, as the environment gave them: a missing or
+// blank one is unset), for node nodeID (QUEEN_RAFT_NODE_ID) on host
+// hostname ("" reads as localhost), threads defaulting from cores. sink
+// is the default tenant's, nil when QUEEN_S3_QUEUES is unset (the node
+// runs only control-plane sinks).
+//
+// Defaults first, then each setting checked as it is read; enumerations
+// ignore case. The first refusal, in the order of the spec's tables (§2a,
+// QUEEN_S3_PARTITIONS, §2b, §2c), is a *ConfigError naming the variable:
+// the boot prints it after "QUEEN_S3_EMBEDDED=true: ". What ParseEnv
+// returns passes Validate.
+func ParseEnv(vars map[string]string, nodeID uint64, hostname string, cores int) (sink *Settings, node NodeSettings, err error) {
+	raw := func(name string) string { return strings.TrimSpace(vars[name]) }
 	p := &confParser{get: func(f *confField) confRaw {
 		s := raw(f.env)
 		return confRaw{set: s != "", text: s, kind: 'e'}
 	}}
-	c := &EnvConfig{Embedded: true, Node: confDefaultNode(nodeID, hostname, cores)}
-	n := &c.Node
-	n.Threads = int(confBrokerInt(p, nfThreads, int64(n.Threads), 1, 64))
-	n.ShutdownGrace = confMs(confBrokerInt(p, nfGrace, n.ShutdownGrace.Milliseconds(), 100, 3_600_000))
+	n := confDefaultNode(nodeID, hostname, cores)
+	n.Threads = int(confBrokerInt(p, nfThreads, int64(n.Threads)))
+	n.ShutdownGrace = time.Duration(confBrokerInt(p, nfGrace, int64(n.ShutdownGrace)))
 
 	if s := raw(envPartitions); s != "" && p.err == nil {
 		p.err = &ConfigError{Var: envPartitions, Msg: fmt.Sprintf("%s=%s is refused: a static partition list is not supported, "+
@@ -124,7 +103,7 @@ func loadEnv(getenv func(string) string, nodeID uint64, hostname string, cores i
 	}
 
 	if raw(cfQueues.env) != "" {
-		c.Sink = confSink(p, true)
+		sink = confSink(p, true)
 	} else {
 		for _, f := range confSinkFields {
 			if raw(f.env) != "" && p.err == nil {
@@ -134,13 +113,13 @@ func loadEnv(getenv func(string) string, nodeID uint64, hostname string, cores i
 		}
 	}
 
-	n.MemoryBytes = p.int(nfMemoryMB, n.MemoryBytes/mib, 1, 1_048_576, false) * mib
-	n.FetchConcurrency = int(p.int(nfFetch, int64(n.FetchConcurrency), 1, 256, false))
-	n.DiscoveryInterval = confMs(p.int(nfDiscovery, n.DiscoveryInterval.Milliseconds(), 10, 3_600_000, false))
-	n.SafeGuard = confMs(p.int(nfSafeGuard, n.SafeGuard.Milliseconds(), 0, 3_600_000, false))
-	n.LeaseTTL = confMs(p.int(nfLeaseTTL, n.LeaseTTL.Milliseconds(), 1000, 3_600_000, false))
-	n.MultipartThreshold = p.int(nfMultipart, n.MultipartThreshold/mib, 5, 5120, false) * mib
-	n.CheckpointEvery = int(p.int(nfCheckpoint, int64(n.CheckpointEvery), 1, 100_000, false))
+	n.MemoryBytes = p.num(nfMemoryMB, n.MemoryBytes, false)
+	n.FetchConcurrency = int(p.num(nfFetch, int64(n.FetchConcurrency), false))
+	n.DiscoveryInterval = time.Duration(p.num(nfDiscovery, int64(n.DiscoveryInterval), false))
+	n.SafeGuard = time.Duration(p.num(nfSafeGuard, int64(n.SafeGuard), false))
+	n.LeaseTTL = time.Duration(p.num(nfLeaseTTL, int64(n.LeaseTTL), false))
+	n.MultipartThreshold = p.num(nfMultipart, n.MultipartThreshold, false)
+	n.CheckpointEvery = int(p.num(nfCheckpoint, int64(n.CheckpointEvery), false))
 	if s, ok := p.str(nfInstance); ok {
 		suffix := "/node-" + strconv.FormatUint(nodeID, 10)
 		if !strings.HasSuffix(s, suffix) {
@@ -150,38 +129,26 @@ func loadEnv(getenv func(string) string, nodeID uint64, hostname string, cores i
 	}
 	n.CrashAt = confEnum(p, nfCrashAt, n.CrashAt, confLookup(confCrashPoints))
 	if p.err != nil {
-		return nil, p.err
+		return nil, NodeSettings{}, p.err
 	}
-
-	var ignored []string
-	for _, name := range envIgnored {
-		if raw(name) != "" {
-			ignored = append(ignored, name)
-		}
-	}
-	if len(ignored) == 1 {
-		c.Warnings = append(c.Warnings, ignored[0]+" is set and ignored: it configured the standalone 1.5 sink, "+
-			"and the sink inside the broker opens no port and logs through the broker")
-	} else if len(ignored) > 1 {
-		c.Warnings = append(c.Warnings, strings.Join(ignored, " and ")+" are set and ignored: they configured the standalone 1.5 sink, "+
-			"and the sink inside the broker opens no port and logs through the broker")
-	}
-	return c, nil
+	return sink, n, nil
 }
 
-// confBrokerInt reads one of the broker-owned numbers (§2a), refused as
+// confBrokerInt reads one of the broker-owned numbers (§2a) in its
+// field's range, def and the result in the Go value's units, refused as
 // NAME=<raw> is not an integer in MIN..=MAX.
-func confBrokerInt(p *confParser, f *confField, def, min, max int64) int64 {
+func confBrokerInt(p *confParser, f *confField, def int64) int64 {
 	r := p.get(f)
 	if !r.set {
 		return def
 	}
 	v, err := strconv.ParseInt(r.text, 10, 64)
-	if err != nil || v < min || v > max {
-		p.fail(f, "%s=%s is not an integer in %d..=%d", f.env, p.show(r), min, max)
+	if err != nil || v < f.lo || v > f.hi {
+		p.fail(f, "%s=%s is not an integer in %d..=%d", f.env, p.show(r), f.lo, f.hi)
 		return def
 	}
-	return v
+	return v * f.per()
 }
 
-func confMs(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
+// The units of the fields' ranges.
+const millis = int64(time.Millisecond)

@@ -7,23 +7,6 @@ import (
 	"unicode"
 )
 
-// LogLine returns the one line the boot logs: every setting the node's
-// sink runs with, node-wide ones first, in key=value form. It never holds
-// the secret key, and shows the KMS key id by its last 4 characters.
-func (e *EnvConfig) LogLine() string {
-	if !e.Embedded {
-		return "embedded=false"
-	}
-	attrs := append([]slog.Attr{slog.Bool("embedded", true)}, e.Node.logAttrs()...)
-	attrs = append(attrs, slog.String("tenant", DefaultTenant))
-	if e.Sink == nil {
-		attrs = append(attrs, slog.String("envSink", "off: QUEEN_S3_QUEUES is unset, control-plane sinks only"))
-	} else {
-		attrs = append(attrs, e.Sink.logAttrs()...)
-	}
-	return confLogfmt(attrs)
-}
-
 // LogValue makes slog log the settings as a group, without the secret key.
 func (s Settings) LogValue() slog.Value { return slog.GroupValue(s.logAttrs()...) }
 

@@ -47,9 +47,9 @@ var (
 		accepted: "hour (hourly), day (daily), none (off)", what: "the boundary no window crosses"}
 	cfStart = &confField{env: "QUEEN_S3_START", doc: "start", kind: "a start",
 		accepted: "latest (now, end), earliest (beginning)", what: "where the sink starts a queue that has no commit pointer"}
-	cfTargetMB = &confField{env: "QUEEN_S3_TARGET_MB", doc: "targetMb",
+	cfTargetMB = &confField{env: "QUEEN_S3_TARGET_MB", doc: "targetMb", lo: 1, hi: 5120, unit: mib,
 		what: "the uncompressed size, in MiB, at which a window closes"}
-	cfMaxWindowMs = &confField{env: "QUEEN_S3_MAX_WINDOW_MS", doc: "maxWindowMs",
+	cfMaxWindowMs = &confField{env: "QUEEN_S3_MAX_WINDOW_MS", doc: "maxWindowMs", lo: 100, hi: 86_400_000, unit: millis,
 		what: "how long a window may stay open; the lag SLO is about this plus the safe lag"}
 	cfSink = &confField{env: "QUEEN_S3_SINK", doc: "sink", kind: "a sink name",
 		what: "1 to 64 characters of A-Z a-z 0-9 . _ -, naming the sink's KV documents and what retentionSinkHold refers to"}
@@ -61,12 +61,6 @@ var confSinkFields = []*confField{
 	cfQueues, cfEndpoint, cfRegion, cfBucket, cfAccessKey, cfSecretKey, cfPrefix, cfPathStyle, cfSSE, cfSSEKMSKeyID,
 	cfFormat, cfCompression, cfParquetCodec, cfLayout, cfAlign, cfStart, cfTargetMB, cfMaxWindowMs, cfSink,
 }
-
-// The per-sink ranges.
-const (
-	minTargetMB, maxTargetMB       = 1, 5120
-	minMaxWindowMs, maxMaxWindowMs = 100, 86_400_000
-)
 
 // DefaultSettings returns a sink's defaults (SINK-CONFIG.md §2b). The
 // required settings (queues, endpoint, region, bucket and the keys) are
@@ -128,8 +122,8 @@ func confSink(p *confParser, withSecret bool) *Settings {
 	s.Layout = confEnum(p, cfLayout, s.Layout, confOnly(lakeformat.ParseLayout, nil))
 	s.Align = confEnum(p, cfAlign, s.Align, confOnly(lakeformat.ParseAlign, nil))
 	s.StartEarliest = confEnum(p, cfStart, s.StartEarliest, confLookup(confStarts))
-	s.TargetBytes = p.int(cfTargetMB, s.TargetBytes/mib, minTargetMB, maxTargetMB, true) * mib
-	s.MaxWindow = time.Duration(p.int(cfMaxWindowMs, s.MaxWindow.Milliseconds(), minMaxWindowMs, maxMaxWindowMs, false)) * time.Millisecond
+	s.TargetBytes = p.num(cfTargetMB, s.TargetBytes, true)
+	s.MaxWindow = time.Duration(p.num(cfMaxWindowMs, int64(s.MaxWindow), false))
 	s.Sink = p.checked(cfSink, s.Sink, confCheckSink)
 	return &s
 }
@@ -156,7 +150,7 @@ func (p *confParser) queues() (all bool, queues []string) {
 	return all, queues
 }
 
-// Validate checks settings built by hand as LoadEnv and ParseDocument check
+// Validate checks settings built by hand as ParseEnv and ParseDocument check
 // what they read, SecretKey included; the error names the variable
 // (QUEEN_S3_…), whatever the settings came from.
 func (s *Settings) Validate() error {
@@ -216,11 +210,10 @@ func (s *Settings) Validate() error {
 	case s.Align != lakeformat.AlignHour && s.Align != lakeformat.AlignDay && s.Align != lakeformat.AlignNone:
 		return bad(cfAlign, s.Align)
 	}
-	if err := confRange(cfTargetMB.env, s.TargetBytes, minTargetMB*mib, maxTargetMB*mib, mib, cfTargetMB.what); err != nil {
+	if err := cfTargetMB.inRange(s.TargetBytes); err != nil {
 		return err
 	}
-	return confRange(cfMaxWindowMs.env, int64(s.MaxWindow), minMaxWindowMs*int64(time.Millisecond),
-		maxMaxWindowMs*int64(time.Millisecond), int64(time.Millisecond), cfMaxWindowMs.what)
+	return cfMaxWindowMs.inRange(int64(s.MaxWindow))
 }
 
 // confKMSAlone is the sentence refusing a KMS key id without aws:kms.
@@ -289,25 +282,19 @@ func confDefaultNode(nodeID uint64, hostname string, cores int) NodeSettings {
 	}
 }
 
-// Validate checks node settings built by hand against the ranges LoadEnv
+// Validate checks node settings built by hand against the ranges ParseEnv
 // reads them in; the error names the variable.
 func (n *NodeSettings) Validate() error {
-	ms, b := int64(time.Millisecond), int64(mib)
+	// In the order of the table, the first refusal is the one returned.
 	for _, c := range []struct {
-		f             *confField
-		v, lo, hi, in int64
+		f *confField
+		v int64
 	}{
-		{nfThreads, int64(n.Threads), 1, 64, 1},
-		{nfGrace, int64(n.ShutdownGrace), 100 * ms, 3_600_000 * ms, ms},
-		{nfMemoryMB, n.MemoryBytes, 1 * b, 1_048_576 * b, b},
-		{nfFetch, int64(n.FetchConcurrency), 1, 256, 1},
-		{nfDiscovery, int64(n.DiscoveryInterval), 10 * ms, 3_600_000 * ms, ms},
-		{nfSafeGuard, int64(n.SafeGuard), 0, 3_600_000 * ms, ms},
-		{nfLeaseTTL, int64(n.LeaseTTL), 1000 * ms, 3_600_000 * ms, ms},
-		{nfMultipart, n.MultipartThreshold, 5 * b, 5120 * b, b},
-		{nfCheckpoint, int64(n.CheckpointEvery), 1, 100_000, 1},
+		{nfThreads, int64(n.Threads)}, {nfGrace, int64(n.ShutdownGrace)}, {nfMemoryMB, n.MemoryBytes},
+		{nfFetch, int64(n.FetchConcurrency)}, {nfDiscovery, int64(n.DiscoveryInterval)}, {nfSafeGuard, int64(n.SafeGuard)},
+		{nfLeaseTTL, int64(n.LeaseTTL)}, {nfMultipart, n.MultipartThreshold}, {nfCheckpoint, int64(n.CheckpointEvery)},
 	} {
-		if err := confRange(c.f.env, c.v, c.lo, c.hi, c.in, c.f.what); err != nil {
+		if err := c.f.inRange(c.v); err != nil {
 			return err
 		}
 	}

@@ -33,8 +33,19 @@
 //     queue log of this node), KV (the tenant's KV store) and ObjectStore
 //     (the bucket), each with its error contract; queen adapts the broker
 //     to the first two, s3store implements the third over aws-sdk-go-v2.
-//   - Configuration (config*.go): the QUEEN_S3_* variables and the
-//     control-plane document, with the spec's one-line refusals.
+//     ObjectStore and its error classes live in the leaf package objstore,
+//     so that s3store (with its own Config) and the tools that read a lake
+//     import none of the engine.
+//   - Configuration (config*.go): typed Settings and NodeSettings, their
+//     defaults (DefaultSettings, DefaultNodeSettings) and Validate, which
+//     names the variable, the value and the range; ParseEnv, which reads
+//     them from the text of the QUEEN_S3_* variables, and ParseDocument,
+//     from a control-plane document, with the spec's one-line refusals
+//     (*ConfigError). The sink reads no environment: queen/config reads
+//     the variables, once, and hands their text to ParseEnv.
+//   - Its KV documents (kvdocs.go): their keys, and the one reader of each
+//     that the broker needs (CommittedKey and DecodeCommitted for the
+//     retention hold, StartKey for the lake's verifier).
 //   - Status (status.go) and metrics (metrics.go).
 //
 // s3sink imports neither raftlog, kvstore nor httpd: it sees the broker

@@ -85,17 +85,29 @@ func committedEnd(raw json.RawMessage) (int64, error) {
 	return n, nil
 }
 
-// decodeCommitted reads a commit pointer row.
-func decodeCommitted(v []byte) (k uint64, tEnd int64, err error) {
+// DecodeCommitted reads a commit pointer row, the value under
+// CommittedKey: its k, its tEnd (µs on the broker clock), and legacy when
+// that tEnd is the standalone 1.5 sink's integer of microseconds rather
+// than the ISO string this sink writes. It is the one reader of the
+// document: the engine's restore and lost notes, and the broker's
+// retention hold, read it here.
+func DecodeCommitted(v []byte) (k uint64, tEnd int64, legacy bool, err error) {
 	var d struct {
 		K    uint64          `json:"k"`
 		TEnd json.RawMessage `json:"tEnd"`
 	}
 	if err := json.Unmarshal(v, &d); err != nil {
-		return 0, 0, fmt.Errorf("s3sink: commit pointer %s: %w", v, err)
+		return 0, 0, false, fmt.Errorf("s3sink: commit pointer %s: %w", v, err)
 	}
 	tEnd, err = committedEnd(d.TEnd)
-	return d.K, tEnd, err
+	return d.K, tEnd, err == nil && d.TEnd[0] != '"', err
+}
+
+// decodeCommitted is DecodeCommitted for the engine, which reads a 1.5
+// pointer's tEnd as its own.
+func decodeCommitted(v []byte) (k uint64, tEnd int64, err error) {
+	k, tEnd, _, err = DecodeCommitted(v)
+	return k, tEnd, err
 }
 
 func mustJSON(v any) []byte {

@@ -67,6 +67,13 @@ func TestDecodeCommitted(t *testing.T) {
 	if err != nil || k != 7 || tEnd != day0+5*sec {
 		t.Errorf("a 1.5 pointer: %d, %d, %v", k, tEnd, err)
 	}
+	// DecodeCommitted tells the 1.5 pointer's integer tEnd from this sink's ISO one.
+	if k, tEnd, legacy, err := DecodeCommitted([]byte(`{"k":7,"tEnd":946684805000000}`)); err != nil || k != 7 || tEnd != day0+5*sec || !legacy {
+		t.Errorf("DecodeCommitted of a 1.5 pointer: %d, %d, %v, %v", k, tEnd, legacy, err)
+	}
+	if _, _, legacy, err := DecodeCommitted(mustJSON(doc)); err != nil || legacy {
+		t.Errorf("DecodeCommitted of this sink's pointer: legacy %v, %v", legacy, err)
+	}
 	for _, bad := range []string{`{"k":1}`, `{"k":1,"tEnd":"yesterday"}`, `not json`, `{"k":"1","tEnd":0}`} {
 		if _, _, err := decodeCommitted([]byte(bad)); err == nil {
 			t.Errorf("decodeCommitted(%s): no error", bad)

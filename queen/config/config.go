@@ -44,6 +44,10 @@ type Config struct {
 	// listens, host:port; "" (the default) serves none (QUEEN_PPROF_ADDR).
 	PprofAddr string
 
+	// Hostname is this host's name: HOSTNAME, else the system's. It makes
+	// QUEEN_RAFT_NODE_ID=ordinal's id and the sink's lease identity.
+	Hostname string
+
 	// Raft.
 	DataDir            string            // QUEEN_DATA_DIR
 	NodeID             uint64            // QUEEN_RAFT_NODE_ID
@@ -115,13 +119,7 @@ type Config struct {
 func Load(getenv func(string) string) (*Config, error) {
 	l := &loader{get: getenv, context: "broker"}
 	c := &Config{}
-	c.Port = int(l.int("PORT", 6632, 1, 65535, "the HTTP port the broker listens on"))
-	c.BindAddr = l.str("QUEEN_BIND_ADDR", "0.0.0.0", func(s string) string {
-		if net.ParseIP(s) == nil {
-			return "is not an IP address. It is the address the HTTP listener binds, such as 0.0.0.0 or 127.0.0.1"
-		}
-		return ""
-	})
+	c.Port, c.BindAddr = l.listen()
 	c.MaxBodyBytes = l.int("QUEEN_MAX_BODY_BYTES", 64<<20, 1024, 1<<30, "the largest request body, in bytes")
 	c.RequestTimeout = ms(l.int("QUEEN_STMT_TIMEOUT_MS", 30_000, 100, 600_000, "how long a request may take, in milliseconds"))
 	c.TenancyHeader = l.bool("QUEEN_TENANCY_HEADER", false, "whether the tenant comes from the x-queen-tenant header")
@@ -151,7 +149,10 @@ func Load(getenv func(string) string) (*Config, error) {
 	})
 
 	c.DataDir = l.str("QUEEN_DATA_DIR", "queen-data", nil)
-	c.NodeID = l.nodeID()
+	if c.Hostname = l.raw("HOSTNAME"); c.Hostname == "" {
+		c.Hostname, _ = os.Hostname()
+	}
+	c.NodeID = l.nodeID(c.Hostname)
 	c.RaftAddress = l.str("QUEEN_RAFT_ADDRESS", "127.0.0.1:6633", checkHostPort)
 	c.Join = l.bool("QUEEN_RAFT_JOIN", false, "whether this node joins a running cluster it was added to")
 	c.Members, c.NodeID = l.members(c.NodeID, c.RaftAddress, c.Join)
@@ -203,6 +204,29 @@ func Load(getenv func(string) string) (*Config, error) {
 	return c, nil
 }
 
+// Listen reads PORT and QUEEN_BIND_ADDR through getenv as Load does:
+// where this node's HTTP listener is, for `queen healthcheck`. The first
+// refusal is a *BootError naming the variable.
+func Listen(getenv func(string) string) (port int, bindAddr string, err error) {
+	l := &loader{get: getenv, context: "broker"}
+	port, bindAddr = l.listen()
+	if l.err != nil {
+		return 0, "", l.err
+	}
+	return port, bindAddr, nil
+}
+
+func (l *loader) listen() (port int, bindAddr string) {
+	port = int(l.int("PORT", 6632, 1, 65535, "the HTTP port the broker listens on"))
+	bindAddr = l.str("QUEEN_BIND_ADDR", "0.0.0.0", func(s string) string {
+		if net.ParseIP(s) == nil {
+			return "is not an IP address. It is the address the HTTP listener binds, such as 0.0.0.0 or 127.0.0.1"
+		}
+		return ""
+	})
+	return port, bindAddr
+}
+
 var levels = map[string]int{"debug": int(slog.LevelDebug), "info": int(slog.LevelInfo), "warn": int(slog.LevelWarn), "error": int(slog.LevelError)}
 
 func ms(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
@@ -231,15 +255,11 @@ func (l *loader) disk() (high, low int, poll time.Duration) {
 }
 
 // nodeID reads QUEEN_RAFT_NODE_ID: a number, or "ordinal" for a
-// StatefulSet pod, whose HOSTNAME ends in -<n>: node n+1.
-func (l *loader) nodeID() uint64 {
+// StatefulSet pod, whose host name ends in -<n>: node n+1.
+func (l *loader) nodeID(host string) uint64 {
 	const what = "this node's id in the cluster, or ordinal (a StatefulSet pod's ordinal + 1)"
 	s := l.raw("QUEEN_RAFT_NODE_ID")
 	if strings.EqualFold(s, "ordinal") {
-		host := l.raw("HOSTNAME")
-		if host == "" {
-			host, _ = os.Hostname()
-		}
 		i := strings.LastIndexByte(host, '-')
 		n, err := strconv.ParseUint(host[i+1:], 10, 32)
 		if i < 0 || err != nil {

@@ -169,3 +169,36 @@ func wantRefusals(t *testing.T, cases []refusal) {
 		}
 	}
 }
+
+// TestListen: `queen healthcheck` reads PORT and QUEEN_BIND_ADDR by Load's
+// rules, and a refusal names its variable.
+func TestListen(t *testing.T) {
+	for _, c := range []struct {
+		env      map[string]string
+		port     int
+		bind     string
+		refused  string // the variable refused, "" for none
+		sentence string
+	}{
+		{nil, 6632, "0.0.0.0", "", ""},
+		{map[string]string{"PORT": " 8080 ", "QUEEN_BIND_ADDR": "127.0.0.2"}, 8080, "127.0.0.2", "", ""},
+		{map[string]string{"PORT": "http"}, 0, "", "PORT", "PORT=http is not a whole number. It is the HTTP port the broker listens on, in 1..=65535"},
+		{map[string]string{"PORT": "70000"}, 0, "", "PORT", "PORT=70000 is outside 1..=65535. It is the HTTP port the broker listens on"},
+		{map[string]string{"QUEEN_BIND_ADDR": "[::1]"}, 0, "", "QUEEN_BIND_ADDR", "QUEEN_BIND_ADDR=[::1] is not an IP address. It is the address the HTTP listener binds, such as 0.0.0.0 or 127.0.0.1"},
+	} {
+		port, bind, err := config.Listen(env(c.env))
+		var be *config.BootError
+		if c.refused == "" {
+			if err != nil || port != c.port || bind != c.bind {
+				t.Errorf("%v: %d, %q, %v; want %d, %q", c.env, port, bind, err, c.port, c.bind)
+			}
+			continue
+		}
+		if !errors.As(err, &be) || be.Var != c.refused || be.Msg != c.sentence || be.Context != "broker" {
+			t.Errorf("%v: %#v, want %s refused: %s", c.env, err, c.refused, c.sentence)
+		}
+		if _, lerr := config.Load(env(c.env)); lerr == nil || lerr.Error() != err.Error() {
+			t.Errorf("%v: Load says %v, Listen %v", c.env, lerr, err)
+		}
+	}
+}

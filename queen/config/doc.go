@@ -6,6 +6,10 @@
 //	ERROR boot: FATAL: broker: PORT=70000 is outside 1..=65535. It is the HTTP port the broker listens on
 //
 // Blank values count as unset; enumerations and booleans ignore case.
+// No other package of the broker reads the environment: LoadS3 reads the
+// embedded S3 sink's QUEEN_S3_* variables (its refusals in the context
+// QUEEN_S3_EMBEDDED=true, worded by the sink, s3sink.ParseEnv), and Listen
+// reads PORT and QUEEN_BIND_ADDR for `queen healthcheck`, by Load's rules.
 //
 // The broker JWT auth (jwt.go, the README's "Auth") is off unless
 // JWT_ENABLED=true. Its variables are checked either way; with it on, the

@@ -9,23 +9,23 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
 
-	"github.com/queen-mq/queen-go/s3sink"
+	"github.com/queen-mq/queen-go/s3sink/objstore"
 )
 
 // classify wraps an SDK error with the operation and the key, adding the
-// class the sink branches on (s3sink.ErrNotFound, s3sink.ErrAccessDenied)
+// class the sink branches on (objstore.ErrNotFound, objstore.ErrAccessDenied)
 // in front of it when there is one.
 func classify(op, key string, err error) error {
 	switch errorClass(err) {
-	case s3sink.ErrNotFound:
-		return fmt.Errorf("s3store: %s %s: %w: %w", op, key, s3sink.ErrNotFound, err)
-	case s3sink.ErrAccessDenied:
-		return fmt.Errorf("s3store: %s %s: %w: %w", op, key, s3sink.ErrAccessDenied, err)
+	case objstore.ErrNotFound:
+		return fmt.Errorf("s3store: %s %s: %w: %w", op, key, objstore.ErrNotFound, err)
+	case objstore.ErrAccessDenied:
+		return fmt.Errorf("s3store: %s %s: %w: %w", op, key, objstore.ErrAccessDenied, err)
 	}
 	return fmt.Errorf("s3store: %s %s: %w", op, key, err)
 }
 
-// errorClass is s3sink.ErrNotFound, s3sink.ErrAccessDenied or nil (not a
+// errorClass is objstore.ErrNotFound, objstore.ErrAccessDenied or nil (not a
 // class: transient from the sink's view).
 func errorClass(err error) error {
 	var api smithy.APIError
@@ -43,22 +43,22 @@ func errorClass(err error) error {
 		// A 403 about this node's clock, not about the credentials.
 		return nil
 	case "NoSuchKey", "NoSuchBucket", "NotFound":
-		return s3sink.ErrNotFound
+		return objstore.ErrNotFound
 	case "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch":
-		return s3sink.ErrAccessDenied
+		return objstore.ErrAccessDenied
 	case "XAdminUserNotFound":
 		// versitygw's answer to an unknown access key: a 404 that is about
 		// the credentials, not the key. (To a HEAD it is a bare 404.)
-		return s3sink.ErrAccessDenied
+		return objstore.ErrAccessDenied
 	}
 	// A HEAD answer has no body, hence no code: the status says it.
 	var status interface{ HTTPStatusCode() int }
 	if errors.As(err, &status) {
 		switch status.HTTPStatusCode() {
 		case http.StatusNotFound:
-			return s3sink.ErrNotFound
+			return objstore.ErrNotFound
 		case http.StatusForbidden:
-			return s3sink.ErrAccessDenied
+			return objstore.ErrAccessDenied
 		}
 	}
 	return nil

@@ -21,7 +21,7 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/logging"
 
-	"github.com/queen-mq/queen-go/s3sink"
+	"github.com/queen-mq/queen-go/s3sink/objstore"
 )
 
 // maxAttempts is how many times the SDK sends one request before it gives
@@ -40,8 +40,23 @@ type Options struct {
 	Metrics func(operation string, status int)
 }
 
-// Store is an s3sink.ObjectStore on one bucket. It is safe for concurrent
-// use.
+// Config says which bucket a Store writes and how it signs: the part of
+// the sink's settings (s3sink.Settings) a store takes, so that a tool
+// builds a store without the sink's engine.
+type Config struct {
+	Endpoint  string // http:// or https:// + host[:port], no path (a trailing / is dropped)
+	Region    string // what SigV4 signs with
+	Bucket    string
+	AccessKey string
+	SecretKey string // never logged
+	PathStyle bool   // the bucket in the URL path, not in the host name
+	// SSE is "", "AES256" or "aws:kms"; SSEKMSKeyID only with aws:kms.
+	SSE         string
+	SSEKMSKeyID string
+}
+
+// Store is an objstore.Store (the sink's ObjectStore) on one bucket. It is
+// safe for concurrent use.
 type Store struct {
 	client *s3.Client
 	bucket string
@@ -51,12 +66,11 @@ type Store struct {
 	kmsKeyID *string
 }
 
-var _ s3sink.ObjectStore = (*Store)(nil)
+var _ objstore.Store = (*Store)(nil)
 
-// New returns a Store for the bucket that s describes (Endpoint, Region,
-// Bucket, AccessKey, SecretKey, PathStyle, SSE, SSEKMSKeyID). It sends no
+// New returns a Store for the bucket that s describes. It sends no
 // request: call Probe to learn whether the bucket answers.
-func New(ctx context.Context, s s3sink.Settings, o Options) (*Store, error) {
+func New(ctx context.Context, s Config, o Options) (*Store, error) {
 	_ = ctx // nothing to load: the store reads no environment or shared config
 	endpoint := strings.TrimRight(s.Endpoint, "/")
 	u, err := url.Parse(endpoint)
@@ -178,8 +192,8 @@ func (s *Store) Head(ctx context.Context, key string) (int64, error) {
 // A HEAD answer has no body, so its 404 does not say what is missing:
 // the key, the bucket, or (on versitygw) the user of the access key. On a
 // 404, Probe reads the same key once with a GET, whose error code does
-// say: NoSuchKey is nil, NoSuchBucket is s3sink.ErrNotFound, an unknown
-// user is s3sink.ErrAccessDenied. ErrAccessDenied means the bucket
+// say: NoSuchKey is nil, NoSuchBucket is objstore.ErrNotFound, an unknown
+// user is objstore.ErrAccessDenied. ErrAccessDenied means the bucket
 // answered and refuses these credentials; any other error means it did
 // not answer.
 func (s *Store) Probe(ctx context.Context, prefix string) error {
@@ -196,7 +210,7 @@ func (s *Store) Probe(ctx context.Context, prefix string) error {
 	if err == nil {
 		return nil
 	}
-	if err = classify("probe", key, err); !errors.Is(err, s3sink.ErrNotFound) {
+	if err = classify("probe", key, err); !errors.Is(err, objstore.ErrNotFound) {
 		return err
 	}
 	out, gerr := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
@@ -208,7 +222,7 @@ func (s *Store) Probe(ctx context.Context, prefix string) error {
 	if errors.As(gerr, &api) && api.ErrorCode() == "NoSuchBucket" {
 		return classify("probe", key, gerr)
 	}
-	if errorClass(gerr) == s3sink.ErrAccessDenied {
+	if errorClass(gerr) == objstore.ErrAccessDenied {
 		return classify("probe", key, gerr)
 	}
 	// NoSuchKey, or the GET said no more than the HEAD: the 404 stands.

@@ -16,9 +16,13 @@ import (
 	"github.com/queen-mq/queen-go/s3sink/s3test"
 )
 
+// The store is the engine's ObjectStore: objstore.Store, which s3sink
+// names ObjectStore.
+var _ s3sink.ObjectStore = (*s3store.Store)(nil)
+
 func mustNew(t testing.TB, s s3sink.Settings, o s3store.Options) *s3store.Store {
 	t.Helper()
-	st, err := s3store.New(context.Background(), s, o)
+	st, err := s3store.New(context.Background(), s3test.StoreConfig(s), o)
 	if err != nil {
 		t.Fatalf("new store: %v", err)
 	}
@@ -44,19 +48,19 @@ func TestConformanceVersitygwSSE(t *testing.T) {
 }
 
 func TestNewRefuses(t *testing.T) {
-	good := s3sink.Settings{Endpoint: "http://127.0.0.1:9000/", Region: "us-east-1", Bucket: "lake", AccessKey: "a", SecretKey: "s"}
+	good := s3store.Config{Endpoint: "http://127.0.0.1:9000/", Region: "us-east-1", Bucket: "lake", AccessKey: "a", SecretKey: "s"}
 	if _, err := s3store.New(context.Background(), good, s3store.Options{}); err != nil {
 		t.Fatalf("good settings: %v", err)
 	}
-	for name, edit := range map[string]func(*s3sink.Settings){
-		"endpoint scheme": func(s *s3sink.Settings) { s.Endpoint = "ftp://h" },
-		"endpoint path":   func(s *s3sink.Settings) { s.Endpoint = "http://h/lake" },
-		"endpoint empty":  func(s *s3sink.Settings) { s.Endpoint = "" },
-		"bucket empty":    func(s *s3sink.Settings) { s.Bucket = "" },
-		"bucket slash":    func(s *s3sink.Settings) { s.Bucket = "a/b" },
-		"region":          func(s *s3sink.Settings) { s.Region = "" },
-		"sse":             func(s *s3sink.Settings) { s.SSE = "DES" },
-		"kms key alone":   func(s *s3sink.Settings) { s.SSE, s.SSEKMSKeyID = "AES256", "k" },
+	for name, edit := range map[string]func(*s3store.Config){
+		"endpoint scheme": func(s *s3store.Config) { s.Endpoint = "ftp://h" },
+		"endpoint path":   func(s *s3store.Config) { s.Endpoint = "http://h/lake" },
+		"endpoint empty":  func(s *s3store.Config) { s.Endpoint = "" },
+		"bucket empty":    func(s *s3store.Config) { s.Bucket = "" },
+		"bucket slash":    func(s *s3store.Config) { s.Bucket = "a/b" },
+		"region":          func(s *s3store.Config) { s.Region = "" },
+		"sse":             func(s *s3store.Config) { s.SSE = "DES" },
+		"kms key alone":   func(s *s3store.Config) { s.SSE, s.SSEKMSKeyID = "AES256", "k" },
 	} {
 		s := good
 		edit(&s)

@@ -14,6 +14,7 @@ import (
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	"github.com/queen-mq/queen-go/s3sink"
+	"github.com/queen-mq/queen-go/s3sink/s3store"
 )
 
 // Region is the region every test server answers to.
@@ -47,6 +48,12 @@ func (s *Server) Bucket(t testing.TB, name string) s3sink.Settings {
 		SecretKey: s.Secret,
 		PathStyle: true,
 	}
+}
+
+// StoreConfig is the bucket part of a sink's settings, as s3store takes it.
+func StoreConfig(s s3sink.Settings) s3store.Config {
+	return s3store.Config{Endpoint: s.Endpoint, Region: s.Region, Bucket: s.Bucket, AccessKey: s.AccessKey,
+		SecretKey: s.SecretKey, PathStyle: s.PathStyle, SSE: s.SSE, SSEKMSKeyID: s.SSEKMSKeyID}
 }
 
 // Client returns a plain SDK client of the server (path style, root

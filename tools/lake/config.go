@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/queen-mq/queen-go/lakeformat"
-	"github.com/queen-mq/queen-go/s3sink"
+	"github.com/queen-mq/queen-go/s3sink/s3store"
 )
 
 // DefaultTenant is the tenant of a broker without tenancy.
@@ -117,10 +117,10 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// settings are the bucket's settings as s3store takes them.
-func (c *Config) settings() s3sink.Settings {
-	return s3sink.Settings{Endpoint: c.Endpoint, Region: c.Region, Bucket: c.Bucket,
-		AccessKey: c.AccessKey, SecretKey: c.SecretKey, PathStyle: c.PathStyle, Prefix: c.Prefix}
+// store is the bucket's config as s3store takes it.
+func (c *Config) store() s3store.Config {
+	return s3store.Config{Endpoint: c.Endpoint, Region: c.Region, Bucket: c.Bucket,
+		AccessKey: c.AccessKey, SecretKey: c.SecretKey, PathStyle: c.PathStyle}
 }
 
 // open checks c and returns its store and keys.
@@ -133,7 +133,7 @@ func (c *Config) open() (Store, lakeformat.Keys, error) {
 	if c.Store != nil {
 		return c.Store, keys, nil
 	}
-	st, err := NewS3Store(c.settings())
+	st, err := NewS3Store(c.store())
 	if err != nil {
 		return nil, keys, err
 	}

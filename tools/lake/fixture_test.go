@@ -141,7 +141,7 @@ var bucketSeq atomic.Int64
 func newBucket(t *testing.T, srv *s3test.Server) *bucket {
 	t.Helper()
 	set := srv.Bucket(t, fmt.Sprintf("lake-%d", bucketSeq.Add(1)))
-	st, err := s3store.New(context.Background(), set, s3store.Options{})
+	st, err := s3store.New(context.Background(), s3test.StoreConfig(set), s3store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,13 +11,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go/logging"
 
-	"github.com/queen-mq/queen-go/s3sink"
+	"github.com/queen-mq/queen-go/s3sink/objstore"
 	"github.com/queen-mq/queen-go/s3sink/s3store"
 )
 
 // ErrNotFound is wrapped by Store.Get's error for a key that does not
-// exist. It is s3sink.ErrNotFound, so s3store's errors carry it.
-var ErrNotFound = s3sink.ErrNotFound
+// exist. It is objstore.ErrNotFound (the sink's s3sink.ErrNotFound), so
+// s3store's errors carry it.
+var ErrNotFound = objstore.ErrNotFound
 
 // Store is what the lake is read through: listing and whole-object reads.
 type Store interface {
@@ -48,7 +49,7 @@ var _ Store = (*S3Store)(nil)
 
 // NewS3Store returns a Store over the bucket s describes (Endpoint,
 // Region, Bucket, AccessKey, SecretKey, PathStyle). It sends no request.
-func NewS3Store(s s3sink.Settings) (*S3Store, error) {
+func NewS3Store(s s3store.Config) (*S3Store, error) {
 	st, err := s3store.New(context.Background(), s, s3store.Options{})
 	if err != nil {
 		return nil, err

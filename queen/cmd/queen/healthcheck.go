@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -10,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/queen-mq/queen-go/queen/config"
 )
 
 // healthTimeout bounds `queen healthcheck`'s one request: a container
@@ -20,25 +23,24 @@ const healthTimeout = 3 * time.Second
 // (deploy/Dockerfile's HEALTHCHECK): it asks this node's /health on
 // 127.0.0.1:$PORT (or QUEEN_BIND_ADDR:$PORT when the node listens on one
 // address only) and exits 0 on 200, 1 otherwise with one line on stderr
-// saying why. It reads only PORT (default 6632) and QUEEN_BIND_ADDR, as
-// the broker does.
+// saying why. It reads only PORT (default 6632) and QUEEN_BIND_ADDR,
+// through the broker's own rules (config.Listen).
 func healthcheck(getenv func(string) string, stderr io.Writer) int {
-	port := 6632
-	if s := strings.TrimSpace(getenv("PORT")); s != "" {
-		p, err := strconv.Atoi(s)
-		if err != nil || p < 1 || p > 65535 {
-			fmt.Fprintf(stderr, "healthcheck: PORT=%s is not a port in 1..=65535\n", s)
-			return 1
+	port, bind, err := config.Listen(getenv)
+	if err != nil {
+		var be *config.BootError
+		if errors.As(err, &be) && be.Var == "PORT" {
+			fmt.Fprintf(stderr, "healthcheck: PORT=%s is not a port in 1..=65535\n", strings.TrimSpace(getenv("PORT")))
+		} else {
+			fmt.Fprintf(stderr, "healthcheck: %v\n", err)
 		}
-		port = p
+		return 1
 	}
 	// The node listens on QUEEN_BIND_ADDR (all addresses by default):
 	// ask it there, or on the loopback when it listens on every address.
 	host := "127.0.0.1"
-	switch b := strings.TrimSpace(getenv("QUEEN_BIND_ADDR")); b {
-	case "", "0.0.0.0", "::", "[::]":
-	default:
-		host = strings.Trim(b, "[]")
+	if ip := net.ParseIP(bind); !ip.IsUnspecified() {
+		host = bind
 	}
 	url := "http://" + net.JoinHostPort(host, strconv.Itoa(port)) + "/health"
 	if err := checkHealth(url, healthTimeout); err != nil {

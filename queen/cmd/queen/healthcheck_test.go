@@ -134,8 +134,16 @@ func TestHealthcheckBindAddr(t *testing.T) {
 	if code := healthcheck(env("127.0.0.2"), &out); code != 0 {
 		t.Errorf("bound to 127.0.0.2: exit %d, %q; want 0", code, out.String())
 	}
+	for _, every := range []string{"0.0.0.0", "::"} {
+		out.Reset()
+		if code := healthcheck(env(every), &out); code != 1 || !strings.Contains(out.String(), "127.0.0.1:"+port) {
+			t.Errorf("bound to every address (%s): exit %d, %q; want the loopback asked (nothing there: 1)", every, code, out.String())
+		}
+	}
+	// A bind address the broker refuses is refused here too, in its words.
 	out.Reset()
-	if code := healthcheck(env("0.0.0.0"), &out); code != 1 || !strings.Contains(out.String(), "127.0.0.1:"+port) {
-		t.Errorf("bound to every address: exit %d, %q; want the loopback asked (nothing there: 1)", code, out.String())
+	if code := healthcheck(env("[::1]"), &out); code != 1 || out.String() != "healthcheck: broker: QUEEN_BIND_ADDR=[::1] is not an IP address. "+
+		"It is the address the HTTP listener binds, such as 0.0.0.0 or 127.0.0.1\n" {
+		t.Errorf("a bind address the broker refuses: exit %d, %q", code, out.String())
 	}
 }

@@ -56,35 +56,30 @@ func main() {
 	runSubcommand(os.Args)
 
 	cfg, err := config.Load(os.Getenv)
-	if err != nil {
-		var be *config.BootError
-		if errors.As(err, &be) {
-			fmt.Fprintln(os.Stderr, be.Line())
-		} else {
-			fmt.Fprintln(os.Stderr, "ERROR boot: FATAL: "+err.Error())
-		}
-		os.Exit(1)
-	}
-	hostname, _ := os.Hostname()
-	if h := os.Getenv("HOSTNAME"); h != "" {
-		hostname = h
-	}
-	sinkCfg, err := s3sink.LoadEnv(os.Getenv, cfg.NodeID, hostname)
-	if err != nil {
-		var ce *s3sink.ConfigError
-		if errors.As(err, &ce) {
-			fmt.Fprintln(os.Stderr, ce.Line())
-		} else {
-			fmt.Fprintln(os.Stderr, "ERROR boot: FATAL: "+err.Error())
-		}
-		os.Exit(1)
-	}
+	exitRefused(err)
+	sinkCfg, err := config.LoadS3(os.Getenv, cfg.NodeID, cfg.Hostname)
+	exitRefused(err)
 	log := newLogger(cfg)
 	if err := run(cfg, sinkCfg, log); err != nil {
 		line, code := bootFailure(cfg, err)
 		log.Error(line, "component", "boot")
 		os.Exit(code)
 	}
+}
+
+// exitRefused prints a configuration's refusal, one line, and exits 1;
+// nil goes on.
+func exitRefused(err error) {
+	if err == nil {
+		return
+	}
+	var be *config.BootError
+	if errors.As(err, &be) {
+		fmt.Fprintln(os.Stderr, be.Line())
+	} else {
+		fmt.Fprintln(os.Stderr, "ERROR boot: FATAL: "+err.Error())
+	}
+	os.Exit(1)
 }
 
 func newLogger(cfg *config.Config) *slog.Logger {
@@ -103,7 +98,7 @@ func newLogger(cfg *config.Config) *slog.Logger {
 }
 
 // run starts the node and serves until SIGTERM or SIGINT, then drains.
-func run(cfg *config.Config, sinkCfg *s3sink.EnvConfig, log *slog.Logger) error {
+func run(cfg *config.Config, sinkCfg *config.S3, log *slog.Logger) error {
 	log.Info("queen starting", "version", version, "node", cfg.NodeID, "members", cfg.Members, "join", cfg.Join,
 		"raftAddress", cfg.RaftAddress, "http", net.JoinHostPort(cfg.BindAddr, strconv.Itoa(cfg.Port)),
 		"dataDir", cfg.DataDir, "rttMs", cfg.RTT.Milliseconds(), "electionRtt", cfg.ElectionRTT,

@@ -13,7 +13,6 @@ import (
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/lakeformat"
 	"github.com/queen-mq/queen-go/raftlog"
-	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 	"github.com/queen-mq/queen-go/s3sink"
 )
 
@@ -22,11 +21,8 @@ import (
 // those offsets; a trim whose sink moved a document meanwhile deletes
 // nothing; a queue no sink runs is trimmed with no note.
 func TestRetentionNotesWhatASinkOwes(t *testing.T) {
-	c := raftlogtest.New(t, 1, kvstore.Appliers())
-	c.StartAll()
-	id, shard := c.Leader()
+	id, shard, ctx := oneNode(t, kvstore.Appliers())
 	kv := kvstore.New(shard)
-	ctx := raftlogtest.Ctx(t, 30*time.Second)
 	const tenant = "00000000-0000-0000-0000-000000000001"
 	base := time.Now().UnixMicro()
 	for i := int64(0); i < 10; i++ { // one record a minute, for ten minutes
@@ -116,10 +112,7 @@ func TestRetentionNotesWhatASinkOwes(t *testing.T) {
 // moves past them) and keeps those inside it: a retry inside the window is
 // still a duplicate.
 func TestDedupEntriesGoWithTheirWindow(t *testing.T) {
-	c := raftlogtest.New(t, 1, kvstore.Appliers())
-	c.StartAll()
-	id, shard := c.Leader()
-	ctx := raftlogtest.Ctx(t, 30*time.Second)
+	id, shard, ctx := oneNode(t, kvstore.Appliers())
 	const tenant = "00000000-0000-0000-0000-000000000001"
 	if _, err := shard.Configure(ctx, raftlog.ConfigureOp{Tenant: tenant, Queue: "q", Options: []byte(`{"dedupWindowSeconds":120}`)}); err != nil {
 		t.Fatal(err)
@@ -163,11 +156,8 @@ func TestDedupEntriesGoWithTheirWindow(t *testing.T) {
 // TestPassSweepsExpiredKV: a pass deletes the KV rows whose TTL passed on
 // the broker clock.
 func TestPassSweepsExpiredKV(t *testing.T) {
-	c := raftlogtest.New(t, 1, kvstore.Appliers())
-	c.StartAll()
-	id, shard := c.Leader()
+	id, shard, ctx := oneNode(t, kvstore.Appliers())
 	kv := kvstore.New(shard)
-	ctx := raftlogtest.Ctx(t, 30*time.Second)
 	const tenant = "00000000-0000-0000-0000-000000000001"
 	ttl := int64(5)
 	for i := range 2500 / 100 {

@@ -16,7 +16,6 @@ package retention
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"time"
 
@@ -235,15 +234,11 @@ func HoldFloor(committed []byte, found bool, maxSeconds, now int64) int64 {
 	if !found {
 		return floor
 	}
-	var d struct {
-		TEnd json.RawMessage `json:"tEnd"`
-	}
-	var s string
-	if json.Unmarshal(committed, &d) != nil || json.Unmarshal(d.TEnd, &s) != nil {
-		return floor // an unparseable or numeric tEnd counts as no pointer
-	}
-	tEnd, err := lakeformat.ParseTs(s)
-	if err != nil {
+	// The sink's own reader of its pointer. A 1.5 pointer's integer tEnd,
+	// which the engine reads as its own, counts here as no pointer, as it
+	// always has for the hold.
+	_, tEnd, legacy, err := s3sink.DecodeCommitted(committed)
+	if err != nil || legacy {
 		return floor
 	}
 	return max(tEnd-holdSlack.Microseconds(), floor)
@@ -251,7 +246,7 @@ func HoldFloor(committed []byte, found bool, maxSeconds, now int64) int64 {
 
 func (j *Job) holdFloor(ctx context.Context, tenant, queue string, o contract.QueueOptions, now int64) int64 {
 	key := s3sink.CommittedKey(o.RetentionSinkHold, queue)
-	a, err := j.KV.Do(ctx, tenant, []kvstore.Op{{Op: kvstore.OpGet, NS: "queen-s3", Key: key}})
+	a, err := j.KV.Do(ctx, tenant, []kvstore.Op{{Op: kvstore.OpGet, NS: s3sink.Namespace, Key: key}})
 	if err != nil {
 		j.Log.Warn("retention: read the sink hold; deleting nothing this pass", "tenant", tenant, "queue", queue, "err", err)
 		return 0

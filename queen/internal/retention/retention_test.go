@@ -1,6 +1,7 @@
 package retention
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,6 +16,16 @@ import (
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
+
+// oneNode starts a one-node cluster running appliers and returns its
+// leader's id and shard, and a context that ends in 30 s.
+func oneNode(t *testing.T, appliers map[raftlog.OpKind]raftlog.Applier) (uint64, *raftlog.Shard, context.Context) {
+	t.Helper()
+	c := raftlogtest.New(t, 1, appliers)
+	c.StartAll()
+	id, shard := c.Leader()
+	return id, shard, raftlogtest.Ctx(t, 30*time.Second)
+}
 
 func TestHoldFloor(t *testing.T) {
 	const now = int64(10_000_000_000_000)
@@ -47,11 +58,8 @@ func TestHoldFloor(t *testing.T) {
 // less 60 s, the pointer read from the queue's own tenant: two tenants'
 // queues of the same name each keep what their own sink's pointer says.
 func TestRetentionHold(t *testing.T) {
-	c := raftlogtest.New(t, 1, kvstore.Appliers())
-	c.StartAll()
-	id, shard := c.Leader()
+	id, shard, ctx := oneNode(t, kvstore.Appliers())
 	kv := kvstore.New(shard)
-	ctx := raftlogtest.Ctx(t, 30*time.Second)
 	const tenant, other = "00000000-0000-0000-0000-000000000001", "6ba7b810-9dad-11d1-80b4-00c04fd430c8"
 	// Move the broker clock to a known place: pushes get stamps from the
 	// proposer's clock, so each push here is proposed at its own time.
@@ -130,10 +138,7 @@ func TestRetentionHold(t *testing.T) {
 func TestCompletedRetention(t *testing.T) {
 	appliers := kvstore.Appliers()
 	maps.Copy(appliers, consume.Appliers())
-	c := raftlogtest.New(t, 1, appliers)
-	c.StartAll()
-	id, shard := c.Leader()
-	ctx := raftlogtest.Ctx(t, 30*time.Second)
+	id, shard, ctx := oneNode(t, appliers)
 	const tenant = "00000000-0000-0000-0000-000000000001"
 	base := time.Now().UnixMicro()
 	for i := int64(0); i < 5; i++ { // one record a minute

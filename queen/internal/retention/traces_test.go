@@ -11,7 +11,6 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/queen/internal/traces"
 	"github.com/queen-mq/queen-go/raftlog"
-	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
 // TestRetentionSweepsTraces: a pass deletes every trace event whose
@@ -21,10 +20,7 @@ func TestRetentionSweepsTraces(t *testing.T) {
 	appliers := kvstore.Appliers()
 	maps.Copy(appliers, consume.Appliers())
 	maps.Copy(appliers, traces.Appliers())
-	c := raftlogtest.New(t, 1, appliers)
-	c.StartAll()
-	id, shard := c.Leader()
-	ctx := raftlogtest.Ctx(t, 30*time.Second)
+	id, shard, ctx := oneNode(t, appliers)
 	const tenant = "00000000-0000-0000-0000-000000000001"
 	base := time.Now().UnixMicro()
 	// 1.5 sweeps' worth of events living a minute, in one entry, and one

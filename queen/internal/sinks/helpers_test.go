@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/queen-mq/queen-go/kvstore"
+	"github.com/queen-mq/queen-go/queen/config"
 	"github.com/queen-mq/queen-go/queen/internal/seal"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
@@ -131,14 +132,14 @@ func (b *broker) lease(t *testing.T, tenant string) (string, bool) {
 
 // env is the QUEEN_S3_* environment of a test node: short intervals, and
 // the variables given as name, value pairs.
-func env(t *testing.T, vars ...string) *s3sink.EnvConfig {
+func env(t *testing.T, vars ...string) *config.S3 {
 	t.Helper()
 	m := map[string]string{"QUEEN_S3_EMBEDDED": "true", "QUEEN_S3_DISCOVERY_INTERVAL_MS": "50", "QUEEN_S3_SAFE_GUARD_MS": "0",
 		"QUEEN_S3_LEASE_TTL_MS": "1000", "QUEEN_S3_SHUTDOWN_GRACE_MS": "10000", "QUEEN_S3_MEMORY_MB": "64"}
 	for i := 0; i+1 < len(vars); i += 2 {
 		m[vars[i]] = vars[i+1]
 	}
-	c, err := s3sink.LoadEnv(func(k string) string { return m[k] }, 1, "test")
+	c, err := config.LoadS3(func(k string) string { return m[k] }, 1, "test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,6 +38,9 @@ type engine interface {
 
 var _ engine = (*s3sink.Engine)(nil)
 
+// The engine writes through s3store: its Store is the engine's ObjectStore.
+var _ s3sink.ObjectStore = (*s3store.Store)(nil)
+
 // runner is one unit: the goroutine that starts, drains, rebuilds and
 // restarts its sink's engine, one engine at a time.
 type runner struct {
@@ -226,7 +229,7 @@ func (r *runner) start(t *target) {
 		r.log.Info("sink starting", logTenant, t.tenant, "settings", set, "node", s.o.Env.Node)
 	}
 	tenant := t.tenant
-	store, err := s3store.New(s.ctx, set, s3store.Options{Metrics: func(op string, status int) {
+	store, err := s3store.New(s.ctx, storeConfig(set), s3store.Options{Metrics: func(op string, status int) {
 		s.metrics.S3Request(tenant, op, status)
 	}})
 	var eng engine
@@ -325,4 +328,10 @@ func (r *runner) leave() bool {
 		delete(r.s.units, r.key)
 	}
 	return true
+}
+
+// storeConfig is the bucket part of a sink's settings, as s3store takes it.
+func storeConfig(s s3sink.Settings) s3store.Config {
+	return s3store.Config{Endpoint: s.Endpoint, Region: s.Region, Bucket: s.Bucket, AccessKey: s.AccessKey,
+		SecretKey: s.SecretKey, PathStyle: s.PathStyle, SSE: s.SSE, SSEKMSKeyID: s.SSEKMSKeyID}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/queen-mq/queen-go/kvstore"
+	"github.com/queen-mq/queen-go/queen/config"
 	"github.com/queen-mq/queen-go/queen/internal/seal"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/s3sink"
@@ -32,10 +33,10 @@ const (
 
 // Options are a Supervisor's.
 type Options struct {
-	// Env is what the QUEEN_S3_* environment says (s3sink.LoadEnv):
+	// Env is what the QUEEN_S3_* environment says (config.LoadS3):
 	// Embedded off runs nothing; Sink, when set, is the default tenant's
 	// sink; Node is shared by every sink of the node.
-	Env *s3sink.EnvConfig
+	Env *config.S3
 	// Source lists the control-plane sinks; nil when the control plane is
 	// off: the node runs the environment's sink alone.
 	Source Source

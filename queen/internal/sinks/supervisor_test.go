@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/queen-mq/queen-go/queen/config"
 	"github.com/queen-mq/queen-go/s3sink"
 	"github.com/queen-mq/queen-go/s3sink/s3test"
 )
@@ -312,7 +313,7 @@ func (s stuck) Drain(ctx context.Context) { <-ctx.Done() }
 // QUEEN_S3_EMBEDDED=false runs nothing; true with QUEEN_S3_QUEUES unset
 // and no control plane runs no sink, and says so.
 func TestEmbeddedOffRunsNothing(t *testing.T) {
-	sup, err := Start(context.Background(), Options{Env: &s3sink.EnvConfig{}})
+	sup, err := Start(context.Background(), Options{Env: &config.S3{}})
 	if sup != nil || err != nil {
 		t.Fatalf("Start with the sink off: %v, %v", sup, err)
 	}

@@ -49,7 +49,7 @@ func TestUsage(t *testing.T) {
 func TestLsAndVerify(t *testing.T) {
 	srv := s3test.Versitygw(t)
 	set := srv.Bucket(t, "lake")
-	st, err := s3store.New(context.Background(), set, s3store.Options{})
+	st, err := s3store.New(context.Background(), s3test.StoreConfig(set), s3store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
