@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/queen-mq/queen-go/s3sink/kvdoc"
 )
 
 // Log is the broker's queue log as the sink reads it: this node's applied
@@ -139,5 +141,6 @@ type OpResult struct {
 	Value   []byte
 }
 
-// Namespace is the KV namespace of the sink's documents.
-const Namespace = "queen-s3"
+// Namespace is the KV namespace of the sink's documents (kvdoc names
+// them).
+const Namespace = kvdoc.Namespace

@@ -43,9 +43,11 @@
 //     from a control-plane document, with the spec's one-line refusals
 //     (*ConfigError). The sink reads no environment: queen/config reads
 //     the variables, once, and hands their text to ParseEnv.
-//   - Its KV documents (kvdocs.go): their keys, and the one reader of each
-//     that the broker needs (CommittedKey and DecodeCommitted for the
-//     retention hold, StartKey for the lake's verifier).
+//   - Its KV documents (kvdocs.go): their values. Their namespace and keys,
+//     and the one reader of the commit pointer, live in the leaf package
+//     kvdoc, which the broker's retention hold (CommittedKey,
+//     DecodeCommitted) and the lake's verifier (StartKey) import without
+//     the engine; the engine reads its pointer through kvdoc too.
 //   - Status (status.go) and metrics (metrics.go).
 //
 // s3sink imports neither raftlog, kvstore nor httpd: it sees the broker

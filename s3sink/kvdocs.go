@@ -2,10 +2,9 @@ package s3sink
 
 import (
 	"encoding/json"
-	"fmt"
-	"strconv"
 
 	"github.com/queen-mq/queen-go/lakeformat"
+	"github.com/queen-mq/queen-go/s3sink/kvdoc"
 )
 
 // The KV documents of one sink and queue (SINK-CONFIG.md §3), in the
@@ -23,9 +22,7 @@ import (
 // The queue and instance are percent-encoded like object keys; <h> is a
 // hash of the partition's name (its value holds the name) and <k> the
 // commit pointer's k the note is about (lost.go).
-func docKey(sink, queue, what string) string {
-	return "s3:" + sink + ":" + lakeformat.EscapeName(queue) + ":" + what
-}
+func docKey(sink, queue, what string) string { return kvdoc.Key(sink, queue, what) }
 
 func presencePrefix(sink string) string { return "s3:" + sink + ":node=" }
 
@@ -71,42 +68,10 @@ type committedDoc struct {
 	CommittedAtMs int64  `json:"committedAtMs"`
 }
 
-// committedEnd reads the pointer's tEnd: an ISO string, or (from the
-// standalone 1.5 sink) an integer of microseconds.
-func committedEnd(raw json.RawMessage) (int64, error) {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return lakeformat.ParseTs(s)
-	}
-	n, err := strconv.ParseInt(string(raw), 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("s3sink: committed tEnd %s is neither ISO nor microseconds", raw)
-	}
-	return n, nil
-}
-
-// DecodeCommitted reads a commit pointer row, the value under
-// CommittedKey: its k, its tEnd (µs on the broker clock), and legacy when
-// that tEnd is the standalone 1.5 sink's integer of microseconds rather
-// than the ISO string this sink writes. It is the one reader of the
-// document: the engine's restore and lost notes, and the broker's
-// retention hold, read it here.
-func DecodeCommitted(v []byte) (k uint64, tEnd int64, legacy bool, err error) {
-	var d struct {
-		K    uint64          `json:"k"`
-		TEnd json.RawMessage `json:"tEnd"`
-	}
-	if err := json.Unmarshal(v, &d); err != nil {
-		return 0, 0, false, fmt.Errorf("s3sink: commit pointer %s: %w", v, err)
-	}
-	tEnd, err = committedEnd(d.TEnd)
-	return d.K, tEnd, err == nil && d.TEnd[0] != '"', err
-}
-
-// decodeCommitted is DecodeCommitted for the engine, which reads a 1.5
-// pointer's tEnd as its own.
+// decodeCommitted is kvdoc.DecodeCommitted for the engine, which reads a
+// 1.5 pointer's tEnd as its own.
 func decodeCommitted(v []byte) (k uint64, tEnd int64, err error) {
-	k, tEnd, _, err = DecodeCommitted(v)
+	k, tEnd, _, err = kvdoc.DecodeCommitted(v)
 	return k, tEnd, err
 }
 
@@ -117,12 +82,3 @@ func mustJSON(v any) []byte {
 	}
 	return b
 }
-
-// CommittedKey is the KV key of a sink's commit pointer of a queue, for
-// the broker's retention hold.
-func CommittedKey(sink, queue string) string { return docKey(sink, queue, "committed") }
-
-// StartKey is the KV key of a sink's start point of a queue (startDoc),
-// for the lake's verifier: records stamped at or after it belong in the
-// lake.
-func StartKey(sink, queue string) string { return docKey(sink, queue, "start") }

@@ -1,8 +1,9 @@
 package s3sink
 
 import (
-	"encoding/json"
 	"testing"
+
+	"github.com/queen-mq/queen-go/s3sink/kvdoc"
 )
 
 func TestDocKeys(t *testing.T) {
@@ -15,39 +16,6 @@ func TestDocKeys(t *testing.T) {
 	} {
 		if c.got != c.want {
 			t.Errorf("%q, want %q", c.got, c.want)
-		}
-	}
-}
-
-// The commit pointer's tEnd is an ISO string with six fractional digits;
-// readers take the 1.5 sink's integer of microseconds too.
-func TestCommittedEnd(t *testing.T) {
-	for _, c := range []struct {
-		raw  string
-		want int64
-		bad  bool
-	}{
-		{`"2000-01-01T00:00:11.000000Z"`, day0 + 11*sec, false},
-		{`"2026-10-03T06:37:38.377855Z"`, 1791009458377855, false},
-		{`"1970-01-01T00:00:00.000000Z"`, 0, false},
-		{`1791009458377855`, 1791009458377855, false},
-		{`0`, 0, false},
-		{`"2026-10-03T06:37:38Z"`, 0, true},             // not six digits
-		{`"2026-10-03T06:37:38.377855+00:00"`, 0, true}, // not Z
-		{`"1791009458377855"`, 0, true},                 // an integer in a string
-		{`1.5`, 0, true},
-		{`true`, 0, true},
-		{`null`, 0, true},
-	} {
-		got, err := committedEnd(json.RawMessage(c.raw))
-		if c.bad {
-			if err == nil {
-				t.Errorf("committedEnd(%s) = %d, want an error", c.raw, got)
-			}
-			continue
-		}
-		if err != nil || got != c.want {
-			t.Errorf("committedEnd(%s) = %d, %v; want %d", c.raw, got, err, c.want)
 		}
 	}
 }
@@ -68,10 +36,10 @@ func TestDecodeCommitted(t *testing.T) {
 		t.Errorf("a 1.5 pointer: %d, %d, %v", k, tEnd, err)
 	}
 	// DecodeCommitted tells the 1.5 pointer's integer tEnd from this sink's ISO one.
-	if k, tEnd, legacy, err := DecodeCommitted([]byte(`{"k":7,"tEnd":946684805000000}`)); err != nil || k != 7 || tEnd != day0+5*sec || !legacy {
+	if k, tEnd, legacy, err := kvdoc.DecodeCommitted([]byte(`{"k":7,"tEnd":946684805000000}`)); err != nil || k != 7 || tEnd != day0+5*sec || !legacy {
 		t.Errorf("DecodeCommitted of a 1.5 pointer: %d, %d, %v, %v", k, tEnd, legacy, err)
 	}
-	if _, _, legacy, err := DecodeCommitted(mustJSON(doc)); err != nil || legacy {
+	if _, _, legacy, err := kvdoc.DecodeCommitted(mustJSON(doc)); err != nil || legacy {
 		t.Errorf("DecodeCommitted of this sink's pointer: legacy %v, %v", legacy, err)
 	}
 	for _, bad := range []string{`{"k":1}`, `{"k":1,"tEnd":"yesterday"}`, `not json`, `{"k":"1","tEnd":0}`} {

@@ -9,8 +9,7 @@ import (
 
 	"github.com/queen-mq/queen-go/httpd/client"
 	"github.com/queen-mq/queen-go/lakeformat"
-
-	"github.com/queen-mq/queen-go/s3sink"
+	"github.com/queen-mq/queen-go/s3sink/kvdoc"
 )
 
 // brokerClient reads a queue's log over the broker's read API (API.md §4):
@@ -159,7 +158,7 @@ func (r *fetchRecord) payloadOf() []byte {
 }
 
 // startPoint reads, from the broker's KV, where the sink's lake of queue
-// begins (s3sink.StartKey): ok is false when the sink wrote none (a sink
+// begins (kvdoc.StartKey): ok is false when the sink wrote none (a sink
 // of an older broker, or one that never found the queue). -1 means the
 // log's first record (start=earliest).
 func (b *brokerClient) startPoint(ctx context.Context, sink, queue string) (tStart int64, ok bool, err error) {
@@ -169,7 +168,7 @@ func (b *brokerClient) startPoint(ctx context.Context, sink, queue string) (tSta
 			Value json.RawMessage `json:"value"`
 		} `json:"results"`
 	}
-	req := map[string]any{"operations": []map[string]any{{"op": "get", "ns": s3sink.Namespace, "key": s3sink.StartKey(sink, queue)}}}
+	req := map[string]any{"operations": []map[string]any{{"op": "get", "ns": kvdoc.Namespace, "key": kvdoc.StartKey(sink, queue)}}}
 	if err := b.post(ctx, "/api/v1/kv", req, &ans); err != nil {
 		return 0, false, err
 	}

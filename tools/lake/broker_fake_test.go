@@ -10,8 +10,7 @@ import (
 	"testing"
 
 	"github.com/queen-mq/queen-go/lakeformat"
-
-	"github.com/queen-mq/queen-go/s3sink"
+	"github.com/queen-mq/queen-go/s3sink/kvdoc"
 )
 
 // fakeBroker answers POST /api/v1/partitions/changed and POST
@@ -28,7 +27,7 @@ type fakeBroker struct {
 	// partitions/changed says, as if retention moved on after it.
 	listedStart map[string]int64
 	// startPoint, when set, is the sink's start point of the queue that
-	// POST /api/v1/kv answers (s3sink.StartKey); nil: none written.
+	// POST /api/v1/kv answers (kvdoc.StartKey); nil: none written.
 	startPoint *int64
 }
 
@@ -228,7 +227,7 @@ func (b *fakeBroker) kv(w http.ResponseWriter, r *http.Request) {
 		} `json:"operations"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Operations) != 1 ||
-		req.Operations[0].Key != s3sink.StartKey("default", b.queue) {
+		req.Operations[0].Key != kvdoc.StartKey("default", b.queue) {
 		http.Error(w, `{"error":"kv_bad_request","reason":"kv_bad_body","detail":"not the start point"}`, http.StatusBadRequest)
 		return
 	}

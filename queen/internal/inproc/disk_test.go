@@ -21,6 +21,7 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/traces"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/s3sink"
+	"github.com/queen-mq/queen-go/s3sink/kvdoc"
 )
 
 // TestStorageFull: with the node's disk above its high mark, every write
@@ -102,11 +103,11 @@ func TestStorageFull(t *testing.T) {
 	call("DELETE", "/api/v1/timers/df/k?txn=tm", "", 200, "")
 	// The S3 sink's own rows pass (its context says so), not the same
 	// write of a client in its namespace.
-	if _, err := (sinkadapter.KV{Store: n.KV}).Batch(ctx(t), httpd.DefaultTenant, s3sink.Namespace,
+	if _, err := (sinkadapter.KV{Store: n.KV}).Batch(ctx(t), httpd.DefaultTenant, kvdoc.Namespace,
 		[]s3sink.KVOp{{Kind: s3sink.KVPut, Key: "lease/df", Value: []byte(`"node-1"`), TTL: time.Minute}}); err != nil {
 		t.Fatalf("the sink's lease while full: %v", err)
 	}
-	call("PUT", "/api/v1/kv/"+s3sink.Namespace+"/lease/x", `{"value":1,"forever":true}`, 507, "storage_full")
+	call("PUT", "/api/v1/kv/"+kvdoc.Namespace+"/lease/x", `{"value":1,"forever":true}`, 507, "storage_full")
 	// Nothing refused applied.
 	if f := fetch2(t, n, "df", "p"); f.HighWatermark != 3 {
 		t.Fatalf("df/p high watermark %d, want 3: a refused push applied", f.HighWatermark)

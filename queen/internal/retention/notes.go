@@ -10,6 +10,7 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/sinkadapter"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/s3sink"
+	"github.com/queen-mq/queen-go/s3sink/kvdoc"
 )
 
 // A trim can delete records an S3 sink has not written to the lake yet:
@@ -52,7 +53,7 @@ func (p *pass) sinkDocs(ctx context.Context, tenant string) (*sinkDocs, error) {
 	kv := sinkadapter.KV{Store: p.j.KV}
 	d := &sinkDocs{byKey: map[string]s3sink.Row{}}
 	for after := ""; ; {
-		rows, next, err := kv.Prefix(ctx, tenant, s3sink.Namespace, "s3:", after, 1000)
+		rows, next, err := kv.Prefix(ctx, tenant, kvdoc.Namespace, "s3:", after, 1000)
 		if err != nil {
 			return nil, fmt.Errorf("read the sinks' documents: %w", err)
 		}
@@ -144,7 +145,7 @@ func (p *pass) trimNoted(ctx context.Context, tenant, queue, name string, before
 	if len(notes) == 0 {
 		return p.j.Shard.Trim(ctx, trim)
 	}
-	kvOp, err := kvstore.Encode(tenant, sinkadapter.Ops(s3sink.Namespace, notes))
+	kvOp, err := kvstore.Encode(tenant, sinkadapter.Ops(kvdoc.Namespace, notes))
 	if err != nil {
 		return 0, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/queen-mq/queen-go/lakeformat"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/s3sink"
+	"github.com/queen-mq/queen-go/s3sink/kvdoc"
 )
 
 // TestRetentionNotesWhatASinkOwes: a trim that deletes records a sink has
@@ -35,7 +36,7 @@ func TestRetentionNotesWhatASinkOwes(t *testing.T) {
 	}
 	put := func(key, value string) {
 		t.Helper()
-		if _, err := kv.Do(ctx, tenant, []kvstore.Op{{Op: kvstore.OpPut, NS: s3sink.Namespace, Key: key,
+		if _, err := kv.Do(ctx, tenant, []kvstore.Op{{Op: kvstore.OpPut, NS: kvdoc.Namespace, Key: key,
 			Value: json.RawMessage(value), Forever: true}}); err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +93,7 @@ func TestRetentionNotesWhatASinkOwes(t *testing.T) {
 			t.Errorf("%s: log start %d, want 9", q, got)
 		}
 	}
-	a, err := kv.Do(ctx, tenant, []kvstore.Op{{Op: kvstore.OpGetPrefix, NS: s3sink.Namespace, Prefix: "s3:default:mirrored:lost:"}})
+	a, err := kv.Do(ctx, tenant, []kvstore.Op{{Op: kvstore.OpGetPrefix, NS: kvdoc.Namespace, Prefix: "s3:default:mirrored:lost:"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func TestRetentionNotesWhatASinkOwes(t *testing.T) {
 		string(rows[0].Value) != `{"k":1,"partition":"p","from":3,"to":8}` {
 		t.Fatalf("notes of mirrored: %+v", rows)
 	}
-	a, err = kv.Do(ctx, tenant, []kvstore.Op{{Op: kvstore.OpGetPrefix, NS: s3sink.Namespace, Prefix: "s3:default:plain:"}})
+	a, err = kv.Do(ctx, tenant, []kvstore.Op{{Op: kvstore.OpGetPrefix, NS: kvdoc.Namespace, Prefix: "s3:default:plain:"}})
 	if err != nil || len(a.Results[0].Rows) != 0 {
 		t.Fatalf("plain has sink rows: %+v %v", a, err)
 	}

@@ -24,12 +24,11 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/queen/internal/traces"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/s3sink/kvdoc"
 
 	"github.com/queen-mq/queen-go/contract"
 
 	"math"
-
-	"github.com/queen-mq/queen-go/s3sink"
 )
 
 // DefaultHoldMaxSeconds caps the hold unless the queue says otherwise
@@ -237,7 +236,7 @@ func HoldFloor(committed []byte, found bool, maxSeconds, now int64) int64 {
 	// The sink's own reader of its pointer. A 1.5 pointer's integer tEnd,
 	// which the engine reads as its own, counts here as no pointer, as it
 	// always has for the hold.
-	_, tEnd, legacy, err := s3sink.DecodeCommitted(committed)
+	_, tEnd, legacy, err := kvdoc.DecodeCommitted(committed)
 	if err != nil || legacy {
 		return floor
 	}
@@ -245,8 +244,8 @@ func HoldFloor(committed []byte, found bool, maxSeconds, now int64) int64 {
 }
 
 func (j *Job) holdFloor(ctx context.Context, tenant, queue string, o contract.QueueOptions, now int64) int64 {
-	key := s3sink.CommittedKey(o.RetentionSinkHold, queue)
-	a, err := j.KV.Do(ctx, tenant, []kvstore.Op{{Op: kvstore.OpGet, NS: s3sink.Namespace, Key: key}})
+	key := kvdoc.CommittedKey(o.RetentionSinkHold, queue)
+	a, err := j.KV.Do(ctx, tenant, []kvstore.Op{{Op: kvstore.OpGet, NS: kvdoc.Namespace, Key: key}})
 	if err != nil {
 		j.Log.Warn("retention: read the sink hold; deleting nothing this pass", "tenant", tenant, "queue", queue, "err", err)
 		return 0

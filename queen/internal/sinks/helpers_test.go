@@ -22,7 +22,7 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/seal"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
-	"github.com/queen-mq/queen-go/s3sink"
+	"github.com/queen-mq/queen-go/s3sink/kvdoc"
 	"github.com/queen-mq/queen-go/s3sink/s3test"
 )
 
@@ -119,7 +119,7 @@ func (w *world) start(src *fakeSource, o Options) *rig {
 // lease reads the lease row of the test's queue in a tenant's KV.
 func (b *broker) lease(t *testing.T, tenant string) (string, bool) {
 	t.Helper()
-	a, err := b.kv.Do(raftlogtest.Ctx(t, 10*time.Second), tenant, []kvstore.Op{{Op: kvstore.OpGetMany, NS: s3sink.Namespace,
+	a, err := b.kv.Do(raftlogtest.Ctx(t, 10*time.Second), tenant, []kvstore.Op{{Op: kvstore.OpGetMany, NS: kvdoc.Namespace,
 		Keys: []string{"s3:default:" + queue + ":lease"}}})
 	if err != nil {
 		t.Fatal(err)
