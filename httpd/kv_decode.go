@@ -3,6 +3,7 @@ package httpd
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -74,10 +75,11 @@ func decodeKVOp(o object, path string, op *KVOp) error {
 	if _, ok := o["tenant"]; ok {
 		return kvError(http.StatusBadRequest, ReasonKVTenantNotInput, "%s.tenant: the tenant is the caller's, not an input", path)
 	}
+	var namespace string
 	strs := []struct {
 		k string
 		p *string
-	}{{"op", &op.Op}, {"ns", &op.NS}, {"namespace", &op.Namespace}, {"key", &op.Key},
+	}{{"op", &op.Op}, {"ns", &op.NS}, {"namespace", &namespace}, {"key", &op.Key},
 		{"prefix", &op.Prefix}, {"after", &op.After}}
 	for _, f := range strs {
 		v, _, err := o.str(f.k, path+"."+f.k)
@@ -150,30 +152,32 @@ func decodeKVOp(o object, path string, op *KVOp) error {
 	if raw, ok := o["value"]; ok {
 		op.Value = bytes.TrimSpace(raw)
 	}
-	switch {
-	case op.NS == "":
-		op.NS = op.Namespace
-	case op.Namespace != "" && op.Namespace != op.NS:
-		return kvError(http.StatusBadRequest, ReasonKVBadNamespace, "%s: ns %q and namespace %q differ", path, op.NS, op.Namespace)
+	ns, err := contract.KVNamespaceOf(path, op.NS, namespace)
+	if err != nil {
+		return kvRefusal(err)
 	}
-	return checkKVNames(op, path)
+	op.NS = ns
+	// The broker checks again, whole, and says what is missing.
+	return contractError(op.CheckNames(path))
 }
 
-// checkKVNames checks the names an op gives against the contract (the
-// broker checks again, and says what is missing).
-func checkKVNames(op *KVOp, path string) error {
-	if op.NS != "" {
-		if err := contract.KVNamespace.Check(path+".ns", op.NS); err != nil {
-			return contractError(err)
-		}
+// KVRefusal is the answer to a KV call the contract refuses: a
+// *contract.KVError of the TooLarge class is a 413 payload_too_large, any
+// other a 400 kv_bad_request, with its reason and detail. It is the one
+// mapping of the class to HTTP, for httpd's own refusals and the broker's.
+func KVRefusal(e *contract.KVError) *Error {
+	status, code := http.StatusBadRequest, CodeKVBadRequest
+	if e.TooLarge() {
+		status, code = http.StatusRequestEntityTooLarge, CodePayloadTooLarge
 	}
-	for _, k := range append([]string{op.Key, op.Prefix, op.After}, op.Keys...) {
-		if k == "" {
-			continue
-		}
-		if err := contract.KVKey.Check(path+".key", k); err != nil {
-			return contractError(err)
-		}
+	return &Error{Status: status, Code: code, Message: e.Error(), Reason: e.Reason, Detail: e.Detail}
+}
+
+// kvRefusal maps err with KVRefusal when it is a *contract.KVError.
+func kvRefusal(err error) error {
+	var e *contract.KVError
+	if errors.As(err, &e) {
+		return KVRefusal(e)
 	}
-	return nil
+	return err
 }

@@ -13,8 +13,8 @@ import (
 // The limits of a KV namespace and key (API.md §5):
 // contract.KVNamespace's and contract.KVKey's MaxBytes.
 const (
-	MaxKVNamespaceBytes = 64
-	MaxKVKeyBytes       = 512
+	MaxKVNamespaceBytes = contract.KVMaxNamespaceBytes
+	MaxKVKeyBytes       = contract.KVMaxKeyBytes
 )
 
 // kvCall is POST /api/v1/kv: the broker's answer as it marshals itself,
