@@ -76,44 +76,27 @@ func decodeKVOp(o object, path string, op *KVOp) error {
 		return kvError(http.StatusBadRequest, ReasonKVTenantNotInput, "%s.tenant: the tenant is the caller's, not an input", path)
 	}
 	var namespace string
-	strs := []struct {
-		k string
-		p *string
-	}{{"op", &op.Op}, {"ns", &op.NS}, {"namespace", &namespace}, {"key", &op.Key},
-		{"prefix", &op.Prefix}, {"after", &op.After}}
-	for _, f := range strs {
-		v, _, err := o.str(f.k, path+"."+f.k)
-		if err != nil {
-			return kvFieldError(err, f.k)
-		}
-		*f.p = v
+	err := readKVFields(path, []kvField[string]{{"op", &op.Op}, {"ns", &op.NS}, {"namespace", &namespace},
+		{"key", &op.Key}, {"prefix", &op.Prefix}, {"after", &op.After}}, o.str)
+	if err == nil {
+		err = readKVFields(path, []kvField[bool]{{"keysOnly", &op.KeysOnly}, {"forever", &op.Forever},
+			{"required", &op.Required}}, o.boolean)
 	}
-	bools := []struct {
-		k string
-		p *bool
-	}{{"keysOnly", &op.KeysOnly}, {"forever", &op.Forever}, {"required", &op.Required}}
-	for _, f := range bools {
-		v, _, err := o.boolean(f.k, path+"."+f.k)
-		if err != nil {
-			return kvFieldError(err, f.k)
-		}
-		*f.p = v
-	}
-	ints := []struct {
-		k string
-		p **int64
-	}{{"ttlSeconds", &op.TTLSeconds}, {"expect", &op.Expect}}
-	for _, f := range ints {
+	if err == nil {
 		// The broker checks the values (kv_bad_ttl, kv_bad_expect against
 		// contract.KVTTLSeconds and KVExpect); here they must be integers
 		// that int64 holds.
-		v, ok, err := o.integer(f.k, path+"."+f.k, contract.Int64(f.k), 0)
-		if err != nil {
-			return kvFieldError(err, f.k)
-		}
-		if ok {
-			*f.p = &v
-		}
+		err = readKVFields(path, []kvField[*int64]{{"ttlSeconds", &op.TTLSeconds}, {"expect", &op.Expect}},
+			func(k, path string) (*int64, bool, error) {
+				v, ok, err := o.integer(k, path, contract.Int64(k), 0)
+				if !ok || err != nil {
+					return nil, ok, err
+				}
+				return &v, true, nil
+			})
+	}
+	if err != nil {
+		return err
 	}
 	// kvstore clamps limit (0: its default); here it must be an integer.
 	limit, _, err := o.integer("limit", path+".limit", contract.Int64("limit"), 0)
@@ -121,19 +104,19 @@ func decodeKVOp(o object, path string, op *KVOp) error {
 		return kvFieldError(err, "limit")
 	}
 	op.Limit = int(limit)
-	nums := []struct {
-		k string
-		p *json.Number
-	}{{"delta", &op.Delta}, {"min", &op.Min}, {"max", &op.Max}}
-	for _, f := range nums {
-		raw := o[f.k]
-		if isNull(raw) {
-			continue
-		}
-		if c := firstByte(raw); c != '-' && (c < '0' || c > '9') {
-			return kvFieldError(badRequest("%s.%s must be a number", path, f.k), f.k)
-		}
-		*f.p = json.Number(bytes.TrimSpace(raw))
+	err = readKVFields(path, []kvField[json.Number]{{"delta", &op.Delta}, {"min", &op.Min}, {"max", &op.Max}},
+		func(k, path string) (json.Number, bool, error) {
+			raw := o[k]
+			if isNull(raw) {
+				return "", false, nil
+			}
+			if c := firstByte(raw); c != '-' && (c < '0' || c > '9') {
+				return "", false, badRequest("%s must be a number", path)
+			}
+			return json.Number(bytes.TrimSpace(raw)), true, nil
+		})
+	if err != nil {
+		return err
 	}
 	if raw := o["keys"]; !isNull(raw) {
 		list, err := asArray(raw, path+".keys")
@@ -159,6 +142,25 @@ func decodeKVOp(o object, path string, op *KVOp) error {
 	op.NS = ns
 	// The broker checks again, whole, and says what is missing.
 	return contractError(op.CheckNames(path))
+}
+
+// kvField is an op field of JSON type T and where it goes.
+type kvField[T any] struct {
+	k string
+	p *T
+}
+
+// readKVFields reads fields in order with read (object.str, .boolean, …),
+// a field of the wrong type refused with its reason (kvFieldError).
+func readKVFields[T any](path string, fields []kvField[T], read func(k, path string) (T, bool, error)) error {
+	for _, f := range fields {
+		v, _, err := read(f.k, path+"."+f.k)
+		if err != nil {
+			return kvFieldError(err, f.k)
+		}
+		*f.p = v
+	}
+	return nil
 }
 
 // KVRefusal is the answer to a KV call the contract refuses: a
