@@ -44,9 +44,7 @@ func kindOf(name string) opKind {
 }
 
 // writes reports whether ops of kind k write a row (contract.KVWrites).
-func (k opKind) writes() bool {
-	return k == kindPut || k == kindPutIfAbsent || k == kindDelete || k == kindIncr
-}
+func (k opKind) writes() bool { return contract.KVWrites(kindNames[k]) }
 
 // op is an Op checked and normalized: what the call codec carries and what
 // evaluation reads.
