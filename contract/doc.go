@@ -22,6 +22,13 @@
 //     (configure's check), ParseQueueOptions (every reader's typed view of
 //     stored options, inside their ranges whatever was stored) and
 //     WithDefaults (the answer's view).
+//   - The KV call (kv.go, kv_check.go): KVOp, the one type of a KV op
+//     from the HTTP decoder to the state machine (kvstore.Op is it), its
+//     op names, bounds and kv_* reasons; CheckKVCall, the one check of a
+//     call's values, whose *KVError carries a reason and a class
+//     (TooLarge) but no HTTP status; KVNamespaceOf, the one place the
+//     "namespace" alias of "ns" is resolved; KVOp.CheckNames, the
+//     decoder's early check of the names an op gives.
 //   - Bodies (json.go): CheckJSON, one pass over a body that refuses what
 //     is not JSON, invalid UTF-8 (a lone surrogate's escape too) and
 //     nesting past a limit, and names where it stopped ("items[3].payload").

@@ -131,10 +131,7 @@ func (s *scanner) value(depth int) *JSONError {
 }
 
 func (s *scanner) object(depth int) *JSONError {
-	s.i++ // '{'
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == '}' {
-		s.i++
+	if s.open('}') {
 		return nil
 	}
 	for {
@@ -156,28 +153,14 @@ func (s *scanner) object(depth int) *JSONError {
 			err.Path = joinPath(memberStep(key), err.Path)
 			return err
 		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return s.syntax("")
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-			s.ws()
-		case '}':
-			s.i++
-			return nil
-		default:
-			return s.syntax("expected ',' or '}' after an object member")
+		if done, err := s.next('}', "expected ',' or '}' after an object member"); done || err != nil {
+			return err
 		}
 	}
 }
 
 func (s *scanner) array(depth int) *JSONError {
-	s.i++ // '['
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == ']' {
-		s.i++
+	if s.open(']') {
 		return nil
 	}
 	for n := 0; ; n++ {
@@ -185,21 +168,42 @@ func (s *scanner) array(depth int) *JSONError {
 			err.Path = joinPath("["+strconv.Itoa(n)+"]", err.Path)
 			return err
 		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return s.syntax("")
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-			s.ws()
-		case ']':
-			s.i++
-			return nil
-		default:
-			return s.syntax("expected ',' or ']' after an array element")
+		if done, err := s.next(']', "expected ',' or ']' after an array element"); done || err != nil {
+			return err
 		}
 	}
+}
+
+// open reads past a container's opening bracket and the space after it,
+// and past its closing one when it is empty (it reports so).
+func (s *scanner) open(close byte) (empty bool) {
+	s.i++
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == close {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// next reads what follows a member or an element: a ',' and the space
+// after it (more follow), or close (done); anything else is a syntax
+// error that says what was expected.
+func (s *scanner) next(close byte, expected string) (done bool, err *JSONError) {
+	s.ws()
+	if s.i >= len(s.b) {
+		return false, s.syntax("")
+	}
+	switch s.b[s.i] {
+	case ',':
+		s.i++
+		s.ws()
+		return false, nil
+	case close:
+		s.i++
+		return true, nil
+	}
+	return false, s.syntax(expected)
 }
 
 // joinPath puts step in front of rest: "items" + "[3].payload".

@@ -88,9 +88,9 @@ var (
 		Doc: "a queue's task option, and pop's and messages' task filter"}
 	SinkHold = &Name{Field: "retentionSinkHold", MinBytes: 0, MaxBytes: 64, Rule: RuleSinkName, TooLong: TooLongBadRequest,
 		Doc: "the S3 sink whose commit pointer holds retention back"}
-	KVNamespace = &Name{Field: "ns", MinBytes: 1, MaxBytes: 64, Rule: RuleKVNamespace, TooLong: TooLongKVNamespace,
+	KVNamespace = &Name{Field: "ns", MinBytes: 1, MaxBytes: KVMaxNamespaceBytes, Rule: RuleKVNamespace, TooLong: TooLongKVNamespace,
 		Doc: "a KV namespace: ^[a-z0-9][a-z0-9._-]{0,63}$"}
-	KVKey = &Name{Field: "key", MinBytes: 1, MaxBytes: 512, Rule: RuleKVKey, TooLong: TooLongKVKey,
+	KVKey = &Name{Field: "key", MinBytes: 1, MaxBytes: KVMaxKeyBytes, Rule: RuleKVKey, TooLong: TooLongKVKey,
 		Doc: "a KV key, and a getPrefix prefix and after"}
 	LockName = &Name{Field: "name", MinBytes: 1, MaxBytes: 256, Rule: RuleLockName,
 		Doc: "a lock (API.md §6)"}

@@ -21,9 +21,9 @@ var (
 	FetchMinBytes  = &Range{Field: "minBytes", Min: 0, Max: 1024 * 8 << 20, Unit: "bytes", Clamp: true, Doc: "bytes a fetch parks for (default 1)", Where: "fetch"}
 	Timestamp      = &Range{Field: "timestamp", Min: 0, Max: MaxStampMillis, Unit: "ms", Doc: "a time as epoch milliseconds", Where: "fetch/offsets"}
 	ChangedLimit   = &Range{Field: "limit", Min: 1, Max: 1000, Clamp: true, Doc: "partitions of one partitions/changed page (default 1000)", Where: "partitions/changed"}
-	KVTTLSeconds   = &Range{Field: "ttlSeconds", Min: 1, Max: 100 * 366 * 24 * 3600, Unit: "s", Doc: "a KV row's lifetime", Where: "kv"}
+	KVTTLSeconds   = &Range{Field: "ttlSeconds", Min: 1, Max: KVMaxTTLSeconds, Unit: "s", Doc: "a KV row's lifetime", Where: "kv"}
 	KVExpect       = &Range{Field: "expect", Min: 0, Max: math.MaxInt64, Doc: "the version a KV write requires (0: absent)", Where: "kv"}
-	KVLimit        = &Range{Field: "limit", Min: 1, Max: 1000, Clamp: true, Doc: "rows of one getPrefix (default 100)", Where: "kv (getPrefix)"}
+	KVLimit        = &Range{Field: "limit", Min: 1, Max: KVMaxLimit, Clamp: true, Doc: "rows of one getPrefix (default 100)", Where: "kv (getPrefix)"}
 	AckBatch       = &Range{Field: "acknowledgments", Min: 1, Max: 10000, Unit: "items", Doc: "items of one ack/batch", Where: "ack/batch"}
 	GroupMinLag    = &Range{Field: "minLag", Min: 0, Max: math.MaxInt64, Doc: "the lag a lagging group has at least (default 1)", Where: "consumer-groups/lagging"}
 	ListLimit      = &Range{Field: "limit", Min: 1, Max: 1000, Doc: "rows of one page (default 100; messages 200)", Where: "dlq, messages, status/queues, resources/partitions"}

@@ -135,23 +135,17 @@ func TestWithDefaults(t *testing.T) {
 
 // BenchmarkParseQueueOptions: a configured queue's stored options, read
 // as every push, pop and ack reads them.
-func BenchmarkParseQueueOptions(b *testing.B) {
-	stored := []byte(`{"leaseTime":45,"retryLimit":5,"retryDelay":0,"deadLetterQueue":true,"namespace":"billing","task":"invoices","dedupWindowSeconds":600}`)
-	b.ReportAllocs()
-	for b.Loop() {
-		if o := ParseQueueOptions(stored); o.RetryLimit != 5 {
-			b.Fatal(o)
-		}
-	}
-}
+func BenchmarkParseQueueOptions(b *testing.B) { benchParse(b, ParseQueueOptions) }
 
 // BenchmarkParseQueueOptionsCold: the same, decoded each time (what every
 // reader paid before the cache).
-func BenchmarkParseQueueOptionsCold(b *testing.B) {
+func BenchmarkParseQueueOptionsCold(b *testing.B) { benchParse(b, parseQueueOptions) }
+
+func benchParse(b *testing.B, parse func([]byte) QueueOptions) {
 	stored := []byte(`{"leaseTime":45,"retryLimit":5,"retryDelay":0,"deadLetterQueue":true,"namespace":"billing","task":"invoices","dedupWindowSeconds":600}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		if o := parseQueueOptions(stored); o.RetryLimit != 5 {
+		if o := parse(stored); o.RetryLimit != 5 {
 			b.Fatal(o)
 		}
 	}

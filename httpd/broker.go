@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 // Broker is what the HTTP API serves. httpd owns the routes, the JSON and
@@ -210,30 +212,14 @@ type ConfigureAnswer struct {
 	Options json.RawMessage
 }
 
-// KVOp is one op of a KV call, as the contract spells it. httpd has
-// checked the types of its fields, not their values (the broker validates
-// them and answers *Error with Reason kv_…). NS is the namespace to use:
-// httpd copies Namespace into it when the client spelled it so. Value is
-// nil when absent and "null" for JSON null.
-type KVOp struct {
-	Op         string          `json:"op"`
-	NS         string          `json:"ns,omitempty"`
-	Namespace  string          `json:"namespace,omitempty"`
-	Key        string          `json:"key,omitempty"`
-	Keys       []string        `json:"keys,omitempty"`
-	Prefix     string          `json:"prefix,omitempty"`
-	Limit      int             `json:"limit,omitempty"`
-	After      string          `json:"after,omitempty"`
-	KeysOnly   bool            `json:"keysOnly,omitempty"`
-	Value      json.RawMessage `json:"value,omitempty"`
-	TTLSeconds *int64          `json:"ttlSeconds,omitempty"`
-	Forever    bool            `json:"forever,omitempty"`
-	Expect     *int64          `json:"expect,omitempty"`
-	Required   bool            `json:"required,omitempty"`
-	Delta      json.Number     `json:"delta,omitempty"`
-	Min        json.Number     `json:"min,omitempty"`
-	Max        json.Number     `json:"max,omitempty"`
-}
+// KVOp is one op of a KV call: contract.KVOp, the one type from the
+// decoder to the state machine. httpd has checked the JSON types of its
+// fields and the names it gives, not its values (the broker checks them
+// with contract.CheckKVCall and answers *contract.KVError, which
+// KVRefusal maps). NS is resolved from "ns" or "namespace"
+// (contract.KVNamespaceOf). Value is nil when absent and "null" for JSON
+// null.
+type KVOp = contract.KVOp
 
 // QueueSummary is one queue of GET /api/v1/resources/queues.
 type QueueSummary struct {

@@ -3,6 +3,7 @@ package httpd
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -74,44 +75,28 @@ func decodeKVOp(o object, path string, op *KVOp) error {
 	if _, ok := o["tenant"]; ok {
 		return kvError(http.StatusBadRequest, ReasonKVTenantNotInput, "%s.tenant: the tenant is the caller's, not an input", path)
 	}
-	strs := []struct {
-		k string
-		p *string
-	}{{"op", &op.Op}, {"ns", &op.NS}, {"namespace", &op.Namespace}, {"key", &op.Key},
-		{"prefix", &op.Prefix}, {"after", &op.After}}
-	for _, f := range strs {
-		v, _, err := o.str(f.k, path+"."+f.k)
-		if err != nil {
-			return kvFieldError(err, f.k)
-		}
-		*f.p = v
+	var namespace string
+	err := readKVFields(path, []kvField[string]{{"op", &op.Op}, {"ns", &op.NS}, {"namespace", &namespace},
+		{"key", &op.Key}, {"prefix", &op.Prefix}, {"after", &op.After}}, o.str)
+	if err == nil {
+		err = readKVFields(path, []kvField[bool]{{"keysOnly", &op.KeysOnly}, {"forever", &op.Forever},
+			{"required", &op.Required}}, o.boolean)
 	}
-	bools := []struct {
-		k string
-		p *bool
-	}{{"keysOnly", &op.KeysOnly}, {"forever", &op.Forever}, {"required", &op.Required}}
-	for _, f := range bools {
-		v, _, err := o.boolean(f.k, path+"."+f.k)
-		if err != nil {
-			return kvFieldError(err, f.k)
-		}
-		*f.p = v
-	}
-	ints := []struct {
-		k string
-		p **int64
-	}{{"ttlSeconds", &op.TTLSeconds}, {"expect", &op.Expect}}
-	for _, f := range ints {
+	if err == nil {
 		// The broker checks the values (kv_bad_ttl, kv_bad_expect against
 		// contract.KVTTLSeconds and KVExpect); here they must be integers
 		// that int64 holds.
-		v, ok, err := o.integer(f.k, path+"."+f.k, contract.Int64(f.k), 0)
-		if err != nil {
-			return kvFieldError(err, f.k)
-		}
-		if ok {
-			*f.p = &v
-		}
+		err = readKVFields(path, []kvField[*int64]{{"ttlSeconds", &op.TTLSeconds}, {"expect", &op.Expect}},
+			func(k, path string) (*int64, bool, error) {
+				v, ok, err := o.integer(k, path, contract.Int64(k), 0)
+				if !ok || err != nil {
+					return nil, ok, err
+				}
+				return &v, true, nil
+			})
+	}
+	if err != nil {
+		return err
 	}
 	// kvstore clamps limit (0: its default); here it must be an integer.
 	limit, _, err := o.integer("limit", path+".limit", contract.Int64("limit"), 0)
@@ -119,19 +104,19 @@ func decodeKVOp(o object, path string, op *KVOp) error {
 		return kvFieldError(err, "limit")
 	}
 	op.Limit = int(limit)
-	nums := []struct {
-		k string
-		p *json.Number
-	}{{"delta", &op.Delta}, {"min", &op.Min}, {"max", &op.Max}}
-	for _, f := range nums {
-		raw := o[f.k]
-		if isNull(raw) {
-			continue
-		}
-		if c := firstByte(raw); c != '-' && (c < '0' || c > '9') {
-			return kvFieldError(badRequest("%s.%s must be a number", path, f.k), f.k)
-		}
-		*f.p = json.Number(bytes.TrimSpace(raw))
+	err = readKVFields(path, []kvField[json.Number]{{"delta", &op.Delta}, {"min", &op.Min}, {"max", &op.Max}},
+		func(k, path string) (json.Number, bool, error) {
+			raw := o[k]
+			if isNull(raw) {
+				return "", false, nil
+			}
+			if c := firstByte(raw); c != '-' && (c < '0' || c > '9') {
+				return "", false, badRequest("%s must be a number", path)
+			}
+			return json.Number(bytes.TrimSpace(raw)), true, nil
+		})
+	if err != nil {
+		return err
 	}
 	if raw := o["keys"]; !isNull(raw) {
 		list, err := asArray(raw, path+".keys")
@@ -150,30 +135,51 @@ func decodeKVOp(o object, path string, op *KVOp) error {
 	if raw, ok := o["value"]; ok {
 		op.Value = bytes.TrimSpace(raw)
 	}
-	switch {
-	case op.NS == "":
-		op.NS = op.Namespace
-	case op.Namespace != "" && op.Namespace != op.NS:
-		return kvError(http.StatusBadRequest, ReasonKVBadNamespace, "%s: ns %q and namespace %q differ", path, op.NS, op.Namespace)
+	ns, err := contract.KVNamespaceOf(path, op.NS, namespace)
+	if err != nil {
+		return kvRefusal(err)
 	}
-	return checkKVNames(op, path)
+	op.NS = ns
+	// The broker checks again, whole, and says what is missing.
+	return contractError(op.CheckNames(path))
 }
 
-// checkKVNames checks the names an op gives against the contract (the
-// broker checks again, and says what is missing).
-func checkKVNames(op *KVOp, path string) error {
-	if op.NS != "" {
-		if err := contract.KVNamespace.Check(path+".ns", op.NS); err != nil {
-			return contractError(err)
+// kvField is an op field of JSON type T and where it goes.
+type kvField[T any] struct {
+	k string
+	p *T
+}
+
+// readKVFields reads fields in order with read (object.str, .boolean, …),
+// a field of the wrong type refused with its reason (kvFieldError).
+func readKVFields[T any](path string, fields []kvField[T], read func(k, path string) (T, bool, error)) error {
+	for _, f := range fields {
+		v, _, err := read(f.k, path+"."+f.k)
+		if err != nil {
+			return kvFieldError(err, f.k)
 		}
-	}
-	for _, k := range append([]string{op.Key, op.Prefix, op.After}, op.Keys...) {
-		if k == "" {
-			continue
-		}
-		if err := contract.KVKey.Check(path+".key", k); err != nil {
-			return contractError(err)
-		}
+		*f.p = v
 	}
 	return nil
+}
+
+// KVRefusal is the answer to a KV call the contract refuses: a
+// *contract.KVError of the TooLarge class is a 413 payload_too_large, any
+// other a 400 kv_bad_request, with its reason and detail. It is the one
+// mapping of the class to HTTP, for httpd's own refusals and the broker's.
+func KVRefusal(e *contract.KVError) *Error {
+	status, code := http.StatusBadRequest, CodeKVBadRequest
+	if e.TooLarge() {
+		status, code = http.StatusRequestEntityTooLarge, CodePayloadTooLarge
+	}
+	return &Error{Status: status, Code: code, Message: e.Error(), Reason: e.Reason, Detail: e.Detail}
+}
+
+// kvRefusal maps err with KVRefusal when it is a *contract.KVError.
+func kvRefusal(err error) error {
+	var e *contract.KVError
+	if errors.As(err, &e) {
+		return KVRefusal(e)
+	}
+	return err
 }

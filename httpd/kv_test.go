@@ -3,10 +3,13 @@ package httpd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 func i64(n int64) *int64 { return &n }
@@ -26,7 +29,7 @@ func TestKVCallOps(t *testing.T) {
 		{"bare array", `[{"op":"get","ns":"app","key":"k"},{"op":"getMany","ns":"app","keys":["a","b"]}]`,
 			[]KVOp{{Op: "get", NS: "app", Key: "k"}, {Op: "getMany", NS: "app", Keys: []string{"a", "b"}}}},
 		{"namespace alias", `[{"op":"get","namespace":"app","key":"k"}]`,
-			[]KVOp{{Op: "get", NS: "app", Namespace: "app", Key: "k"}}},
+			[]KVOp{{Op: "get", NS: "app", Key: "k"}}},
 		{"put", `[{"op":"put","ns":"app","key":"k","value": { "a" : 1.50 },"ttlSeconds":30,"expect":0,"required":true}]`,
 			[]KVOp{{Op: "put", NS: "app", Key: "k", Value: json.RawMessage(`{ "a" : 1.50 }`), TTLSeconds: i64(30), Expect: i64(0), Required: true}}},
 		{"null value", `[{"op":"put","ns":"app","key":"k","value":null,"forever":true}]`,
@@ -119,6 +122,32 @@ func TestKVBrokerErrors(t *testing.T) {
 			}
 			if ra := w.Header().Get("Retry-After"); (ra == "1") != (want.Status == 429) {
 				t.Fatalf("Retry-After = %q", ra)
+			}
+		})
+	}
+}
+
+// TestKVRefusal: the class of a refusal of contract.CheckKVCall is its
+// status, answered in the KV shape with its reason and detail.
+func TestKVRefusal(t *testing.T) {
+	cases := []struct {
+		reason string
+		status int
+		code   string
+	}{
+		{contract.KVReasonBadTTL, 400, "kv_bad_request"},
+		{contract.KVReasonBadNamespace, 400, "kv_bad_request"},
+		{contract.KVReasonKeyTooLarge, 413, "payload_too_large"},
+		{contract.KVReasonValueTooLarge, 413, "payload_too_large"},
+	}
+	for _, c := range cases {
+		t.Run(c.reason, func(t *testing.T) {
+			ke := &contract.KVError{Reason: c.reason, Index: 0, Detail: "what was wrong"}
+			fb := &fakeBroker{kv: func(context.Context, string, []KVOp) (json.Marshaler, error) { return nil, KVRefusal(ke) }}
+			e := newEnv(t, fb, Options{})
+			w := e.do(t, "POST", "/api/v1/kv", `[{"op":"put","ns":"a","key":"k","value":1,"ttlSeconds":0}]`)
+			if b := wantKVError(t, w, c.status, c.code, c.reason); b.Detail != ke.Detail {
+				t.Fatalf("detail = %q", b.Detail)
 			}
 		})
 	}
@@ -298,4 +327,32 @@ func TestKVConsoleRoutes(t *testing.T) {
 		wantKVError(t, e.do(t, c.method, c.target, c.body), http.StatusBadRequest, CodeKVBadRequest, c.reason)
 		e.fb.none(t)
 	}
+}
+
+// FuzzKVDecode: decoding any body of POST /api/v1/kv never panics; a
+// refusal is a 400 or 413 in the KV shape, and what it accepts names only
+// names the contract allows, with ns resolved.
+func FuzzKVDecode(f *testing.F) {
+	f.Add([]byte(`{"operations":[{"op":"get","ns":"app","key":"k"}]}`))
+	f.Add([]byte(`[{"op":"put","namespace":"app","key":"k","value":{"a":1},"ttlSeconds":30,"expect":0,"required":true}]`))
+	f.Add([]byte(`[{"op":"incr","ns":"a","namespace":"b","key":"n","delta":0.10,"min":-1,"max":1e3,"forever":true}]`))
+	f.Add([]byte(`[{"op":"getPrefix","ns":"app","prefix":"a/","after":"a/b","limit":5,"keysOnly":true,"keys":["x"]}]`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if parseJSON(body) != nil {
+			return // s.body refuses it before decodeKVCall
+		}
+		ops, err := decodeKVCall(body)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || (e.Status != http.StatusBadRequest && e.Status != http.StatusRequestEntityTooLarge) || e.Reason == "" {
+				t.Fatalf("refusal %v is not a 400 or 413 *Error in the KV shape", err)
+			}
+			return
+		}
+		for i := range ops {
+			if err := ops[i].CheckNames("op"); err != nil {
+				t.Fatalf("op %d: %+v was let through: %v", i, ops[i], err)
+			}
+		}
+	})
 }

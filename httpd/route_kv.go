@@ -13,19 +13,15 @@ import (
 // The limits of a KV namespace and key (API.md §5):
 // contract.KVNamespace's and contract.KVKey's MaxBytes.
 const (
-	MaxKVNamespaceBytes = 64
-	MaxKVKeyBytes       = 512
+	MaxKVNamespaceBytes = contract.KVMaxNamespaceBytes
+	MaxKVKeyBytes       = contract.KVMaxKeyBytes
 )
 
 // kvCall is POST /api/v1/kv: the broker's answer as it marshals itself,
 // 200 also when a required op was not applied (ok false).
 func (s *server) kvCall() http.Handler {
 	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
-		if err != nil {
-			return asKV(err, ReasonKVBadBody)
-		}
-		ops, err := decodeKVCall(body)
+		ops, err := decodeKVBody(s, r, decodeKVCall)
 		if err != nil {
 			return err
 		}
@@ -36,6 +32,17 @@ func (s *server) kvCall() http.Handler {
 		writeRaw(w, http.StatusOK, raw)
 		return nil
 	})
+}
+
+// decodeKVBody reads a KV route's JSON body and decodes it; a body that
+// is not JSON is refused in the KV shape (kv_bad_body).
+func decodeKVBody[T any](s *server, r *http.Request, decode func([]byte) (T, error)) (T, error) {
+	body, err := s.body(r)
+	if err != nil {
+		var zero T
+		return zero, asKV(err, ReasonKVBadBody)
+	}
+	return decode(body)
 }
 
 // runKV runs one KV call and returns the answer's JSON.
@@ -60,45 +67,51 @@ func (s *server) runKV(r *http.Request, ops []KVOp) ([]byte, error) {
 // kvGet is GET /api/v1/kv/:ns/*key: the get's element, with ETag
 // "<version>" on a hit.
 func (s *server) kvGet() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		ns, key, err := kvPath(r)
-		if err != nil {
-			return err
-		}
-		return s.kvSingle(w, r, KVOp{Op: "get", NS: ns, Key: key})
-	})
+	return s.kvKeyRoute(kvNoBody, func(ns, key string, _ KVOp) KVOp { return KVOp{Op: "get", NS: ns, Key: key} })
 }
 
 // kvPut is PUT /api/v1/kv/:ns/*key: a put of the body's value, ttlSeconds,
 // forever, expect and required.
 func (s *server) kvPut() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		ns, key, err := kvPath(r)
-		if err != nil {
-			return err
-		}
-		in, err := s.kvBody(r, false)
-		if err != nil {
-			return err
-		}
-		return s.kvSingle(w, r, KVOp{Op: "put", NS: ns, Key: key, Value: in.Value,
-			TTLSeconds: in.TTLSeconds, Forever: in.Forever, Expect: in.Expect, Required: in.Required})
+	return s.kvKeyRoute(kvBodyRequired, func(ns, key string, in KVOp) KVOp {
+		return KVOp{Op: "put", NS: ns, Key: key, Value: in.Value,
+			TTLSeconds: in.TTLSeconds, Forever: in.Forever, Expect: in.Expect, Required: in.Required}
 	})
 }
 
 // kvDelete is DELETE /api/v1/kv/:ns/*key, with an optional body {expect,
 // required}.
 func (s *server) kvDelete() http.Handler {
+	return s.kvKeyRoute(kvBodyOptional, func(ns, key string, in KVOp) KVOp {
+		return KVOp{Op: "delete", NS: ns, Key: key, Expect: in.Expect, Required: in.Required}
+	})
+}
+
+// kvBodyRule is what a single-key route takes as a body: none (GET), a
+// required one (PUT) or an optional one (DELETE).
+type kvBodyRule int
+
+const (
+	kvNoBody kvBodyRule = iota
+	kvBodyRequired
+	kvBodyOptional
+)
+
+// kvKeyRoute serves a single-key route: the path's namespace and key, the
+// body's fields as body says, and the one op build makes of them.
+func (s *server) kvKeyRoute(body kvBodyRule, build func(ns, key string, in KVOp) KVOp) http.Handler {
 	return handle(func(w http.ResponseWriter, r *http.Request) error {
 		ns, key, err := kvPath(r)
 		if err != nil {
 			return err
 		}
-		in, err := s.kvBody(r, true)
-		if err != nil {
-			return err
+		var in KVOp
+		if body != kvNoBody {
+			if in, err = s.kvBody(r, body == kvBodyOptional); err != nil {
+				return err
+			}
 		}
-		return s.kvSingle(w, r, KVOp{Op: "delete", NS: ns, Key: key, Expect: in.Expect, Required: in.Required})
+		return s.kvSingle(w, r, build(ns, key, in))
 	})
 }
 

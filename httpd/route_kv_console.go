@@ -34,8 +34,8 @@ type KVListQuery struct {
 // kvNamespaces is GET /api/v1/resources/kv/namespaces.
 func (s *server) kvNamespaces() http.Handler {
 	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		if r.URL.RawQuery != "" || r.URL.ForceQuery {
-			return kvError(http.StatusBadRequest, ReasonKVNoQueryString, "console reads take no query string")
+		if err := noConsoleQuery(r); err != nil {
+			return err
 		}
 		ans, err := s.kc.KVNamespaces(r.Context(), tenantOf(r))
 		if err != nil {
@@ -45,17 +45,21 @@ func (s *server) kvNamespaces() http.Handler {
 	})
 }
 
+// noConsoleQuery refuses a console read with a query string.
+func noConsoleQuery(r *http.Request) error {
+	if r.URL.RawQuery != "" || r.URL.ForceQuery {
+		return kvError(http.StatusBadRequest, ReasonKVNoQueryString, "console reads take no query string")
+	}
+	return nil
+}
+
 // kvList is POST /api/v1/resources/kv/list.
 func (s *server) kvList() http.Handler {
 	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		if r.URL.RawQuery != "" || r.URL.ForceQuery {
-			return kvError(http.StatusBadRequest, ReasonKVNoQueryString, "console reads take no query string")
+		if err := noConsoleQuery(r); err != nil {
+			return err
 		}
-		body, err := s.body(r)
-		if err != nil {
-			return asKV(err, ReasonKVBadBody)
-		}
-		q, err := decodeKVList(body)
+		q, err := decodeKVBody(s, r, decodeKVList)
 		if err != nil {
 			return err
 		}

@@ -110,7 +110,7 @@ func TestTxnDecode(t *testing.T) {
 		{"kv only", `{"kv":[{"op":"put","namespace":"app","key":"k","value": { "n" : 1.50 },"ttlSeconds":30,"expect":0,"required":true},
 			{"op":"getMany","ns":"app","keys":["a","b"]},{"op":"incr","ns":"app","key":"n","delta":0.10,"forever":true}]}`,
 			TxnRequest{KV: []KVOp{
-				{Op: "put", NS: "app", Namespace: "app", Key: "k", Value: json.RawMessage(`{ "n" : 1.50 }`), TTLSeconds: i64(30), Expect: i64(0), Required: true},
+				{Op: "put", NS: "app", Key: "k", Value: json.RawMessage(`{ "n" : 1.50 }`), TTLSeconds: i64(30), Expect: i64(0), Required: true},
 				{Op: "getMany", NS: "app", Keys: []string{"a", "b"}},
 				{Op: "incr", NS: "app", Key: "n", Delta: "0.10", Forever: true},
 			}}},

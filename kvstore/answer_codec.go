@@ -1,9 +1,6 @@
 package kvstore
 
-import (
-	"encoding/binary"
-	"fmt"
-)
+import "encoding/binary"
 
 // reasons numbers the write reasons in the answer codec; 0 is none.
 var reasons = [...]string{"", ReasonExists, ReasonAbsent, ReasonVersion, ReasonLimit, ReasonType}
@@ -16,15 +13,6 @@ func reasonCode(r string) byte {
 	}
 	panic("kvstore: unknown reason " + r) // every reason comes from the constants above
 }
-
-// result flags.
-const (
-	rflagApplied = 1 << iota
-	rflagFound
-	rflagTruncated
-	rflagValue
-	rflagsKnown = rflagApplied | rflagFound | rflagTruncated | rflagValue
-)
 
 // appendAnswer appends a's encoding (Stamp is not part of it: the entry's
 // result carries it):
@@ -44,46 +32,19 @@ func appendAnswer(b []byte, a *Answer) []byte {
 		b = append(b, reasonCode(a.KVReason))
 		b = binary.AppendUvarint(b, a.Version)
 		b = append(b, valueFlag(a.Value))
-		if a.Value != nil {
-			b = appendString(b, string(a.Value))
-		}
-		return b
+		return appendValue(b, a.Value)
 	}
 	b = append(b, 1)
 	b = binary.AppendUvarint(b, uint64(len(a.Results)))
 	for i := range a.Results {
 		r := &a.Results[i]
-		flags := valueFlag(r.Value)
-		if r.Applied {
-			flags |= rflagApplied
-		}
-		if r.Found {
-			flags |= rflagFound
-		}
-		if r.Truncated {
-			flags |= rflagTruncated
-		}
-		b = append(b, byte(kindOf(r.Op)))
-		b = append(b, flags)
-		b = append(b, reasonCode(r.Reason))
-		b = appendString(b, r.Key)
-		if r.Value != nil {
-			b = appendString(b, string(r.Value))
-		}
-		b = binary.AppendUvarint(b, r.Version)
-		b = binary.AppendVarint(b, r.ExpiresAt)
-		b = binary.AppendVarint(b, r.UpdatedAt)
+		b = append(b, byte(kindOf(r.Op)), flagBits(r.Applied, r.Found, r.Truncated, r.Value != nil), reasonCode(r.Reason))
+		b = appendRow(b, &Row{Key: r.Key, Value: r.Value, Version: r.Version, ExpiresAt: r.ExpiresAt, UpdatedAt: r.UpdatedAt})
 		b = binary.AppendUvarint(b, uint64(len(r.Rows)))
 		for j := range r.Rows {
 			w := &r.Rows[j]
 			b = append(b, valueFlag(w.Value))
-			b = appendString(b, w.Key)
-			if w.Value != nil {
-				b = appendString(b, string(w.Value))
-			}
-			b = binary.AppendUvarint(b, w.Version)
-			b = binary.AppendVarint(b, w.ExpiresAt)
-			b = binary.AppendVarint(b, w.UpdatedAt)
+			b = appendRow(b, w)
 		}
 		b = binary.AppendUvarint(b, uint64(len(r.Missing)))
 		for _, k := range r.Missing {
@@ -92,6 +53,25 @@ func appendAnswer(b []byte, a *Answer) []byte {
 		b = appendString(b, r.NextAfter)
 	}
 	return b
+}
+
+// appendRow appends what a result and a row share: key, value (when its
+// flag says so), version and stamps.
+func appendRow(b []byte, w *Row) []byte {
+	b = appendString(b, w.Key)
+	b = appendValue(b, w.Value)
+	b = binary.AppendUvarint(b, w.Version)
+	b = binary.AppendVarint(b, w.ExpiresAt)
+	return binary.AppendVarint(b, w.UpdatedAt)
+}
+
+// row reads what appendRow wrote.
+func (d *decoder) row(w *Row, hasValue bool) {
+	w.Key = d.string()
+	if hasValue {
+		w.Value = d.Bytes()
+	}
+	w.Version, w.ExpiresAt, w.UpdatedAt = d.Uvarint(), d.Varint(), d.Varint()
 }
 
 // valueFlag is rflagValue when v is present.
@@ -107,10 +87,10 @@ func valueFlag(v []byte) byte {
 // rolled back. Stamp is left 0: it is the entry's, in raftlog.Result.
 // An answer raftlog.Rejected recognizes is not a KV answer.
 func DecodeAnswer(b []byte) (*Answer, error) {
-	if len(b) == 0 || b[0] != callVersion {
-		return nil, fmt.Errorf("%w: answer version", ErrCorrupt)
+	d, err := openDecoder(b, "answer")
+	if err != nil {
+		return nil, err
 	}
-	d := newDecoder(b[1:])
 	ok := d.Byte()
 	a := &Answer{OK: ok == 1}
 	switch {
@@ -118,11 +98,7 @@ func DecodeAnswer(b []byte) (*Answer, error) {
 		d.Fail("ok")
 	case !a.OK:
 		a.Reason = ReasonPrecondition
-		if fi := d.Uvarint(); fi > 1<<31-1 {
-			d.Fail("failed index")
-		} else {
-			a.FailedIndex = int(fi)
-		}
+		a.FailedIndex = int(d.uvarintTo(1<<31-1, "failed index"))
 		a.KVReason = d.reason()
 		a.Version = d.Uvarint()
 		if f := d.Byte(); f&^rflagValue != 0 {
@@ -141,11 +117,8 @@ func DecodeAnswer(b []byte) (*Answer, error) {
 			}
 		}
 	}
-	if d.Err == nil && len(d.B) > 0 {
-		d.Fail("trailing bytes")
-	}
-	if d.Err != nil {
-		return nil, d.Err
+	if err := d.finish(); err != nil {
+		return nil, err
 	}
 	return a, nil
 }
@@ -176,32 +149,20 @@ func (d *decoder) result(r *Result, i int) {
 	r.Op = kindNames[kind]
 	r.Applied, r.Found, r.Truncated = flags&rflagApplied != 0, flags&rflagFound != 0, flags&rflagTruncated != 0
 	r.Reason = d.reason()
-	r.Key = d.string()
-	if flags&rflagValue != 0 {
-		r.Value = d.Bytes()
-	}
-	r.Version, r.ExpiresAt, r.UpdatedAt = d.Uvarint(), d.Varint(), d.Varint()
+	var w Row
+	d.row(&w, flags&rflagValue != 0)
+	r.Key, r.Value, r.Version, r.ExpiresAt, r.UpdatedAt = w.Key, w.Value, w.Version, w.ExpiresAt, w.UpdatedAt
 	if n := d.Count(minRowBytes); n > 0 {
 		r.Rows = make([]Row, n)
 		for j := range r.Rows {
-			w := &r.Rows[j]
 			f := d.Byte()
 			if f&^rflagValue != 0 {
 				d.Fail("row flags")
 				return
 			}
-			w.Key = d.string()
-			if f != 0 {
-				w.Value = d.Bytes()
-			}
-			w.Version, w.ExpiresAt, w.UpdatedAt = d.Uvarint(), d.Varint(), d.Varint()
+			d.row(&r.Rows[j], f != 0)
 		}
 	}
-	if n := d.Count(1); n > 0 {
-		r.Missing = make([]string, n)
-		for j := range r.Missing {
-			r.Missing[j] = d.string()
-		}
-	}
+	r.Missing = d.strings()
 	r.NextAfter = d.string()
 }

@@ -21,13 +21,15 @@ const callVersion = 1
 // one-byte fields.
 const minOpBytes = 12
 
-// op flags.
+// The flags of an op (call codec) and of a result (answer codec), side by
+// side: bit i is flagBits' argument i in both.
 const (
-	flagRequired = 1 << iota
-	flagKeysOnly
-	flagExpect
-	flagValue
-	flagsKnown = flagRequired | flagKeysOnly | flagExpect | flagValue
+	flagRequired, rflagApplied = 1 << iota, 1 << iota
+	flagKeysOnly, rflagFound
+	flagExpect, rflagTruncated
+	flagValue, rflagValue
+	flagsKnown  = flagRequired | flagKeysOnly | flagExpect | flagValue
+	rflagsKnown = rflagApplied | rflagFound | rflagTruncated | rflagValue
 )
 
 // appendCall appends c's encoding:
@@ -44,20 +46,7 @@ func appendCall(b []byte, c *call) []byte {
 	b = binary.AppendUvarint(b, uint64(len(c.ops)))
 	for i := range c.ops {
 		o := &c.ops[i]
-		var flags byte
-		if o.required {
-			flags |= flagRequired
-		}
-		if o.keysOnly {
-			flags |= flagKeysOnly
-		}
-		if o.hasExpect {
-			flags |= flagExpect
-		}
-		if o.value != nil {
-			flags |= flagValue
-		}
-		b = append(b, byte(o.kind), flags)
+		b = append(b, byte(o.kind), flagBits(o.required, o.keysOnly, o.hasExpect, o.value != nil))
 		b = appendString(b, o.ns)
 		b = appendString(b, o.key)
 		b = binary.AppendUvarint(b, uint64(len(o.keys)))
@@ -68,9 +57,7 @@ func appendCall(b []byte, c *call) []byte {
 		b = binary.AppendUvarint(b, uint64(o.limit))
 		b = binary.AppendVarint(b, o.ttl)
 		b = binary.AppendUvarint(b, o.expect)
-		if o.value != nil {
-			b = appendString(b, string(o.value))
-		}
+		b = appendValue(b, o.value)
 		b = appendString(b, o.delta)
 		b = appendString(b, o.min)
 		b = appendString(b, o.max)
@@ -82,10 +69,10 @@ func appendCall(b []byte, c *call) []byte {
 // (known version, kinds and flags; lengths inside b; no trailing bytes):
 // evaluation checks the rest. Values alias b.
 func decodeCall(b []byte) (*call, error) {
-	if len(b) == 0 || b[0] != callVersion {
-		return nil, fmt.Errorf("%w: call version", ErrCorrupt)
+	d, err := openDecoder(b, "call")
+	if err != nil {
+		return nil, err
 	}
-	d := newDecoder(b[1:])
 	c := &call{tenant: d.string()}
 	n := d.Count(minOpBytes)
 	if n > 0 {
@@ -101,18 +88,9 @@ func decodeCall(b []byte) (*call, error) {
 		o.kind = opKind(kind)
 		o.required, o.keysOnly, o.hasExpect = flags&flagRequired != 0, flags&flagKeysOnly != 0, flags&flagExpect != 0
 		o.ns, o.key = d.string(), d.string()
-		if nk := d.Count(1); nk > 0 {
-			o.keys = make([]string, nk)
-			for j := range o.keys {
-				o.keys[j] = d.string()
-			}
-		}
+		o.keys = d.strings()
 		o.after = d.string()
-		if l := d.Uvarint(); l > 1<<32-1 {
-			d.Fail("limit")
-		} else {
-			o.limit = uint32(l)
-		}
+		o.limit = uint32(d.uvarintTo(1<<32-1, "limit"))
 		o.ttl = d.Varint()
 		o.expect = d.Uvarint()
 		if flags&flagValue != 0 {
@@ -123,16 +101,33 @@ func decodeCall(b []byte) (*call, error) {
 			break
 		}
 	}
-	if d.Err == nil && len(d.B) > 0 {
-		d.Fail("trailing bytes")
-	}
-	if d.Err != nil {
-		return nil, d.Err
+	if err := d.finish(); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
 
 func appendString(b []byte, s string) []byte { return wire.AppendString(b, s) }
+
+// appendValue appends v as a string when it is present (its flag says so).
+func appendValue(b, v []byte) []byte {
+	if v != nil {
+		b = appendString(b, string(v))
+	}
+	return b
+}
+
+// flagBits packs a flag byte: bit i is set when set[i] is true (the
+// flag* and rflag* constants count from bit 0 in that order).
+func flagBits(set ...bool) byte {
+	var f byte
+	for i, on := range set {
+		if on {
+			f |= 1 << i
+		}
+	}
+	return f
+}
 
 // decoder reads the fields of kvstore's codecs (wire.Decoder), its
 // failures wrapping ErrCorrupt.
@@ -140,4 +135,45 @@ type decoder struct{ wire.Decoder }
 
 func newDecoder(b []byte) decoder { return decoder{wire.NewDecoder(b, ErrCorrupt)} }
 
+// openDecoder reads past the version that starts an encoded call or
+// answer (what), refusing one this node does not know.
+func openDecoder(b []byte, what string) (decoder, error) {
+	if len(b) == 0 || b[0] != callVersion {
+		return decoder{}, fmt.Errorf("%w: %s version", ErrCorrupt, what)
+	}
+	return newDecoder(b[1:]), nil
+}
+
+// finish refuses bytes after the last field and returns d's error.
+func (d *decoder) finish() error {
+	if d.Err == nil && len(d.B) > 0 {
+		d.Fail("trailing bytes")
+	}
+	return d.Err
+}
+
 func (d *decoder) string() string { return string(d.Bytes()) }
+
+// strings reads a uvarint count and that many strings (nil for none).
+func (d *decoder) strings() []string {
+	n := d.Count(1)
+	if n == 0 {
+		return nil
+	}
+	s := make([]string, n)
+	for i := range s {
+		s[i] = d.string()
+	}
+	return s
+}
+
+// uvarintTo reads a uvarint of at most max; a larger one fails d (what
+// names it) and reads as 0.
+func (d *decoder) uvarintTo(max uint64, what string) uint64 {
+	v := d.Uvarint()
+	if v > max {
+		d.Fail(what)
+		return 0
+	}
+	return v
+}

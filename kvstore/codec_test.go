@@ -46,25 +46,22 @@ func seedAnswers() []*Answer {
 }
 
 func TestCallRoundTrip(t *testing.T) {
-	for i, c := range seedCalls(t) {
-		got, err := decodeCall(appendCall(nil, c))
-		if err != nil {
-			t.Fatalf("call %d: %v", i, err)
-		}
-		if !reflect.DeepEqual(got, c) {
-			t.Errorf("call %d:\n got %+v\nwant %+v", i, got, c)
-		}
-	}
+	testRoundTrip(t, "call", seedCalls(t), decodeCall, func(c *call) []byte { return appendCall(nil, c) })
 }
 
 func TestAnswerRoundTrip(t *testing.T) {
-	for i, a := range seedAnswers() {
-		got, err := DecodeAnswer(appendAnswer(nil, a))
+	testRoundTrip(t, "answer", seedAnswers(), DecodeAnswer, func(a *Answer) []byte { return appendAnswer(nil, a) })
+}
+
+// testRoundTrip checks that each value decodes from its encoding as it was.
+func testRoundTrip[T any](t *testing.T, what string, values []T, decode func([]byte) (T, error), encode func(T) []byte) {
+	for i, v := range values {
+		got, err := decode(encode(v))
 		if err != nil {
-			t.Fatalf("answer %d: %v", i, err)
+			t.Fatalf("%s %d: %v", what, i, err)
 		}
-		if !reflect.DeepEqual(got, a) {
-			t.Errorf("answer %d:\n got %+v\nwant %+v", i, got, a)
+		if !reflect.DeepEqual(got, v) {
+			t.Errorf("%s %d:\n got %+v\nwant %+v", what, i, got, v)
 		}
 	}
 }
@@ -72,45 +69,43 @@ func TestAnswerRoundTrip(t *testing.T) {
 // FuzzCallCodec: decoding arbitrary bytes never panics, and whatever
 // decodes encodes to bytes that decode to the same call.
 func FuzzCallCodec(f *testing.F) {
+	var seeds [][]byte
 	for _, c := range seedCalls(f) {
-		f.Add(appendCall(nil, c))
+		seeds = append(seeds, appendCall(nil, c))
 	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		c, err := decodeCall(b)
-		if err != nil {
-			return
-		}
-		enc := appendCall(nil, c)
-		c2, err := decodeCall(enc)
-		if err != nil {
-			t.Fatalf("re-decode: %v", err)
-		}
-		if !reflect.DeepEqual(c, c2) {
-			t.Fatalf("round trip:\n got %+v\nwant %+v", c2, c)
-		}
-		if enc2 := appendCall(nil, c2); !bytes.Equal(enc, enc2) {
-			t.Fatalf("the encoding is not stable")
-		}
-	})
+	fuzzRoundTrip(f, seeds, decodeCall, func(c *call) []byte { return appendCall(nil, c) })
 }
 
 // FuzzAnswerCodec: the same for answers.
 func FuzzAnswerCodec(f *testing.F) {
+	var seeds [][]byte
 	for _, a := range seedAnswers() {
-		f.Add(appendAnswer(nil, a))
+		seeds = append(seeds, appendAnswer(nil, a))
+	}
+	fuzzRoundTrip(f, seeds, DecodeAnswer, func(a *Answer) []byte { return appendAnswer(nil, a) })
+}
+
+// fuzzRoundTrip fuzzes a codec from seeds: decoding never panics, and
+// what decodes encodes to stable bytes that decode to the same value.
+func fuzzRoundTrip[T any](f *testing.F, seeds [][]byte, decode func([]byte) (T, error), encode func(T) []byte) {
+	for _, s := range seeds {
+		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		a, err := DecodeAnswer(b)
+		v, err := decode(b)
 		if err != nil {
 			return
 		}
-		enc := appendAnswer(nil, a)
-		a2, err := DecodeAnswer(enc)
+		enc := encode(v)
+		v2, err := decode(enc)
 		if err != nil {
 			t.Fatalf("re-decode: %v", err)
 		}
-		if !reflect.DeepEqual(a, a2) {
-			t.Fatalf("round trip:\n got %+v\nwant %+v", a2, a)
+		if !reflect.DeepEqual(v, v2) {
+			t.Fatalf("round trip:\n got %+v\nwant %+v", v2, v)
+		}
+		if enc2 := encode(v2); !bytes.Equal(enc, enc2) {
+			t.Fatalf("the encoding is not stable")
 		}
 	})
 }

@@ -44,17 +44,10 @@ type ListAnswer struct {
 }
 
 // List reads one page of a namespace's rows (ListQuery). Its errors are
-// *Error for a query the contract refuses.
+// *contract.KVError for a query the contract refuses.
 func (s *Store) List(ctx context.Context, tenant string, q ListQuery) (*ListAnswer, error) {
-	if err := contract.KVNamespace.Check("namespace", q.NS); err != nil {
-		return nil, badRequest(-1, ReasonBadNamespace, "%s", err)
-	}
-	for _, k := range []struct{ field, v string }{{"prefix", q.Prefix}, {"after", q.After}} {
-		if k.v != "" {
-			if err := checkKey(-1, k.field, k.v); err != nil {
-				return nil, err
-			}
-		}
+	if err := contract.CheckKVList(q.NS, q.Prefix, q.After); err != nil {
+		return nil, err
 	}
 	limit := q.Limit
 	if limit == 0 {

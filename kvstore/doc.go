@@ -7,9 +7,12 @@
 // version, an expiry and the stamp of its last write; the ops get, getMany,
 // getPrefix, put (with expect), putIfAbsent, delete (with expect), incr
 // and check; calls of up to 256 ops whose required ops make the call all
-// or nothing (the fence that locks and the S3 sink build on); validation
-// of calls against the contract's limits and error codes; the call and
-// answer codecs; the JSON shape of answers.
+// or nothing (the fence that locks and the S3 sink build on); the call
+// and answer codecs; the JSON shape of answers. The op is contract's (Op
+// is contract.KVOp), and so are a call's rules and refusals: prepare runs
+// contract.CheckKVCall, whose *contract.KVError carries a reason and a
+// class (TooLarge) but no HTTP status, then normalizes the ops for the
+// codec.
 //
 // A call travels as one raftlog op of kind OpKV (256) holding the tenant
 // and every op. Appliers() registers its applier with
@@ -71,8 +74,9 @@
 //   - ttlSeconds and forever together are kv_expiry_not_specified
 //     ("exactly one"); ttlSeconds above 100 years is kv_bad_ttl.
 //   - A missing value or one that is not JSON is kv_bad_value.
-//   - 413s carry Code payload_too_large and Reason kv_key_too_large or
-//     kv_value_too_large.
+//   - A key or value too large is the TooLarge class (Reason
+//     kv_key_too_large or kv_value_too_large): a 413 payload_too_large
+//     on the wire.
 //   - getMany reads each distinct key once. The 4 MiB read budget counts
 //     keys and values read: get always answers, getMany and getPrefix
 //     stop and say truncated when the next row would not fit (getMany's
@@ -105,7 +109,7 @@
 //		{Op: kvstore.OpPut, NS: "app", Key: "cursor", Value: json.RawMessage(`{"at":42}`), TTLSeconds: &ttl},
 //	})
 //	switch {
-//	case err != nil: // *kvstore.Error (400/413), or raftlog's (ErrTimeout: outcome unknown)
+//	case err != nil: // *contract.KVError (refused), or raftlog's (ErrTimeout: outcome unknown)
 //	case !ans.OK: // ans.FailedIndex, ans.KVReason: nothing was written
 //	default: // ans.Results[1].Version is the new fencing token
 //	}

@@ -109,40 +109,16 @@ func linStep(st, in, out any) (bool, any) {
 
 var linModel = porcupine.Model{
 	Partition: func(h []porcupine.Operation) [][]porcupine.Operation {
-		by := map[string][]porcupine.Operation{}
-		var keys []string
-		for _, op := range h {
-			k := op.Input.(lin).key
-			if _, ok := by[k]; !ok {
-				keys = append(keys, k)
-			}
-			by[k] = append(by[k], op)
-		}
-		out := make([][]porcupine.Operation, 0, len(keys))
-		for _, k := range keys {
-			out = append(out, by[k])
-		}
-		return out
+		return byKey(h, func(op porcupine.Operation) string { return op.Input.(lin).key })
 	},
 	PartitionEvent: func(h []porcupine.Event) [][]porcupine.Event {
-		key := map[int]string{}
-		by := map[string][]porcupine.Event{}
-		var keys []string
-		for _, e := range h {
+		key := map[int]string{} // a call's key, for its return
+		return byKey(h, func(e porcupine.Event) string {
 			if e.Kind == porcupine.CallEvent {
 				key[e.Id] = e.Value.(lin).key
 			}
-			k := key[e.Id]
-			if _, ok := by[k]; !ok {
-				keys = append(keys, k)
-			}
-			by[k] = append(by[k], e)
-		}
-		out := make([][]porcupine.Event, 0, len(keys))
-		for _, k := range keys {
-			out = append(out, by[k])
-		}
-		return out
+			return key[e.Id]
+		})
 	},
 	Init: func() any { return linState{} },
 	Step: linStep,
@@ -182,4 +158,24 @@ func linResult(t *testing.T, r kvstore.Result) linOut {
 		o.value = v
 	}
 	return o
+}
+
+// byKey splits a history by key, each part in history order, the parts in
+// the order their keys first appear. key is called once per element, in
+// order.
+func byKey[T any](h []T, key func(T) string) [][]T {
+	by := map[string][]T{}
+	var keys []string
+	for _, x := range h {
+		k := key(x)
+		if _, ok := by[k]; !ok {
+			keys = append(keys, k)
+		}
+		by[k] = append(by[k], x)
+	}
+	out := make([][]T, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, by[k])
+	}
+	return out
 }

@@ -4,50 +4,9 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
+
+	"github.com/queen-mq/queen-go/contract"
 )
-
-// isNumber reports whether s is a JSON number:
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func isNumber(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && s[i] >= '1' && s[i] <= '9':
-		i = digits(s, i)
-	default:
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		j := digits(s, i+1)
-		if j == i+1 {
-			return false
-		}
-		i = j
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		j := digits(s, i)
-		if j == i {
-			return false
-		}
-		i = j
-	}
-	return i == len(s)
-}
-
-func digits(s string, i int) int {
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	return i
-}
 
 // decimalContext does exact arithmetic: precision 0 never rounds, and the
 // exponent range bounds how many digits a sum can need (about 200,000).
@@ -56,7 +15,7 @@ var decimalContext = apd.BaseContext
 // parseNumber reads a JSON number exactly; ok is false when it is not one
 // or its exponent is beyond apd's range.
 func parseNumber(s string) (*apd.Decimal, bool) {
-	if !isNumber(s) {
+	if !contract.IsJSONNumber(s) {
 		return nil, false
 	}
 	d, _, err := decimalContext.NewFromString(s)
@@ -92,7 +51,7 @@ func addNumbers(cur, delta, lo, hi string) (string, incrOutcome) {
 	x := apd.New(0, 0)
 	if cur != "" {
 		var ok bool
-		if !isNumber(cur) {
+		if !contract.IsJSONNumber(cur) {
 			return "", incrType
 		}
 		if x, ok = parseNumber(cur); !ok {
@@ -125,7 +84,7 @@ func addNumbers(cur, delta, lo, hi string) (string, incrOutcome) {
 	} else {
 		text = sum.Text('f')
 	}
-	if len(text) > MaxValueBytes || !isNumber(text) {
+	if len(text) > MaxValueBytes || !contract.IsJSONNumber(text) {
 		return "", incrLimit
 	}
 	return text, incrOK

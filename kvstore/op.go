@@ -1,17 +1,22 @@
 package kvstore
 
-import "encoding/json"
+import (
+	"encoding/json"
 
-// The op names of API.md §5, as they appear in Op.Op and Result.Op.
+	"github.com/queen-mq/queen-go/contract"
+)
+
+// The op names of API.md §5, as they appear in Op.Op and Result.Op
+// (contract's).
 const (
-	OpGet         = "get"
-	OpGetMany     = "getMany"
-	OpGetPrefix   = "getPrefix"
-	OpPut         = "put"
-	OpPutIfAbsent = "putIfAbsent"
-	OpDelete      = "delete"
-	OpIncr        = "incr"
-	OpCheck       = "check"
+	OpGet         = contract.KVGet
+	OpGetMany     = contract.KVGetMany
+	OpGetPrefix   = contract.KVGetPrefix
+	OpPut         = contract.KVPut
+	OpPutIfAbsent = contract.KVPutIfAbsent
+	OpDelete      = contract.KVDelete
+	OpIncr        = contract.KVIncr
+	OpCheck       = contract.KVCheck
 )
 
 // The reasons a write or a check was not applied (Result.Reason,
@@ -24,47 +29,9 @@ const (
 	ReasonType    = "type"    // incr: the current value is not a JSON number
 )
 
-// Op is one KV operation of a call, field for field the JSON of API.md §5.
-// Which fields count depends on Op; the others are ignored.
-type Op struct {
-	// Op is one of the Op* names: get, getMany, getPrefix, put, putIfAbsent,
-	// delete, incr, check.
-	Op string `json:"op"`
-	// NS is the namespace: ^[a-z0-9][a-z0-9._-]{0,63}$.
-	NS string `json:"ns"`
-	// Key is the row's key: 1..512 bytes, no NUL. Every op but getMany and
-	// getPrefix names one.
-	Key string `json:"key,omitempty"`
-	// Keys are getMany's keys.
-	Keys []string `json:"keys,omitempty"`
-	// Prefix, Limit, After and KeysOnly page a getPrefix: rows whose key
-	// starts with Prefix (required) and sorts after After (exclusive), at
-	// most Limit of them (0 means 100; clamped to 1..1000), without values
-	// when KeysOnly.
-	Prefix   string `json:"prefix,omitempty"`
-	Limit    int    `json:"limit,omitempty"`
-	After    string `json:"after,omitempty"`
-	KeysOnly bool   `json:"keysOnly,omitempty"`
-	// Value is put's and putIfAbsent's value: JSON text, stored compacted,
-	// at most 64 KiB so. JSON null is a value; nil means none was given.
-	Value json.RawMessage `json:"value,omitempty"`
-	// Expiry of put, putIfAbsent and incr: exactly one of TTLSeconds (> 0)
-	// or Forever. incr applies it only when it creates the row.
-	TTLSeconds *int64 `json:"ttlSeconds,omitempty"`
-	Forever    bool   `json:"forever,omitempty"`
-	// Expect is the version the row must be at: nil for none, 0 for
-	// "absent", N > 0 for "at version N" (a put never creates then).
-	// Mandatory for check; 0 or nil for putIfAbsent; refused on incr.
-	Expect *int64 `json:"expect,omitempty"`
-	// Required makes a write or check that is not applied roll back the
-	// whole call: nothing of it is written.
-	Required bool `json:"required,omitempty"`
-	// Delta, Min and Max are incr's JSON numbers; Min and Max are optional
-	// inclusive bounds of the result ("" for none).
-	Delta json.Number `json:"delta,omitempty"`
-	Min   json.Number `json:"min,omitempty"`
-	Max   json.Number `json:"max,omitempty"`
-}
+// Op is one KV operation of a call: contract.KVOp, the type the HTTP API
+// decodes a call into, with its rules (contract.CheckKVCall).
+type Op = contract.KVOp
 
 // Answer is what a call answered. When OK, Results holds one Result per op
 // in order. When a required op was not applied, OK is false, nothing of the

@@ -19,15 +19,15 @@ func New(shard *raftlog.Shard) *Store { return &Store{shard: shard} }
 
 // Do runs one call of KV ops for a tenant.
 //
-// Validation errors (*Error) come back before anything is proposed or
-// read. A call whose ops are all reads (get, getMany, getPrefix, check)
+// Validation errors (*contract.KVError) come back before anything is
+// proposed or read. A call whose ops are all reads (get, getMany, getPrefix, check)
 // runs as a linearizable read (shard.Read, dragonboat's ReadIndex) judged
 // on the view's stamp. A call with any write is one raft entry
 // (shard.Propose), judged on the entry's stamp, and its reads see its own
 // earlier writes.
 //
 // When a required op is not applied the answer has OK false and nothing
-// of the call was written. Errors besides *Error are raftlog's:
+// of the call was written. Other errors are raftlog's:
 // raftlog.ErrTimeout leaves the outcome unknown (the call may still
 // apply), raftlog.ErrNoLeader and raftlog.ErrClosed mean it was not
 // answered.

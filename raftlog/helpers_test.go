@@ -151,7 +151,7 @@ func dump(t testing.TB, s *raftlog.Shard) string {
 					return "", err
 				}
 				for _, r := range batch.Records {
-					fmt.Fprintf(&b, "record %d %d %x %q %q\n", r.Offset, r.Stamp, r.MessageID, r.TransactionID, r.Payload)
+					fmt.Fprintf(&b, "record %d %d %x %q %q\n", r.Offset, r.Ts, r.MessageID, r.TransactionID, r.Payload)
 				}
 			}
 		}

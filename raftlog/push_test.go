@@ -172,16 +172,16 @@ func testConcurrentPushes(t *testing.T, nodes int) {
 						id, r.TransactionID, k, r.Offset, i, want.queue, want.partition, want.offset)
 				case !bytes.Equal(r.Payload, want.payload):
 					t.Fatalf("node %d %s: payload %x, pushed %x", id, r.TransactionID, r.Payload, want.payload)
-				case want.before != 0 && r.Stamp >= want.before:
+				case want.before != 0 && r.Ts >= want.before:
 					t.Fatalf("node %d %s: stamp %d, not before the entry that answered it as a duplicate (%d)",
-						id, r.TransactionID, r.Stamp, want.before)
-				case i > 0 && r.Stamp < b.Records[i-1].Stamp:
+						id, r.TransactionID, r.Ts, want.before)
+				case i > 0 && r.Ts < b.Records[i-1].Ts:
 					t.Fatalf("node %d %v: stamp goes back at offset %d", id, k, r.Offset)
 				}
 				if st, ok := stamps[want.push]; !ok {
-					stamps[want.push] = r.Stamp // answered by dedup: its first read
-				} else if r.Stamp != st {
-					t.Fatalf("node %d %s: stamp %d, the push's entry was stamped %d", id, r.TransactionID, r.Stamp, st)
+					stamps[want.push] = r.Ts // answered by dedup: its first read
+				} else if r.Ts != st {
+					t.Fatalf("node %d %s: stamp %d, the push's entry was stamped %d", id, r.TransactionID, r.Ts, st)
 				}
 				if r.MessageID != mid(r.TransactionID) {
 					t.Fatalf("node %d %s: message id %x", id, r.TransactionID, r.MessageID)

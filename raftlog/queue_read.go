@@ -23,8 +23,10 @@ var (
 
 // Record is a record as the queue log reads it back.
 type Record struct {
-	Offset        int64
-	Stamp         int64
+	Offset int64
+	// Ts is the stamp of the entry that pushed it (µs, the broker clock):
+	// the record's ts from the push to the lake's JSONL line.
+	Ts            int64
 	MessageID     [16]byte
 	TransactionID string
 	// TraceID is the producer's trace id (a UUID), zero when it sent none.
@@ -128,7 +130,7 @@ func (v *View) ReadRecords(tenant, queue, partition string, from int64, lim Read
 		}
 		bytes += len(r.Payload)
 		r.Payload = append([]byte(nil), r.Payload...)
-		b.Records = append(b.Records, Record{Offset: int64(binary.BigEndian.Uint64(k[9:])), Stamp: r.Stamp,
+		b.Records = append(b.Records, Record{Offset: int64(binary.BigEndian.Uint64(k[9:])), Ts: r.Stamp,
 			MessageID: r.MsgID, TransactionID: r.TxID, TraceID: r.TraceID, ProducerSub: r.ProducerSub, Payload: r.Payload})
 		return lim.MaxRecords <= 0 || len(b.Records) < lim.MaxRecords
 	})

@@ -51,7 +51,7 @@ func TestPushAndRead(t *testing.T) {
 	if len(b.Records) != 2 || b.HighWatermark != 2 || b.LogStart != 0 {
 		t.Fatalf("batch %+v", b)
 	}
-	if string(b.Records[0].Payload) != `{"total":42.00}` || b.Records[0].Stamp != stamp || b.Records[1].TransactionID != "c" {
+	if string(b.Records[0].Payload) != `{"total":42.00}` || b.Records[0].Ts != stamp || b.Records[1].TransactionID != "c" {
 		t.Errorf("records %+v (stamp %d)", b.Records, stamp)
 	}
 	if s.SafeTime() < stamp {

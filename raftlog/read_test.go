@@ -57,8 +57,8 @@ func TestReadRecords(t *testing.T) {
 		var got []int64
 		for _, r := range b.Records {
 			got = append(got, r.Offset)
-			if len(r.Payload) != 10*int(r.Offset+1) || r.Payload[0] != byte('a'+r.Offset) || r.Stamp != base+1000*(r.Offset+1) {
-				t.Fatalf("offset %d: payload %q stamp %d", r.Offset, r.Payload, r.Stamp)
+			if len(r.Payload) != 10*int(r.Offset+1) || r.Payload[0] != byte('a'+r.Offset) || r.Ts != base+1000*(r.Offset+1) {
+				t.Fatalf("offset %d: payload %q stamp %d", r.Offset, r.Payload, r.Ts)
 			}
 		}
 		if fmt.Sprint(got) != fmt.Sprint(tc.offsets) || b.HighWatermark != 10 || b.LogStart != 0 {

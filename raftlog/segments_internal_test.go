@@ -171,8 +171,8 @@ func TestTrimmedSegmentsAreRemoved(t *testing.T) {
 		b := readView(t, s, func(v *View) (any, error) {
 			return v.ReadRecords(formatTenant, "q", "a", 150, ReadLimits{})
 		}).(Batch)
-		if len(b.Records) != 50 || b.Records[0].Stamp != 2150 || b.Records[49].Stamp != 2199 {
-			t.Fatalf("a holds %d records from %d", len(b.Records), b.Records[0].Stamp)
+		if len(b.Records) != 50 || b.Records[0].Ts != 2150 || b.Records[49].Ts != 2199 {
+			t.Fatalf("a holds %d records from %d", len(b.Records), b.Records[0].Ts)
 		}
 	}
 	check(s)

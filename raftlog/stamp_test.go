@@ -24,8 +24,8 @@ func TestStamps(t *testing.T) {
 	for _, it := range items {
 		b := readAll(t, leader, it.Queue, it.Partition)
 		for _, r := range b.Records {
-			if r.Stamp != stamp {
-				t.Fatalf("%s/%s offset %d stamped %d, its entry %d", it.Queue, it.Partition, r.Offset, r.Stamp, stamp)
+			if r.Ts != stamp {
+				t.Fatalf("%s/%s offset %d stamped %d, its entry %d", it.Queue, it.Partition, r.Offset, r.Ts, stamp)
 			}
 		}
 	}
@@ -54,8 +54,8 @@ func TestStamps(t *testing.T) {
 	// and 3 came in one entry and share its stamp.
 	b := readAll(t, leader, "q", "a")
 	for i := 1; i < len(b.Records); i++ {
-		if b.Records[i].Stamp <= b.Records[i-1].Stamp && b.Records[i].TransactionID != "3" {
-			t.Fatalf("offset %d stamped %d after %d", b.Records[i].Offset, b.Records[i].Stamp, b.Records[i-1].Stamp)
+		if b.Records[i].Ts <= b.Records[i-1].Ts && b.Records[i].TransactionID != "3" {
+			t.Fatalf("offset %d stamped %d after %d", b.Records[i].Offset, b.Records[i].Ts, b.Records[i-1].Ts)
 		}
 	}
 	for id, s := range c.Shards {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/queen-mq/queen-go/lakeformat"
 	"github.com/queen-mq/queen-go/s3sink/kvdoc"
 )
 
@@ -50,19 +51,15 @@ type PartitionInfo struct {
 	LastWrite  int64 // µs
 }
 
-// FetchResult is what Log.Fetch answers.
+// FetchResult is what Log.Fetch answers. Records are the lake's records
+// as the log reads them, in offset order from the offset asked, each
+// whole: Partition is the partition read, Ts the stamp of the entry that
+// pushed it (µs), Payload as stored (opened when the queue is
+// encrypted; empty when none). The sink writes them as they are.
 type FetchResult struct {
-	Records       []LogRecord
+	Records       []lakeformat.Record
 	HighWatermark int64
 	LogStart      int64
-}
-
-// LogRecord is one record read from the log.
-type LogRecord struct {
-	Offset        int64
-	TransactionID string
-	Ts            int64  // µs, the entry's stamp
-	Payload       []byte // as stored; empty when none
 }
 
 // The classes of Log errors the sink branches on.

@@ -33,6 +33,9 @@
 //     queue log of this node), KV (the tenant's KV store) and ObjectStore
 //     (the bucket), each with its error contract; queen adapts the broker
 //     to the first two, s3store implements the third over aws-sdk-go-v2.
+//     Log.Fetch answers lakeformat.Record, the one record type from the
+//     log to the lake (Partition set by the Log, ts the entry's stamp):
+//     the sink buffers and encodes the records it reads as they are.
 //     ObjectStore and its error classes live in the leaf package objstore,
 //     so that s3store (with its own Config) and the tools that read a lake
 //     import none of the engine.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/queen-mq/queen-go/lakeformat"
 )
 
 // fakeLog is an in-memory queue log: partitions in creation order, records
@@ -31,7 +33,7 @@ type fakePart struct {
 	name string
 	id   string // the life's id; "" for the first life
 
-	recs      []LogRecord // recs[i] has offset logStart+i
+	recs      []lakeformat.Record // recs[i] has offset logStart+i
 	logStart  int64
 	lastWrite int64
 }
@@ -66,7 +68,7 @@ func (l *fakeLog) push(tenant, queue string, items ...[2]string) int64 {
 			q.parts = append(q.parts, p)
 		}
 		off := p.logStart + int64(len(p.recs))
-		p.recs = append(p.recs, LogRecord{Offset: off, TransactionID: fmt.Sprintf("tx-%d-%d", ts, i), Ts: ts, Payload: []byte(it[1])})
+		p.recs = append(p.recs, lakeformat.Record{Partition: p.name, Offset: off, TransactionID: fmt.Sprintf("tx-%d-%d", ts, i), Ts: ts, Payload: []byte(it[1])})
 		p.lastWrite = ts
 	}
 	return ts

@@ -134,16 +134,18 @@ func (q *queueTask) fetchPartition(ctx context.Context, p *partBuf) (int64, erro
 		if err != nil {
 			return added, fmt.Errorf("fetch %s at %d: %w", p.name, p.next, err)
 		}
-		for _, r := range res.Records {
-			if r.Offset != p.next {
+		for i := range res.Records {
+			r := &res.Records[i]
+			switch {
+			case r.Offset != p.next:
 				return added, fmt.Errorf("fetch %s: offset %d where %d was next", p.name, r.Offset, p.next)
-			}
-			rec := lakeformat.Record{Partition: p.name, Offset: r.Offset, TransactionID: r.TransactionID, Ts: r.Ts, Payload: r.Payload}
-			if q.tStart >= 0 && rec.Ts < q.tStart {
+			case r.Partition != p.name:
+				return added, fmt.Errorf("fetch %s: offset %d of partition %q", p.name, r.Offset, r.Partition)
+			case q.tStart >= 0 && r.Ts < q.tStart:
 				return added, fmt.Errorf("fetch %s: offset %d stamped %d, before the window's start %d", p.name, r.Offset, r.Ts, q.tStart)
 			}
-			p.recs = append(p.recs, rec)
-			added += recordSize(&rec)
+			p.recs = append(p.recs, *r)
+			added += recordSize(r)
 			p.next++
 		}
 		if len(res.Records) == 0 || p.next >= res.HighWatermark {

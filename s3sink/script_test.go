@@ -797,7 +797,7 @@ func (h *harness) retain(t *testing.T, queue, part string, before int64) string 
 	}
 	h.w.log.mu.Lock()
 	p := h.w.log.part(DefaultTenant, queue, part)
-	var recs []LogRecord
+	var recs []lakeformat.Record
 	if p != nil && before > p.logStart {
 		recs = slices.Clone(p.recs[:before-p.logStart])
 	}

@@ -223,7 +223,7 @@ func (m *messageLister) partition(queue string, p raftlog.PartitionInfo) error {
 			return err
 		}
 		for _, r := range batch.Records {
-			if m.q.To > 0 && r.Stamp >= m.q.To {
+			if m.q.To > 0 && r.Ts >= m.q.To {
 				return nil
 			}
 			if gone, err := deleted(r.Offset); err != nil || gone {
@@ -244,7 +244,7 @@ func (m *messageLister) partition(queue string, p raftlog.PartitionInfo) error {
 				continue
 			}
 			m.out = append(m.out, httpd.MessageInfo{ID: r.MessageID, TransactionID: r.TransactionID, Queue: queue,
-				Partition: p.Name, PartitionID: pid, Offset: r.Offset, Data: m.open(r.Payload), CreatedAt: r.Stamp, Status: st})
+				Partition: p.Name, PartitionID: pid, Offset: r.Offset, Data: m.open(r.Payload), CreatedAt: r.Ts, Status: st})
 			if len(m.out) == m.q.Limit {
 				return nil
 			}

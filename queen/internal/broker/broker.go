@@ -86,9 +86,10 @@ func New(host *raftlog.Host, shard *raftlog.Shard, o Options) *Broker {
 		traceTTL: o.TraceRetention, seal: o.Sealer, version: o.Version, readyLag: o.ReadyLag}
 }
 
-// mapErr turns raftlog's and kvstore's errors into httpd's.
+// mapErr turns raftlog's errors and the contract's KV refusals (kvstore's
+// validation) into httpd's.
 func mapErr(err error) error {
-	var kvErr *kvstore.Error
+	var kvErr *contract.KVError
 	switch {
 	case err == nil:
 		return nil
@@ -103,7 +104,7 @@ func mapErr(err error) error {
 	case errors.Is(err, raftlog.ErrRejected):
 		return &httpd.Error{Status: http.StatusBadRequest, Code: "bad_request", Message: err.Error()}
 	case errors.As(err, &kvErr):
-		return &httpd.Error{Status: kvErr.Status, Code: kvErr.Code, Message: kvErr.Error(), Reason: kvErr.Reason, Detail: kvErr.Detail}
+		return httpd.KVRefusal(kvErr)
 	}
 	return err
 }
@@ -163,28 +164,13 @@ func queueID(tenant, queue string) [16]byte {
 	return id
 }
 
-// KV runs one KV call.
+// KV runs one KV call: httpd's ops are kvstore's (contract.KVOp).
 func (b *Broker) KV(ctx context.Context, tenant string, ops []httpd.KVOp) (json.Marshaler, error) {
-	a, err := b.kv.Do(ctx, tenant, kvOps(ops))
+	a, err := b.kv.Do(ctx, tenant, ops)
 	if err != nil {
 		return nil, mapErr(err)
 	}
 	return a, nil
-}
-
-// kvOps converts the API's KV ops to kvstore's.
-func kvOps(ops []httpd.KVOp) []kvstore.Op {
-	kops := make([]kvstore.Op, len(ops))
-	for i, o := range ops {
-		ns := o.NS
-		if ns == "" {
-			ns = o.Namespace
-		}
-		kops[i] = kvstore.Op{Op: o.Op, NS: ns, Key: o.Key, Keys: o.Keys, Prefix: o.Prefix, Limit: o.Limit,
-			After: o.After, KeysOnly: o.KeysOnly, Value: o.Value, TTLSeconds: o.TTLSeconds, Forever: o.Forever,
-			Expect: o.Expect, Required: o.Required, Delta: o.Delta, Min: o.Min, Max: o.Max}
-	}
-	return kops
 }
 
 // applyLag is how far this node's applied state is behind the wall

@@ -84,7 +84,7 @@ func (b *Broker) popAnswer(queue, group string, res consume.PopResult) (httpd.Po
 				trace = uuid.UUID(m.TraceID).String()
 			}
 			a.Messages = append(a.Messages, httpd.PopMessage{ID: uuid.UUID(m.MessageID).String(), TransactionID: m.TransactionID, TraceID: trace,
-				ProducerSub: m.ProducerSub, Data: b.open(m.Payload), CreatedAt: m.Stamp, PartitionID: pid, Queue: queue, Partition: p.Partition,
+				ProducerSub: m.ProducerSub, Data: b.open(m.Payload), CreatedAt: m.Ts, PartitionID: pid, Queue: queue, Partition: p.Partition,
 				LeaseID: res.LeaseID, ConsumerGroup: group, DeliveryAttempt: m.Attempt, Offset: m.Offset})
 		}
 	}

@@ -126,7 +126,7 @@ func (b *Broker) Message(ctx context.Context, tenant, pid, txid string) (httpd.M
 			return nil, err
 		}
 		d := httpd.MessageDetail{MessageInfo: httpd.MessageInfo{ID: l.rec.MessageID, TransactionID: l.rec.TransactionID, Queue: l.queue,
-			Partition: l.partition, PartitionID: pid, Offset: l.rec.Offset, Data: b.open(l.rec.Payload), CreatedAt: l.rec.Stamp, Status: qm}}
+			Partition: l.partition, PartitionID: pid, Offset: l.rec.Offset, Data: b.open(l.rec.Payload), CreatedAt: l.rec.Ts, Status: qm}}
 		groups, err := consume.GroupNames(v, tenant, l.queue)
 		if err != nil {
 			return nil, err

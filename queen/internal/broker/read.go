@@ -62,7 +62,7 @@ func (b *Broker) fetchOnce(tenant string, req httpd.FetchRequest) ([]httpd.Fetch
 			e.HighWatermark, e.LogStartOffset = batch.HighWatermark, batch.LogStart
 			for _, r := range batch.Records {
 				e.Records = append(e.Records, httpd.FetchRecord{Offset: r.Offset, TransactionID: r.TransactionID,
-					Payload: b.open(r.Payload), Ts: r.Stamp, ProducerSub: r.ProducerSub})
+					Payload: b.open(r.Payload), Ts: r.Ts, ProducerSub: r.ProducerSub})
 				size += max(len(r.Payload), 1)
 			}
 			out[i] = e

@@ -69,7 +69,7 @@ func (b *Broker) Transaction(ctx context.Context, tenant string, req httpd.TxnRe
 		cmd.Ops, kinds = append(cmd.Ops, op.Op()), append(kinds, "position")
 	}
 	if len(req.KV) > 0 {
-		op, err := kvstore.Encode(tenant, kvOps(req.KV))
+		op, err := kvstore.Encode(tenant, req.KV)
 		if err != nil {
 			return httpd.TxnAnswer{}, mapErr(err)
 		}

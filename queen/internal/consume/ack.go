@@ -68,7 +68,7 @@ func (c *ackCall) file(it *AckItem, ref gpRef, m *msgState) error {
 		c.tx.Delete(letterIDKey(c.tenant, prev.ID))
 	}
 	l := DeadLetter{ID: letterID(key, c.at.Stamp), Queue: ref.Queue, Group: it.Group, Partition: ref.Partition, Offset: m.Offset,
-		MessageID: rec.MessageID, TransactionID: rec.TransactionID, Payload: rec.Payload, Created: rec.Stamp, Filed: c.at.Stamp,
+		MessageID: rec.MessageID, TransactionID: rec.TransactionID, Payload: rec.Payload, Created: rec.Ts, Filed: c.at.Stamp,
 		Attempts: int(m.Attempts), Error: it.Error}
 	c.tx.Set(key, l.encode())
 	c.tx.Set(letterIDKey(c.tenant, l.ID), key)

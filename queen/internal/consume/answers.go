@@ -70,7 +70,7 @@ func appendPopResult(b []byte, r *PopResult) []byte {
 		b = binary.AppendUvarint(b, uint64(len(p.Messages)))
 		for _, m := range p.Messages {
 			b = binary.AppendVarint(b, m.Offset)
-			b = binary.AppendVarint(b, m.Stamp)
+			b = binary.AppendVarint(b, m.Ts)
 			b = append(b, m.MessageID[:]...)
 			b = wire.AppendString(b, m.TransactionID)
 			b = wire.AppendString(b, string(m.Payload))
@@ -97,7 +97,7 @@ func DecodePopResult(b []byte) (PopResult, error) {
 		m := d.Count(38)
 		for range m {
 			var x Delivered
-			x.Offset, x.Stamp = d.Varint(), d.Varint()
+			x.Offset, x.Ts = d.Varint(), d.Varint()
 			if len(d.B) < 16 {
 				d.Fail("message id")
 				break

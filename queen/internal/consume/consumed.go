@@ -115,7 +115,7 @@ func (s *state) heldInSDKOrder(tenant string, cg *callGP) ([]sdkHeld, string, er
 		}
 		// As the SDK computes it: Python's datetime.timestamp() of the
 		// rendered microseconds, times 1000, truncated.
-		hs = append(hs, sdkHeld{off: m.Offset, ms: int64(float64(rec.Stamp) / 1e6 * 1000), id: uuid.UUID(rec.MessageID).String(), tx: rec.TransactionID})
+		hs = append(hs, sdkHeld{off: m.Offset, ms: int64(float64(rec.Ts) / 1e6 * 1000), id: uuid.UUID(rec.MessageID).String(), tx: rec.TransactionID})
 	}
 	slices.SortStableFunc(hs, func(a, b sdkHeld) int {
 		if a.ms != b.ms {

@@ -197,10 +197,10 @@ func (p *popper) deliver(g *gpState, name string) ([]Delivered, error) {
 			case m != nil && m.NotBefore > stamp:
 				p.wakeAt(m.NotBefore)
 				return out, nil
-			case p.opts.DelayMicros() > 0 && r.Stamp+p.opts.DelayMicros() > stamp:
-				p.wakeAt(r.Stamp + p.opts.DelayMicros())
+			case p.opts.DelayMicros() > 0 && r.Ts+p.opts.DelayMicros() > stamp:
+				p.wakeAt(r.Ts + p.opts.DelayMicros())
 				return out, nil
-			case p.opts.MaxWaitMicros() > 0 && r.Stamp+p.opts.MaxWaitMicros() < stamp:
+			case p.opts.MaxWaitMicros() > 0 && r.Ts+p.opts.MaxWaitMicros() < stamp:
 				m = g.msg(r.Offset)
 				m.Acked = true // too old to deliver: dropped unread
 				continue
@@ -265,7 +265,7 @@ func (p *popper) deliverNewest(g *gpState, name string, pi raftlog.PartitionInfo
 	case m.NotBefore > stamp:
 		p.wakeAt(m.NotBefore)
 		return nil, nil
-	case p.opts.MaxWaitMicros() > 0 && rec.Stamp+p.opts.MaxWaitMicros() < stamp:
+	case p.opts.MaxWaitMicros() > 0 && rec.Ts+p.opts.MaxWaitMicros() < stamp:
 		m.Acked = true
 		return nil, nil
 	}

@@ -281,7 +281,7 @@ func (j *Job) completed(ctx context.Context, p *pass, tenant, queue string, cuto
 			before := cutoff
 			at, err := v.ReadRecords(tenant, queue, name, lowest[name], raftlog.ReadLimits{MaxRecords: 1})
 			if err == nil && len(at.Records) > 0 {
-				before = min(before, at.Records[0].Stamp)
+				before = min(before, at.Records[0].Ts)
 			}
 			trims = append(trims, raftlog.TrimOp{Tenant: tenant, Queue: queue, Partition: name, Before: before})
 		}

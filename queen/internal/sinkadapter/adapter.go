@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/queen-mq/queen-go/kvstore"
+	"github.com/queen-mq/queen-go/lakeformat"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/s3sink"
 )
@@ -55,7 +56,8 @@ func (l Log) Partitions(ctx context.Context, tenant, queue string, since int64, 
 	return page, mapLogErr(err)
 }
 
-// Fetch reads a partition's records.
+// Fetch reads a partition's records as the lake's: each names its
+// partition, and carries its ts and payload (opened when sealed).
 func (l Log) Fetch(ctx context.Context, tenant, queue, partition string, offset int64, maxBytes int) (s3sink.FetchResult, error) {
 	got, err := l.read(func(v *raftlog.View) (any, error) {
 		return v.ReadRecords(tenant, queue, partition, offset, raftlog.ReadLimits{MaxRecords: 10_000, MaxBytes: maxBytes})
@@ -83,7 +85,7 @@ func (l Log) Fetch(ctx context.Context, tenant, queue, partition string, offset 
 		if l.Open != nil {
 			payload, _ = l.Open(payload)
 		}
-		res.Records = append(res.Records, s3sink.LogRecord{Offset: r.Offset, TransactionID: r.TransactionID, Ts: r.Stamp, Payload: payload})
+		res.Records = append(res.Records, lakeformat.Record{Partition: partition, Offset: r.Offset, TransactionID: r.TransactionID, Ts: r.Ts, Payload: payload})
 	}
 	return res, nil
 }

@@ -94,7 +94,7 @@ func TestScripts(t *testing.T) {
 				return "error: " + err.Error() + "\n"
 			}
 			for _, r := range v.(raftlog.Batch).Records {
-				fmt.Fprintf(&out, "%d txn=%s %s ts=%s\n", r.Offset, r.TransactionID, r.Payload, secs(r.Stamp))
+				fmt.Fprintf(&out, "%d txn=%s %s ts=%s\n", r.Offset, r.TransactionID, r.Payload, secs(r.Ts))
 			}
 		case "configure":
 			var queue, opts string
