@@ -15,10 +15,8 @@ import (
 	"log"
 	"log/slog"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/queen-mq/queen-go/kvstore"
@@ -46,11 +44,11 @@ func main() {
 	fmt.Println("|---:|---:|---:|---:|---:|")
 	value, _ := json.Marshal(map[string]string{"pad": strings.Repeat("x", max(*size-10, 0))})
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	rows, row := len(ints(*nodes))*len(ints(*clients)), 0
-	for _, n := range ints(*nodes) {
-		for _, c := range ints(*clients) {
+	rows, row := len(raftlogtest.Ints(*nodes))*len(raftlogtest.Ints(*clients)), 0
+	for _, n := range raftlogtest.Ints(*nodes) {
+		for _, c := range raftlogtest.Ints(*clients) {
 			row++
-			progress("row %d of %d: %d nodes, %d clients, %s", row, rows, n, c, *duration)
+			raftlogtest.Progress("row %d of %d: %d nodes, %d clients, %s", row, rows, n, c, *duration)
 			// A fresh cluster for every row, as in raftlog's bench.
 			l, err := raftlogtest.StartLocal(n, kvstore.Appliers(), *rtt, logger)
 			if err != nil {
@@ -64,8 +62,8 @@ func main() {
 			}
 			puts, p50, p99 := run(kvstore.New(leader), c, *keys, value, *duration)
 			l.Close()
-			progress("") // the status line cleared for the row
-			fmt.Printf("| %d | %d | %.0f | %.2f | %.2f |\n", n, c, puts, ms(p50), ms(p99))
+			raftlogtest.Progress("") // the status line cleared for the row
+			fmt.Printf("| %d | %d | %.0f | %.2f | %.2f |\n", n, c, puts, raftlogtest.Ms(p50), raftlogtest.Ms(p99))
 		}
 	}
 }
@@ -73,57 +71,16 @@ func main() {
 // tenant is the tenant the bench writes as.
 const tenant = "00000000-0000-0000-0000-000000000001"
 
-// progress says on a terminal which row runs now, on one line that the
-// next overwrites (progress("") clears it before a row); it writes nothing when stderr is not a terminal.
-func progress(format string, args ...any) {
-	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-		fmt.Fprintf(os.Stderr, "\r\033[K"+format, args...)
-	}
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func ints(s string) []int {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil {
-			log.Fatalf("%q is not a list of numbers", s)
-		}
-		out = append(out, v)
-	}
-	return out
-}
-
 func run(store *kvstore.Store, clients, keys int, value []byte, d time.Duration) (float64, time.Duration, time.Duration) {
-	var mu sync.Mutex
-	var lat []time.Duration
-	var wg sync.WaitGroup
-	start := time.Now()
-	deadline := start.Add(d)
-	for c := 0; c < clients; c++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var mine []time.Duration
-			for i := 0; time.Now().Before(deadline); i++ {
-				op := kvstore.Op{Op: kvstore.OpPut, NS: "bench", Key: "k-" + strconv.Itoa((c*7919+i*31)%keys),
-					Value: value, Forever: true}
-				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-				t0 := time.Now()
-				_, err := store.Do(ctx, tenant, []kvstore.Op{op})
-				mine = append(mine, time.Since(t0))
-				cancel()
-				if err != nil {
-					log.Fatalf("put: %v", err)
-				}
-			}
-			mu.Lock()
-			lat = append(lat, mine...)
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	slices.Sort(lat)
-	return float64(len(lat)) / time.Since(start).Seconds(), lat[len(lat)/2], lat[len(lat)*99/100]
+	l := raftlogtest.Load(clients, d, func(c, i int) error {
+		op := kvstore.Op{Op: kvstore.OpPut, NS: "bench", Key: "k-" + strconv.Itoa((c*7919+i*31)%keys),
+			Value: value, Forever: true}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := store.Do(ctx, tenant, []kvstore.Op{op}); err != nil {
+			return fmt.Errorf("put: %w", err)
+		}
+		return nil
+	})
+	return l.PerSecond(), l.Percentile(50), l.Percentile(99)
 }

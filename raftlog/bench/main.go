@@ -15,10 +15,8 @@ import (
 	"log/slog"
 	"os"
 	"runtime/pprof"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/queen-mq/queen-go/raftlog"
@@ -52,48 +50,25 @@ func main() {
 		*size, *partitions, *duration)
 	fmt.Println("| log store | nodes | proposers | records/push | records/s | MB/s | pushes/s | p50 ms | p99 ms |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-	rows, row := len(ints(*nodes))*len(ints(*proposers))*len(ints(*batches))*len(strings.Split(*logdbs, ",")), 0
-	for _, n := range ints(*nodes) {
-		for _, p := range ints(*proposers) {
-			for _, b := range ints(*batches) {
+	rows, row := len(raftlogtest.Ints(*nodes))*len(raftlogtest.Ints(*proposers))*len(raftlogtest.Ints(*batches))*len(strings.Split(*logdbs, ",")), 0
+	for _, n := range raftlogtest.Ints(*nodes) {
+		for _, p := range raftlogtest.Ints(*proposers) {
+			for _, b := range raftlogtest.Ints(*batches) {
 				for _, logdb := range strings.Split(*logdbs, ",") {
 					row++
-					progress("row %d of %d: %s, %d nodes, %d proposers, %d records/push, %s", row, rows, logdb, n, p, b, *duration)
+					raftlogtest.Progress("row %d of %d: %s, %d nodes, %d proposers, %d records/push, %s", row, rows, logdb, n, p, b, *duration)
 					// A fresh cluster for every row: a row never pays for the
 					// compactions of the rows before it.
 					shard, stop := startCluster(n, *rtt, raftlog.LogDBSize(strings.TrimSpace(logdb)))
 					r := run(shard, p, b, *size, *partitions, *duration)
 					stop()
-					progress("") // the status line cleared for the row
+					raftlogtest.Progress("") // the status line cleared for the row
 					fmt.Printf("| %s | %d | %d | %d | %.0f | %.1f | %.0f | %.2f | %.2f |\n", logdb, n, p, b,
-						r.records, r.records*float64(*size)/1e6, r.pushes, ms(r.p50), ms(r.p99))
+						r.records, r.records*float64(*size)/1e6, r.pushes, raftlogtest.Ms(r.p50), raftlogtest.Ms(r.p99))
 				}
 			}
 		}
 	}
-}
-
-// progress says on a terminal which row runs now, on one line that the
-// next overwrites (progress("") clears it before a row of the table); it
-// writes nothing when stderr is not a terminal.
-func progress(format string, args ...any) {
-	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-		fmt.Fprintf(os.Stderr, "\r\033[K"+format, args...)
-	}
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func ints(s string) []int {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil {
-			log.Fatalf("%q is not a list of numbers", s)
-		}
-		out = append(out, v)
-	}
-	return out
 }
 
 // startCluster starts n hosts in this process and returns the leader's shard.
@@ -119,41 +94,20 @@ type result struct {
 
 func run(s *raftlog.Shard, proposers, batch, size, partitions int, d time.Duration) result {
 	payload := []byte(`{"pad":"` + strings.Repeat("x", max(size-10, 0)) + `"}`)
-	var mu sync.Mutex
-	var lat []time.Duration
-	var wg sync.WaitGroup
-	start := time.Now()
-	deadline := start.Add(d)
-	for p := 0; p < proposers; p++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var mine []time.Duration
-			for i := 0; time.Now().Before(deadline); i++ {
-				items := make([]raftlog.PushItem, batch)
-				for j := range items {
-					var id [16]byte
-					copy(id[:], fmt.Sprintf("%04d%08d%04d", p, i, j))
-					items[j] = raftlog.PushItem{Queue: "bench", Partition: "p-" + strconv.Itoa((p*7919+i)%partitions),
-						TransactionID: string(id[:]), MessageID: id, Dedup: true, Payload: payload}
-				}
-				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-				t0 := time.Now()
-				_, _, err := s.Push(ctx, raftlog.PushOp{Tenant: "00000000-0000-0000-0000-000000000001", Items: items})
-				mine = append(mine, time.Since(t0))
-				cancel()
-				if err != nil {
-					log.Fatalf("push: %v", err)
-				}
-			}
-			mu.Lock()
-			lat = append(lat, mine...)
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start).Seconds()
-	slices.Sort(lat)
-	return result{records: float64(len(lat)*batch) / elapsed, pushes: float64(len(lat)) / elapsed,
-		p50: lat[len(lat)/2], p99: lat[len(lat)*99/100]}
+	l := raftlogtest.Load(proposers, d, func(p, i int) error {
+		items := make([]raftlog.PushItem, batch)
+		for j := range items {
+			var id [16]byte
+			copy(id[:], fmt.Sprintf("%04d%08d%04d", p, i, j))
+			items[j] = raftlog.PushItem{Queue: "bench", Partition: "p-" + strconv.Itoa((p*7919+i)%partitions),
+				TransactionID: string(id[:]), MessageID: id, Dedup: true, Payload: payload}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, _, err := s.Push(ctx, raftlog.PushOp{Tenant: "00000000-0000-0000-0000-000000000001", Items: items}); err != nil {
+			return fmt.Errorf("push: %w", err)
+		}
+		return nil
+	})
+	return result{records: l.PerSecond() * float64(batch), pushes: l.PerSecond(), p50: l.Percentile(50), p99: l.Percentile(99)}
 }
