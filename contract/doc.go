@@ -22,6 +22,9 @@
 //     (configure's check), ParseQueueOptions (every reader's typed view of
 //     stored options, inside their ranges whatever was stored) and
 //     WithDefaults (the answer's view).
+//   - The pushed record (push.go): PushItem, the one type of an item
+//     from the HTTP decoder to the queue log's op (httpd.PushItem and
+//     raftlog.PushItem are it).
 //   - The KV call (kv.go, kv_check.go): KVOp, the one type of a KV op
 //     from the HTTP decoder to the state machine (kvstore.Op is it), its
 //     op names, bounds and kv_* reasons; CheckKVCall, the one check of a

@@ -78,24 +78,10 @@ const DefaultTenant = "00000000-0000-0000-0000-000000000001"
 // request can name it: the tenancy header refuses it (400 bad_request).
 const SystemTenant = "00000000-0000-0000-0000-000000000000"
 
-// PushItem is one item of POST /api/v1/push, with its defaults filled in.
-type PushItem struct {
-	Queue, Partition string
-	// TransactionID is the producer's, or MessageID's text when it sent none
-	// (Dedup is then false).
-	TransactionID string
-	MessageID     [16]byte
-	Dedup         bool
-	// TraceID is the item's traceId (a UUID; zero: none), answered with
-	// the message when it is popped.
-	TraceID [16]byte
-	// ProducerSub is the subject of the request's credential (a JWT's
-	// sub), "" without auth: the broker keeps it with the record and
-	// pop and fetch answer it. A body never sets it.
-	ProducerSub string
-	// Payload is the item's payload JSON text, byte for byte as sent.
-	Payload []byte
-}
+// PushItem is one item of POST /api/v1/push, with its defaults filled in
+// (contract.PushItem, the one type of a pushed record): ProducerSub is
+// the request's credential's subject, and Strict is the broker's to set.
+type PushItem = contract.PushItem
 
 // PushResult answers one PushItem. A duplicate answers the original
 // message's id and offset. Error, when not "", says why this item was not

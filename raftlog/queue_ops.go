@@ -3,32 +3,13 @@ package raftlog
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
-// PushItem is one record to append to a queue's partition.
-type PushItem struct {
-	Queue, Partition string
-	// TransactionID is the producer's id, or the message id's text when the
-	// producer sent none.
-	TransactionID string
-	// MessageID is the broker's id of the message, chosen by the proposer.
-	MessageID [16]byte
-	// Dedup makes a TransactionID seen in the partition within the queue's
-	// dedup window answer the original offset instead of appending.
-	Dedup bool
-	// Strict (with Dedup) makes such a duplicate roll the whole entry back
-	// instead: the op answers DecodePushRollback's form. Transactions push
-	// strictly, so that a retried transaction applies nothing twice.
-	Strict bool
-	// TraceID is the producer's trace id (a UUID; zero: none), kept with
-	// the record and answered with it.
-	TraceID [16]byte
-	// ProducerSub is the subject of the credential that pushed the record
-	// (a JWT's sub; "": none), kept with the record and answered with it.
-	ProducerSub string
-	// Payload is stored byte for byte.
-	Payload []byte
-}
+// PushItem is one record to append to a queue's partition
+// (contract.PushItem, the one type of a pushed record).
+type PushItem = contract.PushItem
 
 // PushOp appends records, in order, to the partitions of one tenant's
 // queues; queues and partitions are created on first push. Every record of

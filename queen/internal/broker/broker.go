@@ -122,9 +122,8 @@ func (b *Broker) Push(ctx context.Context, tenant string, items []httpd.PushItem
 		if err != nil {
 			return nil, err
 		}
-		op.Items[i] = raftlog.PushItem{Queue: it.Queue, Partition: it.Partition, TransactionID: it.TransactionID,
-			MessageID: it.MessageID, Dedup: it.Dedup, TraceID: it.TraceID,
-			ProducerSub: it.ProducerSub, Payload: payload}
+		it.Strict, it.Payload = false, payload // a plain push: a duplicate answers its original
+		op.Items[i] = it
 	}
 	answers, _, err := b.shard.Push(ctx, op)
 	if err != nil {

@@ -178,8 +178,8 @@ func (b *Broker) StreamCycle(ctx context.Context, tenant string, req httpd.Strea
 			if err != nil {
 				return httpd.StreamCycleAnswer{}, err
 			}
-			op.Items = append(op.Items, raftlog.PushItem{Queue: it.Queue, Partition: it.Partition, TransactionID: it.TransactionID,
-				MessageID: it.MessageID, Dedup: it.Dedup, Strict: true, ProducerSub: it.ProducerSub, Payload: payload})
+			it.Strict, it.Payload = true, payload
+			op.Items = append(op.Items, it)
 		}
 		cmd.Ops, kinds = append(cmd.Ops, op.Op()), append(kinds, "push")
 	}

@@ -48,9 +48,8 @@ func (b *Broker) Transaction(ctx context.Context, tenant string, req httpd.TxnRe
 			if err != nil {
 				return httpd.TxnAnswer{}, err
 			}
-			op.Items = append(op.Items, raftlog.PushItem{Queue: it.Queue, Partition: it.Partition, TransactionID: it.TransactionID,
-				MessageID: it.MessageID, Dedup: it.Dedup, Strict: true, TraceID: it.TraceID,
-				ProducerSub: it.ProducerSub, Payload: payload})
+			it.Strict, it.Payload = true, payload
+			op.Items = append(op.Items, it)
 		}
 		cmd.Ops, kinds = append(cmd.Ops, op.Op()), append(kinds, "push")
 	}
