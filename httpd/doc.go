@@ -57,6 +57,13 @@
 // POST /api/v1/raft/members/replace. Over a Broker that is not one, those routes
 // are 404 no_such_route like any unknown route.
 //
+// Each of these optional parts is a field of Parts (parts.go). The broker
+// binary calls NewFull with a Full, the interface of every part, and
+// PartsOf fills each field from it statically: a method its broker lacks
+// is a compile error, never a family of routes that answers 404. New
+// takes a Broker and finds its parts by assertion, for tests' fakes that
+// serve a few.
+//
 // # Invariants
 //
 //   - httpd never parses and re-prints a payload: a pushed payload reaches

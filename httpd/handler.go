@@ -69,40 +69,27 @@ type Options struct {
 // server is the state the routes share.
 type server struct {
 	b Broker
-	// c is b as a Consumer, nil when it is not one (no pop, ack or lease
-	// routes then).
-	c Consumer
-	// t is b as a Transactor, nil when it is not one (no transaction
-	// route then).
-	t Transactor
-	// a is b as an Admin, nil when it is not one (no consumer-group, DLQ
-	// or messages routes then).
-	a Admin
-	// kc is b as a KVConsole, nil when it is not one.
+	// The parts of b (Parts), nil when it lacks one (their routes are not
+	// registered then): c Consumer, t Transactor, a Admin, kc KVConsole,
+	// l Locker, tm Timerer, st Statuser, e Ephemeral, tr Tracer,
+	// sm Streamer, cl Cluster.
+	c  Consumer
+	t  Transactor
+	a  Admin
 	kc KVConsole
-	// l is b as a Locker, tm as a Timerer: nil when it is not one.
 	l  Locker
 	tm Timerer
-	// st is b as a Statuser, nil when it is not one (no status and
-	// resources routes then).
 	st Statuser
+	e  Ephemeral
+	tr Tracer
+	sm Streamer
+	cl Cluster
 	// m are the HTTP and message series; gather reads them back, with
 	// the rest of Options.Registry; samples keeps their history (nil:
 	// none).
 	m       *metrics
 	gather  prometheus.Gatherer
 	samples *Sampler
-	// e is b as an Ephemeral, nil when it is not one (no ephemeral routes
-	// then).
-	e Ephemeral
-	// tr is b as a Tracer: nil when it is not one.
-	tr Tracer
-	// sm is b as a Streamer, nil when it is not one (no /streams/v1
-	// routes then).
-	sm Streamer
-	// cl is b as a Cluster, nil when it is not one (no /raft/members
-	// routes then).
-	cl      Cluster
 	maxBody int64
 	// wire decodes the binary bodies, within maxBody once decompressed.
 	wire    *wire.Decoder
@@ -112,38 +99,20 @@ type server struct {
 	log     *slog.Logger
 }
 
-// Full is a broker that serves every route: Broker and every optional
-// part. New registers a part's routes only when b has it (a test's fake
-// may have few); the broker binary hands New a Full, so that a method its
-// broker lacks is a compile error there rather than routes that answer
-// 404.
-type Full interface {
-	Broker
-	Consumer
-	Transactor
-	Admin
-	KVConsole
-	Locker
-	Timerer
-	Statuser
-	Ephemeral
-	Tracer
-	Streamer
-	Cluster
-}
-
-// New returns the HTTP API of API.md served over b. It panics when b is
-// nil (a programmer's mistake at setup).
+// New returns the HTTP API of API.md served over b, with the routes of
+// the parts b has (a test's fake may have few; the broker binary calls
+// NewFull). It panics when b is nil (a programmer's mistake at setup).
 func New(b Broker, o Options) http.Handler {
-	h, _ := build(b, o)
-	return h
-}
-
-// build is New, with the route table: "METHOD /pattern" → access class.
-func build(b Broker, o Options) (*chi.Mux, map[string]Class) {
 	if b == nil {
 		panic("httpd: New: nil Broker")
 	}
+	h, _ := build(b, partsOf(b), o)
+	return h
+}
+
+// build is New over b and its parts p, with the route table:
+// "METHOD /pattern" → access class.
+func build(b Broker, p Parts, o Options) (*chi.Mux, map[string]Class) {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -154,40 +123,9 @@ func build(b Broker, o Options) (*chi.Mux, map[string]Class) {
 		o.Registry = prometheus.NewRegistry()
 	}
 	s := &server{b: b, maxBody: o.MaxBodyBytes, horizon: o.TimerHorizon, subMode: o.DefaultSubscriptionMode, version: o.Version, log: o.Logger,
-		m: newMetrics(o.Registry), gather: o.Registry, samples: o.Sampler, wire: wire.NewDecoder(int(min(o.MaxBodyBytes, 1<<40)))}
-	if c, ok := b.(Consumer); ok {
-		s.c = c
-	}
-	if t, ok := b.(Transactor); ok {
-		s.t = t
-	}
-	if a, ok := b.(Admin); ok {
-		s.a = a
-	}
-	if kc, ok := b.(KVConsole); ok {
-		s.kc = kc
-	}
-	if l, ok := b.(Locker); ok {
-		s.l = l
-	}
-	if tm, ok := b.(Timerer); ok {
-		s.tm = tm
-	}
-	if st, ok := b.(Statuser); ok {
-		s.st = st
-	}
-	if e, ok := b.(Ephemeral); ok {
-		s.e = e
-	}
-	if tr, ok := b.(Tracer); ok {
-		s.tr = tr
-	}
-	if sm, ok := b.(Streamer); ok {
-		s.sm = sm
-	}
-	if cl, ok := b.(Cluster); ok {
-		s.cl = cl
-	}
+		m: newMetrics(o.Registry), gather: o.Registry, samples: o.Sampler, wire: wire.NewDecoder(int(min(o.MaxBodyBytes, 1<<40))),
+		c: p.Consumer, t: p.Transactor, a: p.Admin, kc: p.KVConsole, l: p.Locker, tm: p.Timerer, st: p.Statuser, e: p.Ephemeral,
+		tr: p.Tracer, sm: p.Streamer, cl: p.Cluster}
 
 	r := chi.NewRouter()
 	r.Use(observe(s.m, o.Logger), middleware.GetHead)
