@@ -50,6 +50,9 @@ func decodeWindow(q query) (window, error) {
 	return w, nil
 }
 
+// windowOf reads the window of a request's query (decodeWindow).
+var windowOf = queryFor(decodeWindow)
+
 // series calls point for each kept sample inside w with the one before
 // it, oldest first.
 func series[P any](h []sample, w window, point func(prev, cur *sample) P) []P {
@@ -216,23 +219,14 @@ func workerAt(prev, cur *sample) workerPoint {
 // "interval" (seconds between samples; 0 without a Sampler), "current",
 // "timeSeries":[…]}.
 func metricSeries[P any](s *server, point func(prev, cur *sample) P) http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		q, err := queryOf(r)
-		if err != nil {
-			return err
-		}
-		win, err := decodeWindow(q)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, windowOf, func(r *http.Request, win window) (any, error) {
 		h := s.samples.history()
-		writeJSON(w, http.StatusOK, struct {
+		return struct {
 			TimeRange  timeRange `json:"timeRange"`
 			Interval   float64   `json:"interval"`
 			Current    P         `json:"current"`
 			TimeSeries []P       `json:"timeSeries"`
-		}{win.tr, s.samples.interval(), current(s, h, point), series(h, win, point)})
-		return nil
+		}{win.tr, s.samples.interval(), current(s, h, point), series(h, win, point)}, nil
 	})
 }
 

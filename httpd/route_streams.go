@@ -37,27 +37,17 @@ func (s *server) streamRoutes(rt *routes) {
 
 // streamRegister is POST /streams/v1/queries.
 func (s *server) streamRegister() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
-		if err != nil {
-			return err
-		}
-		req, err := decodeStreamRegister(body)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, bodyOf(s, decodeStreamRegister), func(r *http.Request, req StreamRegister) (any, error) {
 		a, err := s.sm.RegisterStream(r.Context(), tenantOf(r), req)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if a.Mismatch {
-			return &Error{Status: http.StatusConflict, Code: CodeConfigHashMismatch, Message: fmt.Sprintf(
+			return nil, &Error{Status: http.StatusConflict, Code: CodeConfigHashMismatch, Message: fmt.Sprintf(
 				"query %q is registered with config_hash %s, this registration has %s: the operator chain changed; pass reset=true to wipe the query's state, or pick a new name",
 				req.Name, contract.Clip(a.ConfigHash), contract.Clip(req.ConfigHash))}
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"success": true, "query_id": a.QueryID, "name": a.Name,
-			"fresh": a.Fresh, "reset": a.Reset})
-		return nil
+		return map[string]any{"success": true, "query_id": a.QueryID, "name": a.Name, "fresh": a.Fresh, "reset": a.Reset}, nil
 	})
 }
 
@@ -89,77 +79,58 @@ func decodeStreamRegister(body []byte) (StreamRegister, error) {
 
 // streamList is GET /streams/v1/queries and /streams/v1/queries/{name}.
 func (s *server) streamList(one bool) http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		name := ""
-		if one {
-			n, err := pathParam(r, "name", contract.StreamQuery)
-			if err != nil {
-				return err
-			}
-			name = n
-		}
+	if !one {
+		return reply(http.StatusOK, func(r *http.Request) (any, error) {
+			qs, err := s.sm.StreamQueries(r.Context(), tenantOf(r), "")
+			return map[string]any{"queries": orEmpty(qs)}, err
+		})
+	}
+	return route(http.StatusOK, pathQuery, func(r *http.Request, name string) (any, error) {
 		qs, err := s.sm.StreamQueries(r.Context(), tenantOf(r), name)
 		if err != nil {
-			return err
-		}
-		if !one {
-			if qs == nil {
-				qs = []StreamQuery{}
-			}
-			writeJSON(w, http.StatusOK, map[string]any{"queries": qs})
-			return nil
+			return nil, err
 		}
 		if len(qs) == 0 {
-			return &Error{Status: http.StatusNotFound, Code: CodeQueryNotFound, Message: fmt.Sprintf("no stream query %q is registered", name)}
+			return nil, noStreamQuery(name)
 		}
-		writeJSON(w, http.StatusOK, qs[0])
-		return nil
+		return qs[0], nil
 	})
+}
+
+// pathQuery reads the path's stream query :name.
+var pathQuery = pathOf("name", contract.StreamQuery)
+
+// noStreamQuery is the 404 of a query name nobody registered.
+func noStreamQuery(name string) *Error {
+	return queryNotFound("no stream query %q is registered", name)
 }
 
 // streamDelete is DELETE /streams/v1/queries/{name}.
 func (s *server) streamDelete() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		name, err := pathParam(r, "name", contract.StreamQuery)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, pathQuery, func(r *http.Request, name string) (any, error) {
 		found, rows, err := s.sm.DeleteStream(r.Context(), tenantOf(r), name)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !found {
-			return &Error{Status: http.StatusNotFound, Code: CodeQueryNotFound, Message: fmt.Sprintf("no stream query %q is registered", name)}
+			return nil, noStreamQuery(name)
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"deleted": true, "name": name, "rows": rows})
-		return nil
+		return map[string]any{"deleted": true, "name": name, "rows": rows}, nil
 	})
 }
 
 // streamState is POST /streams/v1/state/get.
 func (s *server) streamState() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
-		if err != nil {
-			return err
-		}
-		req, err := decodeStreamState(body)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, bodyOf(s, decodeStreamState), func(r *http.Request, req StreamStateRequest) (any, error) {
 		rows, found, err := s.sm.StreamState(r.Context(), tenantOf(r), req)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !found {
-			return &Error{Status: http.StatusNotFound, Code: CodeQueryNotFound, Message: fmt.Sprintf(
-				"query_id %s names no registered query (never registered, or reset or deleted since): register the query again", req.QueryID)}
+			return nil, queryNotFound(
+				"query_id %s names no registered query (never registered, or reset or deleted since): register the query again", req.QueryID)
 		}
-		if rows == nil {
-			rows = []StreamRow{}
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"success": true, "rows": rows})
-		return nil
+		return map[string]any{"success": true, "rows": orEmpty(rows)}, nil
 	})
 }
 
@@ -234,30 +205,22 @@ func checkStateKey(path, k string) error {
 // streamCycle is POST /streams/v1/cycle: 200 with success true when the
 // cycle applied, or false with the reason when nothing of it did.
 func (s *server) streamCycle() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
-		if err != nil {
-			return err
-		}
-		req, err := decodeStreamCycle(body)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, bodyOf(s, decodeStreamCycle), func(r *http.Request, req StreamCycle) (rawJSON, error) {
 		if p := PrincipalOf(r); p != nil && req.Ack != nil {
 			if err := admit(p, ClassConsume, "a cycle's ack (class consume)"); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		sub := producerSub(r)
 		for i := range req.Pushes {
 			req.Pushes[i].ProducerSub = sub
 			if err := newMessageID(&req.Pushes[i]); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		a, err := s.sm.StreamCycle(r.Context(), tenantOf(r), req)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		outcome := "committed"
 		if !a.Success {
@@ -266,8 +229,7 @@ func (s *server) streamCycle() http.Handler {
 			s.m.count(tenantOf(r), msgPushed, len(a.Pushes))
 		}
 		s.m.cycles.WithLabelValues(outcome, tenantLabel(tenantOf(r))).Inc()
-		writeRaw(w, http.StatusOK, appendStreamCycle(nil, &req, &a))
-		return nil
+		return appendStreamCycle(nil, &req, &a), nil
 	})
 }
 
