@@ -99,6 +99,9 @@ func appendEach[T any](b []byte, xs []T, one func([]byte, *T) []byte) []byte {
 	return b
 }
 
+// appendStringOf appends *s as a JSON string (appendEach's one).
+func appendStringOf(b []byte, s *string) []byte { return appendString(b, *s) }
+
 // orEmpty is xs, or an empty slice when nil (an answer's [] rather than
 // null).
 func orEmpty[T any](xs []T) []T {

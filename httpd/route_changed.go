@@ -49,21 +49,13 @@ func newPartitionAnswer(p ChangedPartition) partitionAnswer {
 // partitions of queues written since a time, and this node's safeTime
 // (asked of the broker even when there are no entries).
 func (s *server) partitionsChanged() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
-		if err != nil {
-			return err
-		}
-		qs, err := decodeChanged(body)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, bodyOf(s, decodeChanged), func(r *http.Request, qs []ChangedQuery) (any, error) {
 		got, err := s.b.PartitionsChanged(r.Context(), tenantOf(r), qs)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if len(got.Entries) != len(qs) {
-			return fmt.Errorf("httpd: broker answered %d changed entries for %d", len(got.Entries), len(qs))
+			return nil, fmt.Errorf("httpd: broker answered %d changed entries for %d", len(got.Entries), len(qs))
 		}
 		out := changedAnswer{SafeTime: formatStamp(got.SafeTime), Entries: make([]changedEntry, len(qs))}
 		for i, e := range got.Entries {
@@ -77,8 +69,7 @@ func (s *server) partitionsChanged() http.Handler {
 			}
 			out.Entries[i] = ce
 		}
-		writeJSON(w, http.StatusOK, out)
-		return nil
+		return out, nil
 	})
 }
 

@@ -23,28 +23,17 @@ type configureAnswer struct {
 
 // configure is POST /api/v1/configure (API.md §8).
 func (s *server) configure() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
-		if err != nil {
-			return err
-		}
-		req, err := decodeConfigure(body)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, bodyOf(s, decodeConfigure), func(r *http.Request, req ConfigureRequest) (any, error) {
 		got, err := s.b.Configure(r.Context(), tenantOf(r), req)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		opts, err := withDefaults(got.Options)
-		if err != nil {
-			return err
-		}
 		queue := got.Queue
 		if queue == "" {
 			queue = req.Queue
 		}
-		writeJSON(w, http.StatusOK, configureAnswer{
+		return configureAnswer{
 			Configured: true,
 			QueueID:    uuid.UUID(got.QueueID).String(),
 			Queue:      queue,
@@ -52,8 +41,7 @@ func (s *server) configure() http.Handler {
 			Task:       got.Task,
 			Storage:    "segments",
 			Options:    opts,
-		})
-		return nil
+		}, err
 	})
 }
 

@@ -18,28 +18,18 @@ const (
 // fetch is POST /api/v1/fetch: records by offset, index-aligned with the
 // entries. Payloads are written as stored, byte for byte.
 func (s *server) fetch() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
-		if err != nil {
-			return err
-		}
-		req, err := decodeFetch(body)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, bodyOf(s, decodeFetch), func(r *http.Request, req FetchRequest) (rawJSON, error) {
 		if len(req.Entries) == 0 {
-			writeRaw(w, http.StatusOK, []byte(`{"entries":[]}`))
-			return nil
+			return rawJSON(`{"entries":[]}`), nil
 		}
 		got, err := s.b.Fetch(r.Context(), tenantOf(r), req)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if len(got) != len(req.Entries) {
-			return fmt.Errorf("httpd: broker answered %d fetch entries for %d", len(got), len(req.Entries))
+			return nil, fmt.Errorf("httpd: broker answered %d fetch entries for %d", len(got), len(req.Entries))
 		}
-		writeRaw(w, http.StatusOK, appendFetch(nil, got))
-		return nil
+		return appendFetch(nil, got), nil
 	})
 }
 

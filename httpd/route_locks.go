@@ -16,18 +16,10 @@ const MaxLockOps = 64
 // one result per operation in order. A lock that is held, lost or free is
 // an answer, never an error status: the status says how the call went.
 func (s *server) locks() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
-		if err != nil {
-			return err
-		}
-		ops, err := decodeLockOps(body)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, bodyOf(s, decodeLockOps), func(r *http.Request, ops []LockOp) (rawJSON, error) {
 		got, err := s.l.Locks(r.Context(), tenantOf(r), ops)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var b bytes.Buffer
 		b.WriteString(`{"results":[`)
@@ -37,13 +29,12 @@ func (s *server) locks() http.Handler {
 			}
 			raw, err := a.MarshalJSON()
 			if err != nil {
-				return err
+				return nil, err
 			}
 			b.Write(raw)
 		}
 		b.WriteString("]}\n")
-		writeRaw(w, http.StatusOK, b.Bytes())
-		return nil
+		return b.Bytes(), nil
 	})
 }
 

@@ -165,7 +165,7 @@ func (s *server) message() http.Handler {
 			return append(b, '}')
 		})
 		b = append(b, `],"deadLetters":[`...)
-		b = appendEach(b, got.DeadLetters, func(b []byte, id *string) []byte { return appendString(b, *id) })
+		b = appendEach(b, got.DeadLetters, appendStringOf)
 		return append(b, ']', '}', '\n'), nil
 	})
 }
