@@ -37,6 +37,32 @@ func decodeEntries(o object) ([]object, error) {
 	return out, nil
 }
 
+// eachEntry decodes each of entries with one, which reads the entry o
+// (at path entries[i]) into q; the first refusal stops it.
+func eachEntry[Q any](entries []object, one func(o object, path string, q *Q) error) ([]Q, error) {
+	qs := make([]Q, len(entries))
+	for i, o := range entries {
+		if err := one(o, fmt.Sprintf("entries[%d]", i), &qs[i]); err != nil {
+			return nil, err
+		}
+	}
+	return qs, nil
+}
+
+// decodeEntriesOf reads a body {"entries":[…]} (decodeEntries), each
+// entry with one (eachEntry).
+func decodeEntriesOf[Q any](body []byte, one func(o object, path string, q *Q) error) ([]Q, error) {
+	o, err := asObject(body, "the body")
+	if err != nil {
+		return nil, err
+	}
+	entries, err := decodeEntries(o)
+	if err != nil {
+		return nil, err
+	}
+	return eachEntry(entries, one)
+}
+
 // queueOf reads an entry's queue: a non-empty string, a queue's name.
 func queueOf(o object, path string) (string, error) {
 	q, err := o.name("queue", path+".queue", contract.Queue)

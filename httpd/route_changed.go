@@ -76,40 +76,26 @@ func (s *server) partitionsChanged() http.Handler {
 // decodeChanged checks and defaults a partitions/changed body, which must
 // be valid JSON.
 func decodeChanged(body []byte) ([]ChangedQuery, error) {
-	o, err := asObject(body, "the body")
-	if err != nil {
-		return nil, err
-	}
-	entries, err := decodeEntries(o)
-	if err != nil {
-		return nil, err
-	}
-	qs := make([]ChangedQuery, len(entries))
-	for i, o := range entries {
-		path := fmt.Sprintf("entries[%d]", i)
-		q := &qs[i]
+	return decodeEntriesOf(body, func(o object, path string, q *ChangedQuery) (err error) {
 		if q.Queue, err = queueOf(o, path); err != nil {
-			return nil, err
+			return err
 		}
 		since, ok, err := o.str("since", path+".since")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if ok {
 			us, err := parseISO(since)
 			if err != nil {
-				return nil, badRequest("%s.since %v", path, err)
+				return badRequest("%s.since %v", path, err)
 			}
 			q.Since = &us
 		}
 		if q.After, err = o.name("after", path+".after", contract.ID); err != nil {
-			return nil, err
+			return err
 		}
 		limit, _, err := o.integer("limit", path+".limit", contract.ChangedLimit, MaxChangedLimit)
-		if err != nil {
-			return nil, err
-		}
 		q.Limit = int(limit)
-	}
-	return qs, nil
+		return err
+	})
 }

@@ -71,35 +71,16 @@ func appendDeadLetter(b []byte, d *DeadLetter) []byte {
 	b = appendField(b, "queue", d.Queue)
 	b = appendField(b, "consumerGroup", d.ConsumerGroup)
 	b = appendField(b, "partition", d.Partition)
-	b = appendKey(b, "offset")
-	b = appendInt(b, d.Offset)
-	b = append(b, ',')
+	b = appendIntField(b, "offset", d.Offset)
 	b = appendField(b, "transactionId", d.TransactionID)
 	b = appendField(b, "messageId", uuid.UUID(d.MessageID).String())
-	b = appendKey(b, "data")
-	b = appendRaw(b, d.Data)
-	b = append(b, ',')
-	b = appendKey(b, "createdAt")
-	b = appendStamp(b, d.CreatedAt)
-	b = append(b, ',')
-	b = appendKey(b, "failedAt")
-	b = appendStamp(b, d.FailedAt)
-	b = append(b, ',')
-	b = appendKey(b, "attempts")
-	b = appendInt(b, int64(d.Attempts))
-	b = append(b, ',')
-	for i, k := range []string{"error", "errorMessage"} { // errorMessage: what the official client reads
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendKey(b, k)
-		if d.Error == "" {
-			b = append(b, "null"...)
-		} else {
-			b = appendString(b, d.Error)
-		}
-	}
-	return append(b, '}')
+	b = appendRawField(b, "data", d.Data)
+	b = appendStampField(b, "createdAt", d.CreatedAt)
+	b = appendStampField(b, "failedAt", d.FailedAt)
+	b = appendIntField(b, "attempts", int64(d.Attempts))
+	b = appendFieldOrNull(b, "error", d.Error)
+	b = appendFieldOrNull(b, "errorMessage", d.Error) // what the official client reads
+	return closeObject(b)
 }
 
 // replayDLQ is POST /api/v1/dlq/:id/replay with an optional body

@@ -122,18 +122,11 @@ func appendMessageInfo(b []byte, m *MessageInfo) []byte {
 	b = appendField(b, "queue", m.Queue)
 	b = appendField(b, "partition", m.Partition)
 	b = appendField(b, "partitionId", m.PartitionID)
-	b = appendKey(b, "offset")
-	b = appendInt(b, m.Offset)
-	b = append(b, ',')
-	b = appendKey(b, "data")
-	b = appendRaw(b, m.Data)
-	b = append(b, ',')
-	b = appendKey(b, "createdAt")
-	b = appendStamp(b, m.CreatedAt)
-	b = append(b, ',')
-	b = appendKey(b, "status")
-	b = appendString(b, m.Status)
-	return append(b, '}')
+	b = appendIntField(b, "offset", m.Offset)
+	b = appendRawField(b, "data", m.Data)
+	b = appendStampField(b, "createdAt", m.CreatedAt)
+	b = appendField(b, "status", m.Status)
+	return closeObject(b)
 }
 
 // message is GET /api/v1/messages/:partitionId/*transactionId (the 2.x

@@ -48,27 +48,14 @@ func (s *server) fetchOffsets() http.Handler {
 
 // decodeOffsets checks a fetch/offsets body, which must be valid JSON.
 func decodeOffsets(body []byte) ([]OffsetQuery, error) {
-	o, err := asObject(body, "the body")
-	if err != nil {
-		return nil, err
-	}
-	entries, err := decodeEntries(o)
-	if err != nil {
-		return nil, err
-	}
-	qs := make([]OffsetQuery, len(entries))
-	for i, o := range entries {
-		path := fmt.Sprintf("entries[%d]", i)
-		q := &qs[i]
+	return decodeEntriesOf(body, func(o object, path string, q *OffsetQuery) (err error) {
 		if q.Queue, err = queueOf(o, path); err != nil {
-			return nil, err
+			return err
 		}
 		if q.Partition, err = partitionOf(o, path); err != nil {
-			return nil, err
+			return err
 		}
-		if q.Ts, err = timestampOf(o, path); err != nil {
-			return nil, err
-		}
-	}
-	return qs, nil
+		q.Ts, err = timestampOf(o, path)
+		return err
+	})
 }
