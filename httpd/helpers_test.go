@@ -588,3 +588,20 @@ func (f *fakeBroker) QueueStats(ctx context.Context, tenant, queue string) (Stat
 	}
 	return Stats{}, nil
 }
+
+// refusalCase is a body a route refuses with 400 before it asks the
+// broker: the code and a part of the message it answers.
+type refusalCase struct{ name, body, code, msg string }
+
+// wantRefusals sends each case's body to method target, each over a
+// fresh env, and wants its 400 and no call of the broker.
+func wantRefusals(t *testing.T, method, target string, cases []refusalCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, nil, Options{})
+			wantError(t, e.do(t, method, target, c.body), http.StatusBadRequest, c.code, c.msg)
+			e.fb.none(t)
+		})
+	}
+}

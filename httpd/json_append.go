@@ -104,7 +104,9 @@ func appendRaw(b, raw []byte) []byte {
 // the object's '}'.
 
 // appendIntField appends "k":n,.
-func appendIntField(b []byte, k string, n int64) []byte { return append(appendInt(appendKey(b, k), n), ',') }
+func appendIntField(b []byte, k string, n int64) []byte {
+	return append(appendInt(appendKey(b, k), n), ',')
+}
 
 // appendRawField appends "k":raw, (appendRaw: null when empty).
 func appendRawField(b []byte, k string, raw []byte) []byte {
