@@ -605,3 +605,17 @@ func wantRefusals(t *testing.T, method, target string, cases []refusalCase) {
 		})
 	}
 }
+
+// statsRequests are the requests of the Statuser's routes (status and
+// resources counts), for the tests that run every route of a kind.
+var statsRequests = []struct{ method, path, body string }{
+	{"GET", "/api/v1/status", ``},
+	{"GET", "/api/v1/status/queues", ``},
+	{"GET", "/api/v1/status/queues/q", ``},
+	{"GET", "/api/v1/status/analytics", ``},
+	{"GET", "/api/v1/resources/overview", ``},
+	{"GET", "/api/v1/resources/namespaces", ``},
+	{"GET", "/api/v1/resources/tasks", ``},
+	{"GET", "/api/v1/resources/partitions", ``},
+	{"GET", "/api/v1/resources/queues/q/depth", ``},
+}

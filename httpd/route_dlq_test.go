@@ -143,21 +143,14 @@ func TestReplayAnswers(t *testing.T) {
 }
 
 func TestReplayRefusals(t *testing.T) {
-	cases := []struct{ name, body, code, msg string }{
+	wantRefusals(t, "POST", "/api/v1/dlq/d1/replay", []refusalCase{
 		{"partition without queue", `{"partition":"p"}`, CodeBadRequest, `partition "p" needs a queue`},
 		{"partition with empty queue", `{"queue":"","partition":"p"}`, CodeBadRequest, `partition "p" needs a queue`},
 		{"queue not a string", `{"queue":1}`, CodeBadRequest, "queue must be a string"},
 		{"partition not a string", `{"queue":"q","partition":2}`, CodeBadRequest, "partition must be a string"},
 		{"array", `[]`, CodeBadRequest, "the body must be an object"},
 		{"malformed", `{"queue":`, CodeBadBody, "the body is not JSON"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			wantError(t, e.do(t, "POST", "/api/v1/dlq/d1/replay", c.body), http.StatusBadRequest, c.code, c.msg)
-			e.fb.none(t)
-		})
-	}
+	})
 }
 
 func TestPurgeDLQ(t *testing.T) {
