@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/queen-mq/queen-go/contract"
 )
@@ -107,14 +106,9 @@ func decodeEphemeralPop(raw string) (EphemeralPop, error) {
 		return req, err
 	}
 	req.Batch = int(batch)
-	if req.Wait, _, err = q.boolean("wait"); err != nil {
+	if req.Wait, req.Timeout, err = waitOf(q); err != nil {
 		return req, err
 	}
-	ms, _, err := q.integer("timeout", contract.PopTimeout, DefaultPopTimeout.Milliseconds())
-	if err != nil {
-		return req, err
-	}
-	req.Timeout = time.Duration(ms) * time.Millisecond
 	req.AutoAck, err = autoAckOf(q)
 	return req, err
 }

@@ -205,14 +205,9 @@ func decodePop(raw, defMode string) (PopRequest, error) {
 		return req, err
 	}
 	req.Batch, req.Partitions = int(batch), int(parts)
-	if req.Wait, _, err = q.boolean("wait"); err != nil {
+	if req.Wait, req.Timeout, err = waitOf(q); err != nil {
 		return req, err
 	}
-	ms, _, err := q.integer("timeout", contract.PopTimeout, DefaultPopTimeout.Milliseconds())
-	if err != nil {
-		return req, err
-	}
-	req.Timeout = time.Duration(ms) * time.Millisecond
 	lease, _, err := q.integer("leaseSeconds", contract.LeaseSeconds, 0)
 	if err != nil {
 		return req, err
@@ -226,6 +221,16 @@ func decodePop(raw, defMode string) (PopRequest, error) {
 	}
 	req.Conflation, err = checkConflation(q, req)
 	return req, err
+}
+
+// waitOf reads a pop's wait (true long-polls) and timeout (ms, the
+// longest wait: contract.PopTimeout, default DefaultPopTimeout).
+func waitOf(q query) (wait bool, timeout time.Duration, err error) {
+	if wait, _, err = q.boolean("wait"); err != nil {
+		return false, 0, err
+	}
+	ms, _, err := q.integer("timeout", contract.PopTimeout, DefaultPopTimeout.Milliseconds())
+	return wait, time.Duration(ms) * time.Millisecond, err
 }
 
 // decodeSubscription reads subscriptionMode (new, or its spelling
