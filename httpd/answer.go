@@ -113,6 +113,15 @@ func orEmpty[T any](xs []T) []T {
 
 // The 404s of the resource kinds.
 
+// orMissing is the error of a lookup that failed or found nothing: err
+// when there is one, else missing (its 404).
+func orMissing(err error, missing *Error) error {
+	if err != nil {
+		return err
+	}
+	return missing
+}
+
 // queueNotFound is the 404 queue_not_found of a queue that is not there.
 func queueNotFound(name string) *Error {
 	return &Error{Status: http.StatusNotFound, Code: CodeQueueNotFound, Message: fmt.Sprintf("queue %q not found", clipped(name))}

@@ -233,12 +233,9 @@ func (s *server) ephemeralQueues() http.Handler {
 func (s *server) ephemeralDepth() http.Handler {
 	return route(http.StatusOK, pathQueue, func(r *http.Request, queue string) (any, error) {
 		d, ok, err := s.e.EphemeralDepth(r.Context(), tenantOf(r), queue)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, &Error{Status: http.StatusNotFound, Code: CodeEphemeralQueueNotFound,
-				Message: fmt.Sprintf("ephemeral queue %q does not exist on this node", clipped(queue))}
+		if err != nil || !ok {
+			return nil, orMissing(err, &Error{Status: http.StatusNotFound, Code: CodeEphemeralQueueNotFound,
+				Message: fmt.Sprintf("ephemeral queue %q does not exist on this node", clipped(queue))})
 		}
 		d.Queue = queue
 		parts := make([]EphemeralPartitionDepth, len(d.Partitions))

@@ -130,11 +130,8 @@ func (s *server) laggingGroups() http.Handler {
 func (s *server) consumerGroup() http.Handler {
 	return route(http.StatusOK, pathGroup, func(r *http.Request, name string) (any, error) {
 		g, ok, err := s.a.ConsumerGroup(r.Context(), tenantOf(r), name)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, notFound("consumer group %q not found", name)
+		if err != nil || !ok {
+			return nil, orMissing(err, notFound("consumer group %q not found", name))
 		}
 		d := groupDetail{Name: g.Name, Queues: make([]groupQueueDetail, len(g.Queues))}
 		if d.Name == "" {

@@ -142,11 +142,8 @@ func appendMessageInfo(b []byte, m *MessageInfo) []byte {
 func (s *server) message() http.Handler {
 	return route(http.StatusOK, messageIDs, func(r *http.Request, id messageID) (rawJSON, error) {
 		got, ok, err := s.a.Message(r.Context(), tenantOf(r), id.pid, id.txid)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, messageNotFound(id.txid, id.pid, "older than its queue's dedup window, or never pushed there")
+		if err != nil || !ok {
+			return nil, orMissing(err, messageNotFound(id.txid, id.pid, "older than its queue's dedup window, or never pushed there"))
 		}
 		b := appendMessageInfo(nil, &got.MessageInfo)
 		b = append(b[:len(b)-1], `,"consumerGroups":[`...)
@@ -274,11 +271,8 @@ type deleteMessageAnswer struct {
 func (s *server) deleteMessage() http.Handler {
 	return route(http.StatusOK, messageIDs, func(r *http.Request, id messageID) (any, error) {
 		got, ok, err := s.a.DeleteMessage(r.Context(), tenantOf(r), id.pid, id.txid)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, messageNotFound(id.txid, id.pid, "deleted already, older than its queue's dedup window, or never pushed there")
+		if err != nil || !ok {
+			return nil, orMissing(err, messageNotFound(id.txid, id.pid, "deleted already, older than its queue's dedup window, or never pushed there"))
 		}
 		return deleteMessageAnswer{Deleted: true, TransactionID: id.txid, PartitionID: id.pid, Queue: got.Queue,
 			Partition: got.Partition, Offset: got.Offset}, nil

@@ -77,11 +77,8 @@ func (s *server) queues() http.Handler {
 func (s *server) queue() http.Handler {
 	return route(http.StatusOK, pathQueue, func(r *http.Request, name string) (any, error) {
 		got, ok, err := s.b.Queue(r.Context(), tenantOf(r), name)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, queueNotFound(name)
+		if err != nil || !ok {
+			return nil, orMissing(err, queueNotFound(name))
 		}
 		opts, err := withDefaults(got.Options)
 		d := queueDetail{queueSummary: newQueueSummary(got.QueueSummary), Options: opts,
@@ -118,11 +115,8 @@ type deleteQueueAnswer struct {
 func (s *server) deleteQueue() http.Handler {
 	return route(http.StatusOK, pathQueue, func(r *http.Request, name string) (any, error) {
 		got, ok, err := s.a.DeleteQueue(r.Context(), tenantOf(r), name)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, queueNotFound(name)
+		if err != nil || !ok {
+			return nil, orMissing(err, queueNotFound(name))
 		}
 		return deleteQueueAnswer{Deleted: true, Queue: name, Partitions: got.Partitions, Messages: got.Messages,
 			ConsumerGroups: got.ConsumerGroups, DeadLetters: got.DeadLetters}, nil

@@ -109,11 +109,8 @@ func noStreamQuery(name string) *Error {
 func (s *server) streamDelete() http.Handler {
 	return route(http.StatusOK, pathQuery, func(r *http.Request, name string) (any, error) {
 		found, rows, err := s.sm.DeleteStream(r.Context(), tenantOf(r), name)
-		if err != nil {
-			return nil, err
-		}
-		if !found {
-			return nil, noStreamQuery(name)
+		if err != nil || !found {
+			return nil, orMissing(err, noStreamQuery(name))
 		}
 		return map[string]any{"deleted": true, "name": name, "rows": rows}, nil
 	})
@@ -123,12 +120,9 @@ func (s *server) streamDelete() http.Handler {
 func (s *server) streamState() http.Handler {
 	return route(http.StatusOK, bodyOf(s, decodeStreamState), func(r *http.Request, req StreamStateRequest) (any, error) {
 		rows, found, err := s.sm.StreamState(r.Context(), tenantOf(r), req)
-		if err != nil {
-			return nil, err
-		}
-		if !found {
-			return nil, queryNotFound(
-				"query_id %s names no registered query (never registered, or reset or deleted since): register the query again", req.QueryID)
+		if err != nil || !found {
+			return nil, orMissing(err, queryNotFound(
+				"query_id %s names no registered query (never registered, or reset or deleted since): register the query again", req.QueryID))
 		}
 		return map[string]any{"success": true, "rows": orEmpty(rows)}, nil
 	})
