@@ -1,6 +1,7 @@
 package httpd
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -28,9 +29,17 @@ func decodeEntries(o object) ([]object, error) {
 	if len(list) > MaxEntries {
 		return nil, badRequest("%d entries, at most %d", len(list), MaxEntries)
 	}
-	out := make([]object, len(list))
+	return decodeEach(list, "entries", asObject)
+}
+
+// decodeEach decodes each element of list, the array at path k, with
+// one, which is given the element's path k[i]; the first refusal stops
+// it.
+func decodeEach[T any](list []json.RawMessage, k string, one func(raw json.RawMessage, at string) (T, error)) ([]T, error) {
+	out := make([]T, len(list))
 	for i, raw := range list {
-		if out[i], err = asObject(raw, fmt.Sprintf("entries[%d]", i)); err != nil {
+		var err error
+		if out[i], err = one(raw, fmt.Sprintf("%s[%d]", k, i)); err != nil {
 			return nil, err
 		}
 	}

@@ -1,6 +1,7 @@
 package httpd
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/url"
@@ -143,16 +144,11 @@ func decodeEphemeralAck(body []byte) (EphemeralAck, error) {
 	case len(list) > MaxEphemeralAcks:
 		return req, badRequest("acks: %d acks, at most %d in one call", len(list), MaxEphemeralAcks)
 	}
-	req.Acks = make([]EphemeralAckItem, len(list))
-	for i, raw := range list {
-		if req.Acks[i], err = decodeEphemeralAckItem(raw, fmt.Sprintf("acks[%d]", i)); err != nil {
-			return req, err
-		}
-	}
-	return req, nil
+	req.Acks, err = decodeEach(list, "acks", decodeEphemeralAckItem)
+	return req, err
 }
 
-func decodeEphemeralAckItem(raw []byte, at string) (EphemeralAckItem, error) {
+func decodeEphemeralAckItem(raw json.RawMessage, at string) (EphemeralAckItem, error) {
 	var it EphemeralAckItem
 	o, err := asObject(raw, at)
 	if err != nil {

@@ -2,6 +2,7 @@ package httpd
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -124,18 +125,13 @@ func decodeAckBatch(body []byte) ([]AckItem, error) {
 	case len(list) > MaxAckBatch:
 		return nil, badRequest("acknowledgments has %d items, at most %d", len(list), MaxAckBatch)
 	}
-	items := make([]AckItem, len(list))
-	for i, raw := range list {
-		path := fmt.Sprintf("acknowledgments[%d]", i)
+	return decodeEach(list, "acknowledgments", func(raw json.RawMessage, path string) (AckItem, error) {
 		o, err := asObject(raw, path)
 		if err != nil {
-			return nil, err
+			return AckItem{}, err
 		}
-		if items[i], err = decodeAckItem(o, path, group); err != nil {
-			return nil, err
-		}
-	}
-	return items, nil
+		return decodeAckItem(o, path, group)
+	})
 }
 
 // decodeAckItem reads one ack item; path is where it sits in the body (""

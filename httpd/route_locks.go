@@ -3,7 +3,6 @@ package httpd
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/http"
 
 	"github.com/queen-mq/queen-go/contract"
@@ -57,13 +56,7 @@ func decodeLockOps(body []byte) ([]LockOp, error) {
 	if len(list) > MaxLockOps {
 		return nil, badRequest("operations: %d operations, at most %d in one call", len(list), MaxLockOps)
 	}
-	ops := make([]LockOp, len(list))
-	for i, raw := range list {
-		if ops[i], err = decodeLockOp(raw, fmt.Sprintf("operations[%d]", i)); err != nil {
-			return nil, err
-		}
-	}
-	return ops, nil
+	return decodeEach(list, "operations", decodeLockOp)
 }
 
 func decodeLockOp(raw json.RawMessage, at string) (LockOp, error) {
