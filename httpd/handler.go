@@ -171,50 +171,10 @@ func (s *server) register(rt *routes, o Options) {
 	rt.r.Route("/api/v1", func(r chi.Router) {
 		keysOnly := o.ControlPlane != nil && o.CPToken != "" && len(o.Authenticators) > 0
 		api := rt.sub(r, "/api/v1", tenancy(o.TenancyHeader, keysOnly))
-		api.add(ClassPush, http.MethodPost, "/push", s.push())
-		api.add(ClassRead, http.MethodPost, "/fetch", s.fetch())
-		api.add(ClassRead, http.MethodPost, "/fetch/offsets", s.fetchOffsets())
-		api.add(ClassRead, http.MethodPost, "/partitions/changed", s.partitionsChanged())
-		api.add(ClassConfigure, http.MethodPost, "/configure", s.configure())
-		api.add(ClassShared, http.MethodPost, "/kv", s.kvCall())
-		api.add(ClassSharedRead, http.MethodGet, "/kv/{ns}/*", s.kvGet())
-		api.add(ClassShared, http.MethodPut, "/kv/{ns}/*", s.kvPut())
-		api.add(ClassShared, http.MethodDelete, "/kv/{ns}/*", s.kvDelete())
-		api.add(ClassRead, http.MethodGet, "/resources/queues", s.queues())
-		api.add(ClassRead, http.MethodGet, "/resources/queues/{queue}", s.queue())
-		api.add(ClassRead, http.MethodPost, "/stats/refresh", statsRefresh())
-		api.add(ClassNode, http.MethodGet, "/analytics/system-metrics", s.systemMetrics())
-		api.add(ClassNode, http.MethodGet, "/analytics/worker-metrics", s.workerMetrics())
-		if s.st != nil {
-			s.statusRoutes(api)
-		}
-		if s.c != nil {
-			s.consumeRoutes(api)
-		}
-		if s.t != nil {
-			api.add(ClassTxn, http.MethodPost, "/transaction", s.transaction())
-		}
-		if s.a != nil {
-			s.adminRoutes(api)
-		}
-		if s.l != nil {
-			api.add(ClassShared, http.MethodPost, "/locks", s.locks())
-		}
-		if s.tm != nil {
-			s.timerRoutes(api)
-		}
-		if s.tr != nil {
-			s.traceRoutes(api)
-		}
-		if s.kc != nil {
-			api.add(ClassSharedRead, http.MethodGet, "/resources/kv/namespaces", s.kvNamespaces())
-			api.add(ClassSharedRead, http.MethodPost, "/resources/kv/list", s.kvList())
-		}
-		if s.e != nil {
-			s.ephemeralRoutes(api)
-		}
-		if s.cl != nil {
-			s.clusterRoutes(api)
+		for _, a := range s.apiRoutes() {
+			if a.on {
+				api.add(a.class, a.method, a.pattern, a.h)
+			}
 		}
 	})
 	if s.sm != nil {
@@ -225,67 +185,8 @@ func (s *server) register(rt *routes, o Options) {
 	}
 }
 
-// consumeRoutes registers the routes of Consumer (API.md §2). A pop
-// leases messages, so it is not a safe method: HEAD on a pop route is 404
-// no_such_route rather than a GET whose messages nobody would see.
-func (s *server) consumeRoutes(rt *routes) {
-	pops := []struct {
-		pattern string
-		h       http.Handler
-	}{
-		{"/pop", s.popDiscover()},
-		{"/pop/queue/{queue}", s.pop(false)},
-		{"/pop/queue/{queue}/partition/{partition}", s.pop(true)},
-	}
-	for _, p := range pops {
-		rt.add(ClassConsume, http.MethodGet, p.pattern, p.h)
-		rt.add(ClassConsume, http.MethodHead, p.pattern, http.HandlerFunc(noRoute))
-	}
-	rt.add(ClassConsume, http.MethodPost, "/ack", s.ack())
-	rt.add(ClassConsume, http.MethodPost, "/ack/batch", s.ackBatch())
-	rt.add(ClassConsume, http.MethodPost, "/lease/{leaseId}/extend", s.extendLease())
-}
-
 // adminRoutes registers the routes of Admin (API.md §8): the reads are
-// ClassRead, every change ClassAdmin. chi tries a static segment before a parameter,
-// whatever the order of registration,
-// so GET /consumer-groups/lagging is always the lagging list (a group
-// named "lagging" cannot be described, only deleted and sought); it is
-// registered first all the same, to read in the order it matches.
-func (s *server) adminRoutes(rt *routes) {
-	rt.add(ClassRead, http.MethodGet, "/consumer-groups/lagging", s.laggingGroups())
-	rt.add(ClassRead, http.MethodGet, "/consumer-groups", s.consumerGroups())
-	rt.add(ClassRead, http.MethodGet, "/consumer-groups/{group}", s.consumerGroup())
-	rt.add(ClassAdmin, http.MethodDelete, "/consumer-groups/{group}", s.deleteGroup(false))
-	rt.add(ClassAdmin, http.MethodDelete, "/consumer-groups/{group}/queues/{queue}", s.deleteGroup(true))
-	rt.add(ClassAdmin, http.MethodPost, "/consumer-groups/{group}/subscription", s.setSubscription())
-	rt.add(ClassAdmin, http.MethodDelete, "/resources/queues/{queue}", s.deleteQueue())
-	rt.add(ClassAdmin, http.MethodPost, "/consumer-groups/{group}/queues/{queue}/seek", s.seekGroup(false))
-	rt.add(ClassAdmin, http.MethodPost, "/consumer-groups/{group}/queues/{queue}/partitions/{partition}/seek", s.seekGroup(true))
-	rt.add(ClassRead, http.MethodGet, "/dlq", s.dlq())
-	rt.add(ClassAdmin, http.MethodDelete, "/dlq", s.purgeDLQ())
-	rt.add(ClassAdmin, http.MethodPost, "/dlq/{id}/replay", s.replayDLQ())
-	rt.add(ClassRead, http.MethodGet, "/messages", s.messages())
-	rt.add(ClassRead, http.MethodGet, "/messages/{partitionId}/*", s.message())
-	rt.add(ClassAdmin, http.MethodPost, "/messages/{partitionId}/*", s.retryMessage())
-	rt.add(ClassAdmin, http.MethodDelete, "/messages/{partitionId}/*", s.deleteMessage())
-}
-
 // statusRoutes registers the routes of Statuser (API.md §8, §9), all
-// ClassRead. /resources/queues/{queue}/depth lives beside
-// resources/queues/{queue}, which Broker serves.
-func (s *server) statusRoutes(rt *routes) {
-	rt.add(ClassRead, http.MethodGet, "/status", s.apiStatus())
-	rt.add(ClassRead, http.MethodGet, "/status/queues", s.statusQueues())
-	rt.add(ClassRead, http.MethodGet, "/status/queues/{queue}", s.statusQueue())
-	rt.add(ClassRead, http.MethodGet, "/status/analytics", s.analytics())
-	rt.add(ClassRead, http.MethodGet, "/resources/overview", s.overview())
-	rt.add(ClassRead, http.MethodGet, "/resources/namespaces", s.namespaces())
-	rt.add(ClassRead, http.MethodGet, "/resources/tasks", s.tasks())
-	rt.add(ClassRead, http.MethodGet, "/resources/partitions", s.partitions())
-	rt.add(ClassRead, http.MethodGet, "/resources/queues/{queue}/depth", s.depth())
-}
-
 // handle adapts a route's function, which answers or returns the error to
 // answer, to an http.Handler.
 type handle func(w http.ResponseWriter, r *http.Request) error

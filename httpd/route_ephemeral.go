@@ -103,17 +103,8 @@ import (
 //	404  {"error":"…","code":"ephemeral_queue_not_found"}
 //
 // The only ephemeral route that says a queue is not there.
-func (s *server) ephemeralRoutes(rt *routes) {
-	rt.add(ClassPush, http.MethodPost, "/ephemeral/push", s.ephemeralPush())
-	rt.add(ClassConsume, http.MethodGet, "/ephemeral/pop", s.ephemeralPop())
-	rt.add(ClassConsume, http.MethodHead, "/ephemeral/pop", http.HandlerFunc(noRoute))
-	rt.add(ClassConsume, http.MethodPost, "/ephemeral/ack", s.ephemeralAck())
-	rt.add(ClassAdmin, http.MethodPost, "/ephemeral/configure", s.ephemeralConfigure())
-	rt.add(ClassAdmin, http.MethodPost, "/ephemeral/reset", s.ephemeralReset())
-	rt.add(ClassAdmin, http.MethodDelete, "/ephemeral/queue/{queue}", s.ephemeralDelete())
-	rt.add(ClassRead, http.MethodGet, "/ephemeral/queues", s.ephemeralQueues())
-	rt.add(ClassRead, http.MethodGet, "/ephemeral/queues/{queue}/depth", s.ephemeralDepth())
-}
+//
+// They are registered in the route table (routes_api.go).
 
 func (s *server) ephemeralPush() http.Handler {
 	return route(http.StatusCreated, bodyOf(s, decodeEphemeralPush), func(r *http.Request, req EphemeralPush) (any, error) {

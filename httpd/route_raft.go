@@ -49,13 +49,6 @@ type Member struct {
 // nodeIDRange bounds a node id in a body (QUEEN_RAFT_NODE_ID's range).
 var nodeIDRange = &contract.Range{Field: "nodeId", Min: 1, Max: 1 << 31, Doc: "a raft node id", Where: "raft members replace"}
 
-// clusterRoutes registers the membership routes: the read is ClassNode
-// (a node-wide report), the replace ClassCluster.
-func (s *server) clusterRoutes(rt *routes) {
-	rt.add(ClassNode, http.MethodGet, "/raft/members", s.members())
-	rt.add(ClassCluster, http.MethodPost, "/raft/members/replace", s.replaceMember())
-}
-
 // members is GET /api/v1/raft/members: 200 Members.
 func (s *server) members() http.Handler {
 	return reply(http.StatusOK, func(r *http.Request) (Members, error) { return s.cl.Members(r.Context()) })

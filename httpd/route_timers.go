@@ -37,16 +37,6 @@ var timerServerOwned = []string{"producerSub", "producer_sub", "messageId", "mes
 	"tenant_id", "deliverAt", "deliver_at", "delaySeconds", "delay_seconds", "attempts", "claimToken", "claim_token",
 	"claimedUntil"}
 
-// timerRoutes registers the routes of Timerer. POST /timers is
-// write-only (API.md §7), the DELETE read-write (ClassShared, as KV
-// writes), the peek and list reads of shared state (ClassSharedRead).
-func (s *server) timerRoutes(rt *routes) {
-	rt.add(ClassTimers, http.MethodPost, "/timers", s.timersCall())
-	rt.add(ClassSharedRead, http.MethodGet, "/timers/{queue}", s.timersList())
-	rt.add(ClassSharedRead, http.MethodGet, "/timers/{queue}/*", s.timerPeek())
-	rt.add(ClassShared, http.MethodDelete, "/timers/{queue}/*", s.timerCancel())
-}
-
 // timersCall is POST /api/v1/timers: {"operations":[…]} → 200
 // {"results":[…]}, index-aligned.
 func (s *server) timersCall() http.Handler {

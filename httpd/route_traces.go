@@ -19,20 +19,6 @@ const (
 	DefaultTraceEventType    = "info"
 )
 
-// traceRoutes registers the routes of Tracer. chi tries a static segment
-// before a parameter, so /traces/names and /traces/by-name/… are never
-// read as a partition id (which is decimal digits anyway). The
-// transactionId and the name are the rest of the path: the official
-// client puts them in the path unescaped, '/' and all.
-// A trace event is what a consumer records of the message it works on:
-// POST /traces is ClassConsume, the reads ClassRead.
-func (s *server) traceRoutes(rt *routes) {
-	rt.add(ClassConsume, http.MethodPost, "/traces", s.traceRecord())
-	rt.add(ClassRead, http.MethodGet, "/traces/names", s.traceNames())
-	rt.add(ClassRead, http.MethodGet, "/traces/by-name/*", s.tracesByName())
-	rt.add(ClassRead, http.MethodGet, "/traces/{partitionId}/*", s.tracesOf())
-}
-
 // traceRecord is POST /api/v1/traces (read-write): one trace event of a
 // popped message, as the official client's message.trace(…) sends it.
 //
