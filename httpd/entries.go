@@ -74,14 +74,7 @@ func decodeEntriesOf[Q any](body []byte, one func(o object, path string, q *Q) e
 
 // queueOf reads an entry's queue: a non-empty string, a queue's name.
 func queueOf(o object, path string) (string, error) {
-	q, err := o.name("queue", path+".queue", contract.Queue)
-	if err != nil {
-		return "", err
-	}
-	if q == "" {
-		return "", badRequest("%s.queue is required", path)
-	}
-	return q, nil
+	return o.required("queue", path, contract.Queue)
 }
 
 // partitionOf reads an entry's partition: a string, a number (its text as

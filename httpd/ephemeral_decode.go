@@ -18,11 +18,7 @@ var ephemeralOptions = []string{"maxBytes", "maxLength", "policy", "ttlSeconds",
 
 // requiredQueue reads the body's queue, which must be there.
 func requiredQueue(o object) (string, error) {
-	q, err := o.name("queue", "queue", contract.Queue)
-	if err == nil && q == "" {
-		err = badRequest("queue is required")
-	}
-	return q, err
+	return o.required("queue", "", contract.Queue)
 }
 
 // decodeEphemeralPush checks a push body: queue, partition, and a

@@ -52,11 +52,8 @@ func decodeConfigure(body []byte) (ConfigureRequest, error) {
 	if err != nil {
 		return req, err
 	}
-	if req.Queue, err = o.name("queue", "queue", contract.Queue); err != nil {
+	if req.Queue, err = o.required("queue", "", contract.Queue); err != nil {
 		return req, err
-	}
-	if req.Queue == "" {
-		return req, badRequest("queue is required")
 	}
 	mode, _, err := o.str("mode", "mode")
 	if err != nil {

@@ -77,10 +77,8 @@ func decodeLockOp(raw json.RawMessage, at string) (LockOp, error) {
 		}
 		return op, badRequest("%s.op %q is not a lock operation: acquire, renew, release or get", at, op.Op)
 	}
-	if op.Name, err = o.name("name", at+".name", contract.LockName); err != nil {
+	if op.Name, err = o.required("name", at, contract.LockName); err != nil {
 		return op, err
-	} else if op.Name == "" {
-		return op, badRequest("%s.name is required", at)
 	}
 	if op.Owner, err = o.name("owner", at+".owner", contract.LockOwner); err != nil {
 		return op, err

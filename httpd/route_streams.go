@@ -336,11 +336,8 @@ func decodeCyclePushes(o object, req *StreamCycle) error {
 			return err
 		}
 		var p PushItem
-		if p.Queue, err = it.name("queue", at+".queue", contract.Queue); err != nil {
+		if p.Queue, err = it.required("queue", at, contract.Queue); err != nil {
 			return err
-		}
-		if p.Queue == "" {
-			return badRequest("%s.queue is required", at)
 		}
 		if p.Partition, err = it.name("partition", at+".partition", contract.Partition); err != nil {
 			return err

@@ -232,15 +232,11 @@ func decodeTimerOp(raw json.RawMessage, at string, horizon time.Duration) (Timer
 	if op.Op != "schedule" && op.Op != "reschedule" && op.Op != "cancel" {
 		return op, badRequest("%s.op %q is not a timer operation: schedule, reschedule or cancel", at, op.Op)
 	}
-	if op.Queue, err = o.name("queue", at+".queue", contract.Queue); err != nil {
+	if op.Queue, err = o.required("queue", at, contract.Queue); err != nil {
 		return op, err
-	} else if op.Queue == "" {
-		return op, badRequest("%s.queue is required", at)
 	}
-	if op.TimerKey, err = o.name("timerKey", at+".timerKey", contract.TimerKey); err != nil {
+	if op.TimerKey, err = o.required("timerKey", at, contract.TimerKey); err != nil {
 		return op, err
-	} else if op.TimerKey == "" {
-		return op, badRequest("%s.timerKey is required", at)
 	}
 	if op.Txn, err = o.name("txn", at+".txn", contract.TransactionID); err != nil {
 		return op, err
