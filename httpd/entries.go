@@ -22,12 +22,9 @@ func decodeEntries(o object) ([]object, error) {
 	if isNull(o["entries"]) {
 		return nil, nil
 	}
-	list, err := asArray(o["entries"], "entries")
+	list, err := arrayAtMost(o["entries"], "entries", MaxEntries, "%d entries, at most %d")
 	if err != nil {
 		return nil, err
-	}
-	if len(list) > MaxEntries {
-		return nil, badRequest("%d entries, at most %d", len(list), MaxEntries)
 	}
 	return decodeEach(list, "entries", asObject)
 }
@@ -61,15 +58,22 @@ func eachEntry[Q any](entries []object, one func(o object, path string, q *Q) er
 // decodeEntriesOf reads a body {"entries":[…]} (decodeEntries), each
 // entry with one (eachEntry).
 func decodeEntriesOf[Q any](body []byte, one func(o object, path string, q *Q) error) ([]Q, error) {
-	o, err := asObject(body, "the body")
-	if err != nil {
-		return nil, err
-	}
-	entries, err := decodeEntries(o)
+	_, entries, err := entriesBody(body)
 	if err != nil {
 		return nil, err
 	}
 	return eachEntry(entries, one)
+}
+
+// entriesBody reads a body, which must be an object, and its entries
+// (decodeEntries).
+func entriesBody(body []byte) (object, []object, error) {
+	o, err := asObject(body, "the body")
+	if err != nil {
+		return nil, nil, err
+	}
+	entries, err := decodeEntries(o)
+	return o, entries, err
 }
 
 // queueOf reads an entry's queue: a non-empty string, a queue's name.

@@ -130,15 +130,12 @@ func decodeEphemeralAck(body []byte) (EphemeralAck, error) {
 	if isNull(o["acks"]) {
 		return req, badRequest(`acks is required: [{"id":…}, …]`)
 	}
-	list, err := asArray(o["acks"], "acks")
+	list, err := arrayAtMost(o["acks"], "acks", MaxEphemeralAcks, "acks: %d acks, at most %d in one call")
 	if err != nil {
 		return req, err
 	}
-	switch {
-	case len(list) == 0:
+	if len(list) == 0 {
 		return req, badRequest("acks is empty")
-	case len(list) > MaxEphemeralAcks:
-		return req, badRequest("acks: %d acks, at most %d in one call", len(list), MaxEphemeralAcks)
 	}
 	req.Acks, err = decodeEach(list, "acks", decodeEphemeralAckItem)
 	return req, err

@@ -115,15 +115,12 @@ func decodeAckBatch(body []byte) ([]AckItem, error) {
 	if isNull(raw) {
 		return nil, badRequest("acknowledgments is required")
 	}
-	list, err := asArray(raw, "acknowledgments")
+	list, err := arrayAtMost(raw, "acknowledgments", MaxAckBatch, "acknowledgments has %d items, at most %d")
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case len(list) == 0:
+	if len(list) == 0 {
 		return nil, badRequest("acknowledgments is empty")
-	case len(list) > MaxAckBatch:
-		return nil, badRequest("acknowledgments has %d items, at most %d", len(list), MaxAckBatch)
 	}
 	return decodeEach(list, "acknowledgments", func(raw json.RawMessage, path string) (AckItem, error) {
 		o, err := asObject(raw, path)

@@ -36,11 +36,7 @@ func (s *server) fetch() http.Handler {
 // decodeFetch checks and defaults a fetch body, which must be valid JSON.
 func decodeFetch(body []byte) (FetchRequest, error) {
 	var req FetchRequest
-	top, err := asObject(body, "the body")
-	if err != nil {
-		return req, err
-	}
-	entries, err := decodeEntries(top)
+	top, entries, err := entriesBody(body)
 	if err != nil {
 		return req, err
 	}

@@ -49,12 +49,9 @@ func decodeLockOps(body []byte) ([]LockOp, error) {
 	if _, ok := o["operations"]; !ok {
 		return nil, badRequest("operations is required: {\"operations\":[…]}")
 	}
-	list, err := asArray(o["operations"], "operations")
+	list, err := arrayAtMost(o["operations"], "operations", MaxLockOps, "operations: %d operations, at most %d in one call")
 	if err != nil {
 		return nil, err
-	}
-	if len(list) > MaxLockOps {
-		return nil, badRequest("operations: %d operations, at most %d in one call", len(list), MaxLockOps)
 	}
 	return decodeEach(list, "operations", decodeLockOp)
 }

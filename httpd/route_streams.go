@@ -138,12 +138,9 @@ func decodeStreamState(body []byte) (StreamStateRequest, error) {
 		return req, err
 	}
 	if !isNull(o["keys"]) {
-		list, err := asArray(o["keys"], "keys")
+		list, err := arrayAtMost(o["keys"], "keys", MaxStreamStateRows, "keys: %d keys, at most %d")
 		if err != nil {
 			return req, err
-		}
-		if len(list) > MaxStreamStateRows {
-			return req, badRequest("keys: %d keys, at most %d", len(list), MaxStreamStateRows)
 		}
 		for i, raw := range list {
 			var k string
@@ -268,12 +265,9 @@ func decodeStateOps(o object, req *StreamCycle) error {
 	if isNull(o["state_ops"]) {
 		return nil
 	}
-	list, err := asArray(o["state_ops"], "state_ops")
+	list, err := arrayAtMost(o["state_ops"], "state_ops", int(contract.StreamStateOps.Max), "state_ops: %d ops, at most %d in one cycle")
 	if err != nil {
 		return err
-	}
-	if int64(len(list)) > contract.StreamStateOps.Max {
-		return badRequest("state_ops: %d ops, at most %d in one cycle", len(list), contract.StreamStateOps.Max)
 	}
 	for i, raw := range list {
 		at := fmt.Sprintf("state_ops[%d]", i)
@@ -322,12 +316,9 @@ func decodeCyclePushes(o object, req *StreamCycle) error {
 	if isNull(o["push_items"]) {
 		return nil
 	}
-	list, err := asArray(o["push_items"], "push_items")
+	list, err := arrayAtMost(o["push_items"], "push_items", int(contract.StreamPushes.Max), "push_items: %d items, at most %d in one cycle")
 	if err != nil {
 		return err
-	}
-	if int64(len(list)) > contract.StreamPushes.Max {
-		return badRequest("push_items: %d items, at most %d in one cycle", len(list), contract.StreamPushes.Max)
 	}
 	for i, raw := range list {
 		at := fmt.Sprintf("push_items[%d]", i)

@@ -180,12 +180,9 @@ func appendTimerResult(b []byte, op *TimerOp, r *TimerResult) []byte {
 // when payloadZstd, at most MaxTimerPayloadBytes decoded: else 413) and
 // no field the server owns (400 timers_server_owned_field).
 func decodeTimerOps(raw json.RawMessage, path string, horizon time.Duration) ([]TimerOp, error) {
-	list, err := asArray(raw, path)
+	list, err := arrayAtMost(raw, path, MaxTimerOps, path+": %d operations, at most %d in one call")
 	if err != nil {
 		return nil, err
-	}
-	if len(list) > MaxTimerOps {
-		return nil, badRequest("%s: %d operations, at most %d in one call", path, len(list), MaxTimerOps)
 	}
 	if horizon <= 0 {
 		horizon = DefaultTimerHorizon

@@ -19,12 +19,9 @@ const (
 // bytes and a subscriptionMode of new or all; one per (queue, group,
 // partition).
 func decodePositions(raw json.RawMessage) ([]TxnPosition, error) {
-	list, err := asArray(raw, "positions")
+	list, err := arrayAtMost(raw, "positions", MaxPositions, "positions: %d positions, at most %d in one transaction")
 	if err != nil {
 		return nil, err
-	}
-	if len(list) > MaxPositions {
-		return nil, badRequest("positions: %d positions, at most %d in one transaction", len(list), MaxPositions)
 	}
 	out := make([]TxnPosition, len(list))
 	seen := map[[3]string]int{}
