@@ -73,39 +73,34 @@ func taskOf(q *QueueStats) string      { return q.Task }
 // queueNames (by name),lastWriteAt}]}. A queue without a namespace is in
 // none; no namespace is {"namespaces":[]}.
 func (s *server) namespaces() http.Handler {
-	return route(http.StatusOK, s.allStats, func(r *http.Request, st Stats) (any, error) {
-		type row struct {
-			Namespace string `json:"namespace"`
-			queueSet
-		}
-		return struct {
-			Namespaces []row `json:"namespaces"`
-		}{rowsOf(setsBy(st.Queues, namespaceOf), func(set queueSet) row { return row{set.Name, set} })}, nil
-	})
+	type row struct {
+		Namespace string `json:"namespace"`
+		queueSet
+	}
+	return setsRoute(s, "namespaces", namespaceOf, func(set queueSet) row { return row{set.Name, set} })
 }
 
-// rowsOf is one row of each set, [] for none.
-func rowsOf[R any](sets []queueSet, row func(queueSet) R) []R {
-	out := []R{}
-	for _, set := range sets {
-		out = append(out, row(set))
-	}
-	return out
+// setsRoute answers {key:[row…]}: a row of each set of the tenant's
+// queues by (setsBy), [] for none.
+func setsRoute[R any](s *server, key string, by func(*QueueStats) string, row func(queueSet) R) http.Handler {
+	return route(http.StatusOK, s.allStats, func(r *http.Request, st Stats) (any, error) {
+		out := []R{}
+		for _, set := range setsBy(st.Queues, by) {
+			out = append(out, row(set))
+		}
+		return map[string][]R{key: out}, nil
+	})
 }
 
 // tasks is GET /api/v1/resources/tasks: as namespaces, by the task
 // option: {"tasks":[{task,queues,partitions,messages,queueNames,
 // lastWriteAt}]}.
 func (s *server) tasks() http.Handler {
-	return route(http.StatusOK, s.allStats, func(r *http.Request, st Stats) (any, error) {
-		type row struct {
-			Task string `json:"task"`
-			queueSet
-		}
-		return struct {
-			Tasks []row `json:"tasks"`
-		}{rowsOf(setsBy(st.Queues, taskOf), func(set queueSet) row { return row{set.Name, set} })}, nil
-	})
+	type row struct {
+		Task string `json:"task"`
+		queueSet
+	}
+	return setsRoute(s, "tasks", taskOf, func(set queueSet) row { return row{set.Name, set} })
 }
 
 // partitionRow is one partition of GET /api/v1/resources/partitions.

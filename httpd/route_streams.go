@@ -261,20 +261,31 @@ func decodeStreamCycle(body []byte) (StreamCycle, error) {
 	return req, nil
 }
 
-func decodeStateOps(o object, req *StreamCycle) error {
-	if isNull(o["state_ops"]) {
+// eachObjectOf calls one with each object of o's array k (absent or
+// null: none) of at most max, and its path k[i]; tooMany is arrayAtMost's.
+func eachObjectOf(o object, k string, max int, tooMany string, one func(at string, it object) error) error {
+	if isNull(o[k]) {
 		return nil
 	}
-	list, err := arrayAtMost(o["state_ops"], "state_ops", int(contract.StreamStateOps.Max), "state_ops: %d ops, at most %d in one cycle")
+	list, err := arrayAtMost(o[k], k, max, tooMany)
 	if err != nil {
 		return err
 	}
 	for i, raw := range list {
-		at := fmt.Sprintf("state_ops[%d]", i)
-		op, err := asObject(raw, at)
+		at := fmt.Sprintf("%s[%d]", k, i)
+		it, err := asObject(raw, at)
 		if err != nil {
 			return err
 		}
+		if err := one(at, it); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func decodeStateOps(o object, req *StreamCycle) error {
+	return eachObjectOf(o, "state_ops", int(contract.StreamStateOps.Max), "state_ops: %d ops, at most %d in one cycle", func(at string, op object) error {
 		kind, _, err := op.str("type", at+".type")
 		if err != nil {
 			return err
@@ -308,25 +319,14 @@ func decodeStateOps(o object, req *StreamCycle) error {
 			return badRequest("%s.type must be \"upsert\" or \"delete\"", at)
 		}
 		req.StateOps = append(req.StateOps, so)
-	}
-	return nil
+		return nil
+	})
 }
 
 func decodeCyclePushes(o object, req *StreamCycle) error {
-	if isNull(o["push_items"]) {
-		return nil
-	}
-	list, err := arrayAtMost(o["push_items"], "push_items", int(contract.StreamPushes.Max), "push_items: %d items, at most %d in one cycle")
-	if err != nil {
-		return err
-	}
-	for i, raw := range list {
-		at := fmt.Sprintf("push_items[%d]", i)
-		it, err := asObject(raw, at)
-		if err != nil {
-			return err
-		}
+	return eachObjectOf(o, "push_items", int(contract.StreamPushes.Max), "push_items: %d items, at most %d in one cycle", func(at string, it object) error {
 		var p PushItem
+		var err error
 		if p.Queue, err = it.required("queue", at, contract.Queue); err != nil {
 			return err
 		}
@@ -349,8 +349,8 @@ func decodeCyclePushes(o object, req *StreamCycle) error {
 		}
 		p.Payload = bytes.TrimSpace(payload)
 		req.Pushes = append(req.Pushes, p)
-	}
-	return nil
+		return nil
+	})
 }
 
 func decodeCycleAck(raw json.RawMessage, req StreamCycle) (*AckItem, error) {
