@@ -619,3 +619,20 @@ var statsRequests = []struct{ method, path, body string }{
 	{"GET", "/api/v1/resources/partitions", ``},
 	{"GET", "/api/v1/resources/queues/q/depth", ``},
 }
+
+// queryRefusal is a query a GET route refuses with 400 bad_request
+// before it asks the broker, and a part of the message it answers.
+type queryRefusal struct{ name, query, msg string }
+
+// wantQueryRefusals sends GET target with each case's query, each over a
+// fresh env, and wants its 400 and no call of the broker.
+func wantQueryRefusals(t *testing.T, target string, cases []queryRefusal) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, nil, Options{})
+			wantError(t, e.do(t, "GET", target+c.query, ""), http.StatusBadRequest, CodeBadRequest, c.msg)
+			e.fb.none(t)
+		})
+	}
+}

@@ -32,23 +32,16 @@ func TestDLQQuery(t *testing.T) {
 }
 
 func TestDLQRefusals(t *testing.T) {
-	cases := []struct{ query, msg string }{
-		{"?limit=0", `limit "0" is outside 1..1000`},
-		{"?limit=1001", `limit "1001" is outside 1..1000`},
-		{"?limit=-1", `limit "-1" is outside 1..1000`},
-		{"?limit=ten", `limit "ten" must be an integer`},
-		{"?queue=%zz", "the query string is malformed"},
-		{"?offset=-1", "offset"},
-		{"?from=yesterday", `from "yesterday" must be an ISO-8601 time`},
-		{"?from=2025-09-22T10:15:31Z&to=2025-09-22T10:15:30Z", "is after to"},
-	}
-	for _, c := range cases {
-		t.Run(c.query, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			wantError(t, e.do(t, "GET", "/api/v1/dlq"+c.query, ""), http.StatusBadRequest, CodeBadRequest, c.msg)
-			e.fb.none(t)
-		})
-	}
+	wantQueryRefusals(t, "/api/v1/dlq", []queryRefusal{
+		{"?limit=0", "?limit=0", `limit "0" is outside 1..1000`},
+		{"?limit=1001", "?limit=1001", `limit "1001" is outside 1..1000`},
+		{"?limit=-1", "?limit=-1", `limit "-1" is outside 1..1000`},
+		{"?limit=ten", "?limit=ten", `limit "ten" must be an integer`},
+		{"?queue=%zz", "?queue=%zz", "the query string is malformed"},
+		{"?offset=-1", "?offset=-1", "offset"},
+		{"?from=yesterday", "?from=yesterday", `from "yesterday" must be an ISO-8601 time`},
+		{"?from=2025-09-22T10:15:31Z&to=2025-09-22T10:15:30Z", "?from=2025-09-22T10:15:31Z&to=2025-09-22T10:15:30Z", "is after to"},
+	})
 }
 
 // TestDLQAnswer: dead letters, byte for byte: payloads as stored (null
