@@ -594,16 +594,23 @@ func (f *fakeBroker) QueueStats(ctx context.Context, tenant, queue string) (Stat
 type refusalCase struct{ name, body, code, msg string }
 
 // wantRefusals sends each case's body to method target, each over a
-// fresh env, and wants its 400 and no call of the broker.
+// fresh env (wantRefusal).
 func wantRefusals(t *testing.T, method, target string, cases []refusalCase) {
 	t.Helper()
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			wantError(t, e.do(t, method, target, c.body), http.StatusBadRequest, c.code, c.msg)
-			e.fb.none(t)
-		})
+		wantRefusal(t, c.name, method, target, c.body, c.code, c.msg)
 	}
+}
+
+// wantRefusal is the subtest name: method target with body, over a
+// fresh env, answers 400 with code and msg, and calls no broker.
+func wantRefusal(t *testing.T, name, method, target, body, code, msg string) {
+	t.Helper()
+	t.Run(name, func(t *testing.T) {
+		e := newEnv(t, nil, Options{})
+		wantError(t, e.do(t, method, target, body), http.StatusBadRequest, code, msg)
+		e.fb.none(t)
+	})
 }
 
 // statsRequests are the requests of the Statuser's routes (status and
@@ -624,15 +631,11 @@ var statsRequests = []struct{ method, path, body string }{
 // before it asks the broker, and a part of the message it answers.
 type queryRefusal struct{ name, query, msg string }
 
-// wantQueryRefusals sends GET target with each case's query, each over a
-// fresh env, and wants its 400 and no call of the broker.
+// wantQueryRefusals sends GET target with each case's query
+// (wantRefusal: 400 bad_request).
 func wantQueryRefusals(t *testing.T, target string, cases []queryRefusal) {
 	t.Helper()
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			wantError(t, e.do(t, "GET", target+c.query, ""), http.StatusBadRequest, CodeBadRequest, c.msg)
-			e.fb.none(t)
-		})
+		wantRefusal(t, c.name, "GET", target+c.query, "", CodeBadRequest, c.msg)
 	}
 }
