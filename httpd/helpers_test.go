@@ -639,3 +639,15 @@ func wantQueryRefusals(t *testing.T, target string, cases []queryRefusal) {
 		wantRefusal(t, c.name, "GET", target+c.query, "", CodeBadRequest, c.msg)
 	}
 }
+
+// scrape is GET /metrics/prometheus, which must answer 200 in the text
+// format: its body.
+func scrape(t *testing.T, e *env) string {
+	t.Helper()
+	w := e.do(t, "GET", "/metrics/prometheus", "")
+	wantStatus(t, w, 200)
+	if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
+		t.Fatalf("Content-Type = %q", ct)
+	}
+	return w.Body.String()
+}

@@ -99,6 +99,14 @@ func asArray(raw json.RawMessage, name string) ([]json.RawMessage, error) {
 	return a, nil
 }
 
+// optionalArray is asArray of raw, or none when raw is absent or null.
+func optionalArray(raw json.RawMessage, name string) ([]json.RawMessage, error) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	return asArray(raw, name)
+}
+
 // arrayAtMost is asArray of an array of at most max elements: past it,
 // 400 bad_request of tooMany, a format of the count and max.
 func arrayAtMost(raw json.RawMessage, name string, max int, tooMany string) ([]json.RawMessage, error) {

@@ -31,6 +31,18 @@ func (s *server) throughput(win window, tenant string) throughputBlock {
 		Totals: totalsOfSeries(ts)}
 }
 
+// statusAnswer is the answer of GET /api/v1/status.
+type statusAnswer struct {
+	TimeRange      timeRange       `json:"timeRange"`
+	SafeTime       string          `json:"safeTime"`
+	Queues         int             `json:"queues"`
+	Partitions     int             `json:"partitions"`
+	ConsumerGroups int             `json:"consumerGroups"`
+	Messages       msgCounts       `json:"messages"`
+	Leases         leaseCounts     `json:"leases"`
+	Throughput     throughputBlock `json:"throughput"`
+}
+
 // status is GET /api/v1/status?from=&to=: the tenant's counts beside its
 // throughput through this node.
 //
@@ -47,16 +59,7 @@ func (s *server) apiStatus() http.Handler {
 		if err != nil {
 			return nil, err
 		}
-		out := struct {
-			TimeRange      timeRange       `json:"timeRange"`
-			SafeTime       string          `json:"safeTime"`
-			Queues         int             `json:"queues"`
-			Partitions     int             `json:"partitions"`
-			ConsumerGroups int             `json:"consumerGroups"`
-			Messages       msgCounts       `json:"messages"`
-			Leases         leaseCounts     `json:"leases"`
-			Throughput     throughputBlock `json:"throughput"`
-		}{TimeRange: win.tr, SafeTime: formatStamp(st.Stamp), Queues: len(st.Queues), ConsumerGroups: groupNames(st.Queues),
+		out := statusAnswer{TimeRange: win.tr, SafeTime: formatStamp(st.Stamp), Queues: len(st.Queues), ConsumerGroups: groupNames(st.Queues),
 			Leases: leasesOf(st.Queues), Throughput: s.throughput(win, tenantOf(r))}
 		for i := range st.Queues {
 			out.Partitions += len(st.Queues[i].Partitions)

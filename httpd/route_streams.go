@@ -130,11 +130,8 @@ func (s *server) streamState() http.Handler {
 
 func decodeStreamState(body []byte) (StreamStateRequest, error) {
 	var req StreamStateRequest
-	o, err := asObject(body, "the body")
+	o, err := streamBody(body, &req.QueryID, &req.PartitionID)
 	if err != nil {
-		return req, err
-	}
-	if req.QueryID, req.PartitionID, err = queryAndPartition(o); err != nil {
 		return req, err
 	}
 	if !isNull(o["keys"]) {
@@ -164,6 +161,18 @@ func decodeStreamState(body []byte) (StreamStateRequest, error) {
 		return req, err
 	}
 	return req, nil
+}
+
+// streamBody reads a state or cycle body, which must be an object, and
+// its query_id and partition_id (queryAndPartition) into query and
+// partition.
+func streamBody(body []byte, query, partition *string) (object, error) {
+	o, err := asObject(body, "the body")
+	if err != nil {
+		return nil, err
+	}
+	*query, *partition, err = queryAndPartition(o)
+	return o, err
 }
 
 // queryAndPartition reads the query_id and partition_id every state and
@@ -226,11 +235,8 @@ func (s *server) streamCycle() http.Handler {
 
 func decodeStreamCycle(body []byte) (StreamCycle, error) {
 	var req StreamCycle
-	o, err := asObject(body, "the body")
+	o, err := streamBody(body, &req.QueryID, &req.PartitionID)
 	if err != nil {
-		return req, err
-	}
-	if req.QueryID, req.PartitionID, err = queryAndPartition(o); err != nil {
 		return req, err
 	}
 	if req.ConsumerGroup, err = o.name("consumer_group", "consumer_group", contract.ConsumerGroup); err != nil {
