@@ -21,15 +21,23 @@ func requiredQueue(o object) (string, error) {
 	return o.required("queue", "", contract.Queue)
 }
 
+// queueBody reads a body, which must be an object, and its required
+// queue (requiredQueue) into queue.
+func queueBody(body []byte, queue *string) (object, error) {
+	o, err := asObject(body, "the body")
+	if err != nil {
+		return nil, err
+	}
+	*queue, err = requiredQueue(o)
+	return o, err
+}
+
 // decodeEphemeralPush checks a push body: queue, partition, and a
 // non-empty messages array of objects that each have a payload.
 func decodeEphemeralPush(body []byte) (EphemeralPush, error) {
 	var req EphemeralPush
-	o, err := asObject(body, "the body")
+	o, err := queueBody(body, &req.Queue)
 	if err != nil {
-		return req, err
-	}
-	if req.Queue, err = requiredQueue(o); err != nil {
 		return req, err
 	}
 	if req.Partition, err = o.name("partition", "partition", contract.Partition); err != nil {
@@ -175,11 +183,8 @@ func decodeEphemeralAckItem(raw json.RawMessage, at string) (EphemeralAckItem, e
 // an object of the known options only, each in its range.
 func decodeEphemeralConfigure(body []byte) (EphemeralConfigure, error) {
 	var req EphemeralConfigure
-	o, err := asObject(body, "the body")
+	o, err := queueBody(body, &req.Queue)
 	if err != nil {
-		return req, err
-	}
-	if req.Queue, err = requiredQueue(o); err != nil {
 		return req, err
 	}
 	if isNull(o["options"]) {

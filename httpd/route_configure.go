@@ -5,8 +5,6 @@ import (
 	"net/http"
 
 	"github.com/google/uuid"
-
-	"github.com/queen-mq/queen-go/contract"
 )
 
 // configureAnswer is the answer of POST /api/v1/configure.
@@ -48,11 +46,8 @@ func (s *server) configure() http.Handler {
 // decodeConfigure checks a configure body, which must be valid JSON.
 func decodeConfigure(body []byte) (ConfigureRequest, error) {
 	var req ConfigureRequest
-	o, err := asObject(body, "the body")
+	o, err := queueBody(body, &req.Queue)
 	if err != nil {
-		return req, err
-	}
-	if req.Queue, err = o.required("queue", "", contract.Queue); err != nil {
 		return req, err
 	}
 	mode, _, err := o.str("mode", "mode")

@@ -186,13 +186,10 @@ func (s *server) ephemeralConfigure() http.Handler {
 }
 
 func (s *server) ephemeralReset() http.Handler {
-	read := func(r *http.Request) (string, error) {
-		o, err := s.bodyObject(r)
-		if err != nil {
-			return "", err
-		}
-		return requiredQueue(o)
-	}
+	read := bodyOf(s, func(body []byte) (queue string, err error) {
+		_, err = queueBody(body, &queue)
+		return queue, err
+	})
 	return route(http.StatusOK, read, func(r *http.Request, queue string) (any, error) {
 		n, err := s.e.EphemeralReset(r.Context(), tenantOf(r), queue)
 		return struct {
