@@ -185,8 +185,6 @@ func (s *server) register(rt *routes, o Options) {
 	}
 }
 
-// adminRoutes registers the routes of Admin (API.md §8): the reads are
-// statusRoutes registers the routes of Statuser (API.md §8, §9), all
 // handle adapts a route's function, which answers or returns the error to
 // answer, to an http.Handler.
 type handle func(w http.ResponseWriter, r *http.Request) error
