@@ -138,11 +138,13 @@ var wantClasses = map[string]Class{
 	"DELETE /api/v1/ephemeral/queue/{queue}":  ClassAdmin,
 }
 
-// TestRouteClasses: every route the router serves is in the route table
-// with the class wantClasses gives it, and the table holds nothing the
-// router does not serve.
+// TestRouteClasses: every route the router of the binary's path
+// (NewFull: PartsOf a Full) serves is in the route table with the class
+// wantClasses gives it, and the table holds nothing the router does not
+// serve.
 func TestRouteClasses(t *testing.T) {
-	mux, table := build(allBroker{&traceFake{fakeBroker: &fakeBroker{}}}, Options{})
+	f := allBroker{&traceFake{fakeBroker: &fakeBroker{}}}
+	mux, table := build(f, PartsOf(f), Options{})
 	served := map[string]bool{}
 	err := chi.Walk(mux, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
 		key := method + " " + strings.ReplaceAll(route, "/*/", "/")

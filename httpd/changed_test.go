@@ -79,10 +79,6 @@ func TestPartitionsChangedRefusals(t *testing.T) {
 		{"after a number", `{"entries":[{"queue":"q","after":9}]}`, "entries[0].after must be a string"},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			wantError(t, e.do(t, "POST", "/api/v1/partitions/changed", c.body), http.StatusBadRequest, CodeBadRequest, c.msg)
-			e.fb.none(t)
-		})
+		wantRefusal(t, c.name, "POST", "/api/v1/partitions/changed", c.body, CodeBadRequest, c.msg)
 	}
 }

@@ -63,9 +63,7 @@ func TestConfigureAnswer(t *testing.T) {
 }
 
 func TestConfigureRefusals(t *testing.T) {
-	cases := []struct {
-		name, body, code, msg string
-	}{
+	wantRefusals(t, "POST", "/api/v1/configure", []refusalCase{
 		{"malformed", `{"queue":`, CodeBadBody, "not JSON"},
 		{"no queue", `{"options":{}}`, CodeBadRequest, "queue is required"},
 		{"queue a number", `{"queue":1}`, CodeBadRequest, "queue must be a string"},
@@ -83,12 +81,5 @@ func TestConfigureRefusals(t *testing.T) {
 		{"sink hold too long", `{"queue":"q","options":{"retentionSinkHold":"` + strings.Repeat("a", 65) + `"}}`, CodeBadRequest, "retentionSinkHold"},
 		{"hold max too low", `{"queue":"q","options":{"retentionSinkHoldMaxSeconds":59}}`, CodeBadRequest, "outside 60..31536000"},
 		{"hold max too high", `{"queue":"q","options":{"retentionSinkHoldMaxSeconds":31536001}}`, CodeBadRequest, "outside 60..31536000"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			wantError(t, e.do(t, "POST", "/api/v1/configure", c.body), http.StatusBadRequest, c.code, c.msg)
-			e.fb.none(t)
-		})
-	}
+	})
 }

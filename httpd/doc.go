@@ -57,6 +57,23 @@
 // POST /api/v1/raft/members/replace. Over a Broker that is not one, those routes
 // are 404 no_such_route like any unknown route.
 //
+// A route file reads as its contract: what the route reads, what it asks
+// of its part and what it answers. The mechanics are shared: route and
+// reply (answer.go) adapt a read function and an answer function to an
+// http.Handler, writing the answer (JSON, or rawJSON rendered by hand
+// with the member appenders of json_append.go) or the error; bodyOf,
+// queryFor and pathOf are the common reads, params (params.go) reads
+// query parameters with the first refusal sticking, and each resource
+// kind has one 404 (queueNotFound, queryNotFound, messageNotFound,
+// notFound).
+//
+// Each of these optional parts is a field of Parts (parts.go). The broker
+// binary calls NewFull with a Full, the interface of every part, and
+// PartsOf fills each field from it statically: a method its broker lacks
+// is a compile error, never a family of routes that answers 404. New
+// takes a Broker and finds its parts by assertion, for tests' fakes that
+// serve a few.
+//
 // # Invariants
 //
 //   - httpd never parses and re-prints a payload: a pushed payload reaches

@@ -1,6 +1,7 @@
 package httpd
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -21,32 +22,63 @@ func decodeEntries(o object) ([]object, error) {
 	if isNull(o["entries"]) {
 		return nil, nil
 	}
-	list, err := asArray(o["entries"], "entries")
+	list, err := arrayAtMost(o["entries"], "entries", MaxEntries, "%d entries, at most %d")
 	if err != nil {
 		return nil, err
 	}
-	if len(list) > MaxEntries {
-		return nil, badRequest("%d entries, at most %d", len(list), MaxEntries)
-	}
-	out := make([]object, len(list))
+	return decodeEach(list, "entries", asObject)
+}
+
+// decodeEach decodes each element of list, the array at path k, with
+// one, which is given the element's path k[i]; the first refusal stops
+// it.
+func decodeEach[T any](list []json.RawMessage, k string, one func(raw json.RawMessage, at string) (T, error)) ([]T, error) {
+	out := make([]T, len(list))
 	for i, raw := range list {
-		if out[i], err = asObject(raw, fmt.Sprintf("entries[%d]", i)); err != nil {
+		var err error
+		if out[i], err = one(raw, fmt.Sprintf("%s[%d]", k, i)); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
+// eachEntry decodes each of entries with one, which reads the entry o
+// (at path entries[i]) into q; the first refusal stops it.
+func eachEntry[Q any](entries []object, one func(o object, path string, q *Q) error) ([]Q, error) {
+	qs := make([]Q, len(entries))
+	for i, o := range entries {
+		if err := one(o, fmt.Sprintf("entries[%d]", i), &qs[i]); err != nil {
+			return nil, err
+		}
+	}
+	return qs, nil
+}
+
+// decodeEntriesOf reads a body {"entries":[…]} (decodeEntries), each
+// entry with one (eachEntry).
+func decodeEntriesOf[Q any](body []byte, one func(o object, path string, q *Q) error) ([]Q, error) {
+	_, entries, err := entriesBody(body)
+	if err != nil {
+		return nil, err
+	}
+	return eachEntry(entries, one)
+}
+
+// entriesBody reads a body, which must be an object, and its entries
+// (decodeEntries).
+func entriesBody(body []byte) (object, []object, error) {
+	o, err := asObject(body, "the body")
+	if err != nil {
+		return nil, nil, err
+	}
+	entries, err := decodeEntries(o)
+	return o, entries, err
+}
+
 // queueOf reads an entry's queue: a non-empty string, a queue's name.
 func queueOf(o object, path string) (string, error) {
-	q, err := o.name("queue", path+".queue", contract.Queue)
-	if err != nil {
-		return "", err
-	}
-	if q == "" {
-		return "", badRequest("%s.queue is required", path)
-	}
-	return q, nil
+	return o.required("queue", path, contract.Queue)
 }
 
 // partitionOf reads an entry's partition: a string, a number (its text as

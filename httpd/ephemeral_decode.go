@@ -1,12 +1,12 @@
 package httpd
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/queen-mq/queen-go/contract"
 )
@@ -18,22 +18,26 @@ var ephemeralOptions = []string{"maxBytes", "maxLength", "policy", "ttlSeconds",
 
 // requiredQueue reads the body's queue, which must be there.
 func requiredQueue(o object) (string, error) {
-	q, err := o.name("queue", "queue", contract.Queue)
-	if err == nil && q == "" {
-		err = badRequest("queue is required")
+	return o.required("queue", "", contract.Queue)
+}
+
+// queueBody reads a body, which must be an object, and its required
+// queue (requiredQueue) into queue.
+func queueBody(body []byte, queue *string) (object, error) {
+	o, err := asObject(body, "the body")
+	if err != nil {
+		return nil, err
 	}
-	return q, err
+	*queue, err = requiredQueue(o)
+	return o, err
 }
 
 // decodeEphemeralPush checks a push body: queue, partition, and a
 // non-empty messages array of objects that each have a payload.
 func decodeEphemeralPush(body []byte) (EphemeralPush, error) {
 	var req EphemeralPush
-	o, err := asObject(body, "the body")
+	o, err := queueBody(body, &req.Queue)
 	if err != nil {
-		return req, err
-	}
-	if req.Queue, err = requiredQueue(o); err != nil {
 		return req, err
 	}
 	if req.Partition, err = o.name("partition", "partition", contract.Partition); err != nil {
@@ -107,14 +111,9 @@ func decodeEphemeralPop(raw string) (EphemeralPop, error) {
 		return req, err
 	}
 	req.Batch = int(batch)
-	if req.Wait, _, err = q.boolean("wait"); err != nil {
+	if req.Wait, req.Timeout, err = waitOf(q); err != nil {
 		return req, err
 	}
-	ms, _, err := q.integer("timeout", contract.PopTimeout, DefaultPopTimeout.Milliseconds())
-	if err != nil {
-		return req, err
-	}
-	req.Timeout = time.Duration(ms) * time.Millisecond
 	req.AutoAck, err = autoAckOf(q)
 	return req, err
 }
@@ -139,26 +138,18 @@ func decodeEphemeralAck(body []byte) (EphemeralAck, error) {
 	if isNull(o["acks"]) {
 		return req, badRequest(`acks is required: [{"id":…}, …]`)
 	}
-	list, err := asArray(o["acks"], "acks")
+	list, err := arrayAtMost(o["acks"], "acks", MaxEphemeralAcks, "acks: %d acks, at most %d in one call")
 	if err != nil {
 		return req, err
 	}
-	switch {
-	case len(list) == 0:
+	if len(list) == 0 {
 		return req, badRequest("acks is empty")
-	case len(list) > MaxEphemeralAcks:
-		return req, badRequest("acks: %d acks, at most %d in one call", len(list), MaxEphemeralAcks)
 	}
-	req.Acks = make([]EphemeralAckItem, len(list))
-	for i, raw := range list {
-		if req.Acks[i], err = decodeEphemeralAckItem(raw, fmt.Sprintf("acks[%d]", i)); err != nil {
-			return req, err
-		}
-	}
-	return req, nil
+	req.Acks, err = decodeEach(list, "acks", decodeEphemeralAckItem)
+	return req, err
 }
 
-func decodeEphemeralAckItem(raw []byte, at string) (EphemeralAckItem, error) {
+func decodeEphemeralAckItem(raw json.RawMessage, at string) (EphemeralAckItem, error) {
 	var it EphemeralAckItem
 	o, err := asObject(raw, at)
 	if err != nil {
@@ -192,11 +183,8 @@ func decodeEphemeralAckItem(raw []byte, at string) (EphemeralAckItem, error) {
 // an object of the known options only, each in its range.
 func decodeEphemeralConfigure(body []byte) (EphemeralConfigure, error) {
 	var req EphemeralConfigure
-	o, err := asObject(body, "the body")
+	o, err := queueBody(body, &req.Queue)
 	if err != nil {
-		return req, err
-	}
-	if req.Queue, err = requiredQueue(o); err != nil {
 		return req, err
 	}
 	if isNull(o["options"]) {

@@ -94,16 +94,9 @@ func TestUnavailable(t *testing.T) {
 		{"POST", "/api/v1/dlq/d1/replay", ``},
 		{"DELETE", "/api/v1/dlq?queue=q", ``},
 		{"GET", "/api/v1/messages?queue=q", ``},
-		{"GET", "/api/v1/status", ``},
-		{"GET", "/api/v1/status/queues", ``},
-		{"GET", "/api/v1/status/queues/q", ``},
-		{"GET", "/api/v1/status/analytics", ``},
-		{"GET", "/api/v1/resources/overview", ``},
-		{"GET", "/api/v1/resources/namespaces", ``},
-		{"GET", "/api/v1/resources/tasks", ``},
-		{"GET", "/api/v1/resources/partitions", ``},
-		{"GET", "/api/v1/resources/queues/q/depth", ``},
 	}
+	routes = append(routes, statsRequests...)
+
 	for _, k := range kinds {
 		for _, r := range routes {
 			t.Run(k.err.Error()+" "+r.method+" "+r.path, func(t *testing.T) {

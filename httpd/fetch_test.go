@@ -48,10 +48,7 @@ func TestFetchDefaults(t *testing.T) {
 
 func TestFetchRefusals(t *testing.T) {
 	many := `{"entries":[` + strings.TrimSuffix(strings.Repeat(`{"queue":"q","offset":0},`, MaxEntries+1), ",") + `]}`
-	cases := []struct {
-		name, body string
-		code, msg  string
-	}{
+	wantRefusals(t, "POST", "/api/v1/fetch", []refusalCase{
 		{"malformed", `{"entries":`, CodeBadBody, "not JSON"},
 		{"too many entries", many, CodeBadRequest, "1025 entries, at most 1024"},
 		{"negative offset", `{"entries":[{"queue":"q","offset":0},{"queue":"q","offset":-1}]}`, CodeBadRequest, "entries[1].offset -1 is outside 0..9223372036854775807"},
@@ -67,14 +64,7 @@ func TestFetchRefusals(t *testing.T) {
 		{"maxBytes beyond int64", `{"entries":[{"queue":"q","offset":0,"maxBytes":9000000000000000000000}]}`, CodeBadRequest,
 			"entries[0].maxBytes 9000000000000000000000 is outside 1..8388608 bytes"},
 		{"offset 1e400", `{"entries":[{"queue":"q","offset":1e400}]}`, CodeBadRequest, "entries[0].offset 1e400 is outside 0..9223372036854775807"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			wantError(t, e.do(t, "POST", "/api/v1/fetch", c.body), http.StatusBadRequest, c.code, c.msg)
-			e.fb.none(t)
-		})
-	}
+	})
 }
 
 func TestFetchEmpty(t *testing.T) {

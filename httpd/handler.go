@@ -69,40 +69,27 @@ type Options struct {
 // server is the state the routes share.
 type server struct {
 	b Broker
-	// c is b as a Consumer, nil when it is not one (no pop, ack or lease
-	// routes then).
-	c Consumer
-	// t is b as a Transactor, nil when it is not one (no transaction
-	// route then).
-	t Transactor
-	// a is b as an Admin, nil when it is not one (no consumer-group, DLQ
-	// or messages routes then).
-	a Admin
-	// kc is b as a KVConsole, nil when it is not one.
+	// The parts of b (Parts), nil when it lacks one (their routes are not
+	// registered then): c Consumer, t Transactor, a Admin, kc KVConsole,
+	// l Locker, tm Timerer, st Statuser, e Ephemeral, tr Tracer,
+	// sm Streamer, cl Cluster.
+	c  Consumer
+	t  Transactor
+	a  Admin
 	kc KVConsole
-	// l is b as a Locker, tm as a Timerer: nil when it is not one.
 	l  Locker
 	tm Timerer
-	// st is b as a Statuser, nil when it is not one (no status and
-	// resources routes then).
 	st Statuser
+	e  Ephemeral
+	tr Tracer
+	sm Streamer
+	cl Cluster
 	// m are the HTTP and message series; gather reads them back, with
 	// the rest of Options.Registry; samples keeps their history (nil:
 	// none).
 	m       *metrics
 	gather  prometheus.Gatherer
 	samples *Sampler
-	// e is b as an Ephemeral, nil when it is not one (no ephemeral routes
-	// then).
-	e Ephemeral
-	// tr is b as a Tracer: nil when it is not one.
-	tr Tracer
-	// sm is b as a Streamer, nil when it is not one (no /streams/v1
-	// routes then).
-	sm Streamer
-	// cl is b as a Cluster, nil when it is not one (no /raft/members
-	// routes then).
-	cl      Cluster
 	maxBody int64
 	// wire decodes the binary bodies, within maxBody once decompressed.
 	wire    *wire.Decoder
@@ -112,38 +99,20 @@ type server struct {
 	log     *slog.Logger
 }
 
-// Full is a broker that serves every route: Broker and every optional
-// part. New registers a part's routes only when b has it (a test's fake
-// may have few); the broker binary hands New a Full, so that a method its
-// broker lacks is a compile error there rather than routes that answer
-// 404.
-type Full interface {
-	Broker
-	Consumer
-	Transactor
-	Admin
-	KVConsole
-	Locker
-	Timerer
-	Statuser
-	Ephemeral
-	Tracer
-	Streamer
-	Cluster
-}
-
-// New returns the HTTP API of API.md served over b. It panics when b is
-// nil (a programmer's mistake at setup).
+// New returns the HTTP API of API.md served over b, with the routes of
+// the parts b has (a test's fake may have few; the broker binary calls
+// NewFull). It panics when b is nil (a programmer's mistake at setup).
 func New(b Broker, o Options) http.Handler {
-	h, _ := build(b, o)
-	return h
-}
-
-// build is New, with the route table: "METHOD /pattern" → access class.
-func build(b Broker, o Options) (*chi.Mux, map[string]Class) {
 	if b == nil {
 		panic("httpd: New: nil Broker")
 	}
+	h, _ := build(b, partsOf(b), o)
+	return h
+}
+
+// build is New over b and its parts p, with the route table:
+// "METHOD /pattern" → access class.
+func build(b Broker, p Parts, o Options) (*chi.Mux, map[string]Class) {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -154,40 +123,9 @@ func build(b Broker, o Options) (*chi.Mux, map[string]Class) {
 		o.Registry = prometheus.NewRegistry()
 	}
 	s := &server{b: b, maxBody: o.MaxBodyBytes, horizon: o.TimerHorizon, subMode: o.DefaultSubscriptionMode, version: o.Version, log: o.Logger,
-		m: newMetrics(o.Registry), gather: o.Registry, samples: o.Sampler, wire: wire.NewDecoder(int(min(o.MaxBodyBytes, 1<<40)))}
-	if c, ok := b.(Consumer); ok {
-		s.c = c
-	}
-	if t, ok := b.(Transactor); ok {
-		s.t = t
-	}
-	if a, ok := b.(Admin); ok {
-		s.a = a
-	}
-	if kc, ok := b.(KVConsole); ok {
-		s.kc = kc
-	}
-	if l, ok := b.(Locker); ok {
-		s.l = l
-	}
-	if tm, ok := b.(Timerer); ok {
-		s.tm = tm
-	}
-	if st, ok := b.(Statuser); ok {
-		s.st = st
-	}
-	if e, ok := b.(Ephemeral); ok {
-		s.e = e
-	}
-	if tr, ok := b.(Tracer); ok {
-		s.tr = tr
-	}
-	if sm, ok := b.(Streamer); ok {
-		s.sm = sm
-	}
-	if cl, ok := b.(Cluster); ok {
-		s.cl = cl
-	}
+		m: newMetrics(o.Registry), gather: o.Registry, samples: o.Sampler, wire: wire.NewDecoder(int(min(o.MaxBodyBytes, 1<<40))),
+		c: p.Consumer, t: p.Transactor, a: p.Admin, kc: p.KVConsole, l: p.Locker, tm: p.Timerer, st: p.Statuser, e: p.Ephemeral,
+		tr: p.Tracer, sm: p.Streamer, cl: p.Cluster}
 
 	r := chi.NewRouter()
 	r.Use(observe(s.m, o.Logger), middleware.GetHead)
@@ -233,50 +171,10 @@ func (s *server) register(rt *routes, o Options) {
 	rt.r.Route("/api/v1", func(r chi.Router) {
 		keysOnly := o.ControlPlane != nil && o.CPToken != "" && len(o.Authenticators) > 0
 		api := rt.sub(r, "/api/v1", tenancy(o.TenancyHeader, keysOnly))
-		api.add(ClassPush, http.MethodPost, "/push", s.push())
-		api.add(ClassRead, http.MethodPost, "/fetch", s.fetch())
-		api.add(ClassRead, http.MethodPost, "/fetch/offsets", s.fetchOffsets())
-		api.add(ClassRead, http.MethodPost, "/partitions/changed", s.partitionsChanged())
-		api.add(ClassConfigure, http.MethodPost, "/configure", s.configure())
-		api.add(ClassShared, http.MethodPost, "/kv", s.kvCall())
-		api.add(ClassSharedRead, http.MethodGet, "/kv/{ns}/*", s.kvGet())
-		api.add(ClassShared, http.MethodPut, "/kv/{ns}/*", s.kvPut())
-		api.add(ClassShared, http.MethodDelete, "/kv/{ns}/*", s.kvDelete())
-		api.add(ClassRead, http.MethodGet, "/resources/queues", s.queues())
-		api.add(ClassRead, http.MethodGet, "/resources/queues/{queue}", s.queue())
-		api.add(ClassRead, http.MethodPost, "/stats/refresh", statsRefresh())
-		api.add(ClassNode, http.MethodGet, "/analytics/system-metrics", s.systemMetrics())
-		api.add(ClassNode, http.MethodGet, "/analytics/worker-metrics", s.workerMetrics())
-		if s.st != nil {
-			s.statusRoutes(api)
-		}
-		if s.c != nil {
-			s.consumeRoutes(api)
-		}
-		if s.t != nil {
-			api.add(ClassTxn, http.MethodPost, "/transaction", s.transaction())
-		}
-		if s.a != nil {
-			s.adminRoutes(api)
-		}
-		if s.l != nil {
-			api.add(ClassShared, http.MethodPost, "/locks", s.locks())
-		}
-		if s.tm != nil {
-			s.timerRoutes(api)
-		}
-		if s.tr != nil {
-			s.traceRoutes(api)
-		}
-		if s.kc != nil {
-			api.add(ClassSharedRead, http.MethodGet, "/resources/kv/namespaces", s.kvNamespaces())
-			api.add(ClassSharedRead, http.MethodPost, "/resources/kv/list", s.kvList())
-		}
-		if s.e != nil {
-			s.ephemeralRoutes(api)
-		}
-		if s.cl != nil {
-			s.clusterRoutes(api)
+		for _, a := range s.apiRoutes() {
+			if a.on {
+				api.add(a.class, a.method, a.pattern, a.h)
+			}
 		}
 	})
 	if s.sm != nil {
@@ -285,67 +183,6 @@ func (s *server) register(rt *routes, o Options) {
 			s.streamRoutes(rt.sub(r, "/streams/v1", tenancy(o.TenancyHeader, keysOnly)))
 		})
 	}
-}
-
-// consumeRoutes registers the routes of Consumer (API.md §2). A pop
-// leases messages, so it is not a safe method: HEAD on a pop route is 404
-// no_such_route rather than a GET whose messages nobody would see.
-func (s *server) consumeRoutes(rt *routes) {
-	pops := []struct {
-		pattern string
-		h       http.Handler
-	}{
-		{"/pop", s.popDiscover()},
-		{"/pop/queue/{queue}", s.pop(false)},
-		{"/pop/queue/{queue}/partition/{partition}", s.pop(true)},
-	}
-	for _, p := range pops {
-		rt.add(ClassConsume, http.MethodGet, p.pattern, p.h)
-		rt.add(ClassConsume, http.MethodHead, p.pattern, http.HandlerFunc(noRoute))
-	}
-	rt.add(ClassConsume, http.MethodPost, "/ack", s.ack())
-	rt.add(ClassConsume, http.MethodPost, "/ack/batch", s.ackBatch())
-	rt.add(ClassConsume, http.MethodPost, "/lease/{leaseId}/extend", s.extendLease())
-}
-
-// adminRoutes registers the routes of Admin (API.md §8): the reads are
-// ClassRead, every change ClassAdmin. chi tries a static segment before a parameter,
-// whatever the order of registration,
-// so GET /consumer-groups/lagging is always the lagging list (a group
-// named "lagging" cannot be described, only deleted and sought); it is
-// registered first all the same, to read in the order it matches.
-func (s *server) adminRoutes(rt *routes) {
-	rt.add(ClassRead, http.MethodGet, "/consumer-groups/lagging", s.laggingGroups())
-	rt.add(ClassRead, http.MethodGet, "/consumer-groups", s.consumerGroups())
-	rt.add(ClassRead, http.MethodGet, "/consumer-groups/{group}", s.consumerGroup())
-	rt.add(ClassAdmin, http.MethodDelete, "/consumer-groups/{group}", s.deleteGroup(false))
-	rt.add(ClassAdmin, http.MethodDelete, "/consumer-groups/{group}/queues/{queue}", s.deleteGroup(true))
-	rt.add(ClassAdmin, http.MethodPost, "/consumer-groups/{group}/subscription", s.setSubscription())
-	rt.add(ClassAdmin, http.MethodDelete, "/resources/queues/{queue}", s.deleteQueue())
-	rt.add(ClassAdmin, http.MethodPost, "/consumer-groups/{group}/queues/{queue}/seek", s.seekGroup(false))
-	rt.add(ClassAdmin, http.MethodPost, "/consumer-groups/{group}/queues/{queue}/partitions/{partition}/seek", s.seekGroup(true))
-	rt.add(ClassRead, http.MethodGet, "/dlq", s.dlq())
-	rt.add(ClassAdmin, http.MethodDelete, "/dlq", s.purgeDLQ())
-	rt.add(ClassAdmin, http.MethodPost, "/dlq/{id}/replay", s.replayDLQ())
-	rt.add(ClassRead, http.MethodGet, "/messages", s.messages())
-	rt.add(ClassRead, http.MethodGet, "/messages/{partitionId}/*", s.message())
-	rt.add(ClassAdmin, http.MethodPost, "/messages/{partitionId}/*", s.retryMessage())
-	rt.add(ClassAdmin, http.MethodDelete, "/messages/{partitionId}/*", s.deleteMessage())
-}
-
-// statusRoutes registers the routes of Statuser (API.md §8, §9), all
-// ClassRead. /resources/queues/{queue}/depth lives beside
-// resources/queues/{queue}, which Broker serves.
-func (s *server) statusRoutes(rt *routes) {
-	rt.add(ClassRead, http.MethodGet, "/status", s.apiStatus())
-	rt.add(ClassRead, http.MethodGet, "/status/queues", s.statusQueues())
-	rt.add(ClassRead, http.MethodGet, "/status/queues/{queue}", s.statusQueue())
-	rt.add(ClassRead, http.MethodGet, "/status/analytics", s.analytics())
-	rt.add(ClassRead, http.MethodGet, "/resources/overview", s.overview())
-	rt.add(ClassRead, http.MethodGet, "/resources/namespaces", s.namespaces())
-	rt.add(ClassRead, http.MethodGet, "/resources/tasks", s.tasks())
-	rt.add(ClassRead, http.MethodGet, "/resources/partitions", s.partitions())
-	rt.add(ClassRead, http.MethodGet, "/resources/queues/{queue}/depth", s.depth())
 }
 
 // handle adapts a route's function, which answers or returns the error to

@@ -99,6 +99,24 @@ func asArray(raw json.RawMessage, name string) ([]json.RawMessage, error) {
 	return a, nil
 }
 
+// optionalArray is asArray of raw, or none when raw is absent or null.
+func optionalArray(raw json.RawMessage, name string) ([]json.RawMessage, error) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	return asArray(raw, name)
+}
+
+// arrayAtMost is asArray of an array of at most max elements: past it,
+// 400 bad_request of tooMany, a format of the count and max.
+func arrayAtMost(raw json.RawMessage, name string, max int, tooMany string) ([]json.RawMessage, error) {
+	list, err := asArray(raw, name)
+	if err == nil && len(list) > max {
+		return nil, badRequest(tooMany, len(list), max)
+	}
+	return list, err
+}
+
 // str reads member k as a string; absent and null give ok false.
 func (o object) str(k, path string) (s string, ok bool, err error) {
 	raw := o[k]

@@ -98,3 +98,32 @@ func appendRaw(b, raw []byte) []byte {
 	}
 	return append(b, raw...)
 }
+
+// The members of a hand-rendered object: each appends "k":value and a
+// comma (k needs no escaping), and closeObject turns the last comma into
+// the object's '}'.
+
+// appendIntField appends "k":n,.
+func appendIntField(b []byte, k string, n int64) []byte {
+	return append(appendInt(appendKey(b, k), n), ',')
+}
+
+// appendRawField appends "k":raw, (appendRaw: null when empty).
+func appendRawField(b []byte, k string, raw []byte) []byte {
+	return append(appendRaw(appendKey(b, k), raw), ',')
+}
+
+// appendStampField appends "k":"<stamp>",.
+func appendStampField(b []byte, k string, us int64) []byte {
+	return append(appendStamp(appendKey(b, k), us), ',')
+}
+
+// closeObject ends the object b holds: its members' last comma becomes
+// '}', and an object of no member is closed as it is.
+func closeObject(b []byte) []byte {
+	if b[len(b)-1] == ',' {
+		b[len(b)-1] = '}'
+		return b
+	}
+	return append(b, '}')
+}

@@ -125,3 +125,15 @@ func capMessage(s string) string {
 	}
 	return s[:cut] + "…"
 }
+
+// required reads member k of the object at path (field) as a name of
+// kind n, which must be given: absent, null and "" are 400 "<path>.<k>
+// is required".
+func (o object) required(k, path string, n *contract.Name) (string, error) {
+	at := field(path, k)
+	s, err := o.name(k, at, n)
+	if err == nil && s == "" {
+		err = badRequest("%s is required", at)
+	}
+	return s, err
+}

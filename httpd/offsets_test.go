@@ -63,11 +63,7 @@ func TestFetchOffsetsRefusals(t *testing.T) {
 		{"empty queue", `{"entries":[{"queue":"","timestamp":0}]}`, "entries[0].queue is required"},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			wantError(t, e.do(t, "POST", "/api/v1/fetch/offsets", c.body), http.StatusBadRequest, CodeBadRequest, c.msg)
-			e.fb.none(t)
-		})
+		wantRefusal(t, c.name, "POST", "/api/v1/fetch/offsets", c.body, CodeBadRequest, c.msg)
 	}
 }
 

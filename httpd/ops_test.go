@@ -76,12 +76,7 @@ func TestMetrics(t *testing.T) {
 	e.do(t, "GET", "/api/v1/kv/app/k", "")
 	e.do(t, "GET", "/api/v1/nothing", "")
 	e.do(t, "BREW", "/api/v1/push", "")
-	w := e.do(t, "GET", "/metrics/prometheus", "")
-	wantStatus(t, w, 200)
-	if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
-		t.Fatalf("Content-Type = %q", ct)
-	}
-	body := w.Body.String()
+	body := scrape(t, e)
 	for _, want := range []string{
 		`queen_http_requests_total{method="POST",route="/api/v1/push",status="201"} 1`,
 		`queen_http_requests_total{method="GET",route="/api/v1/kv/{ns}/*",status="200"} 1`,

@@ -2,6 +2,7 @@ package httpd
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -53,49 +54,33 @@ type extendAnswer struct {
 // transactionId names no message of the partition answers success:false
 // saying it is unresolvable.
 func (s *server) ack() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
+	read := func(r *http.Request) ([]AckItem, error) {
+		o, err := s.bodyObject(r)
 		if err != nil {
-			return err
-		}
-		o, err := asObject(body, "the body")
-		if err != nil {
-			return err
+			return nil, err
 		}
 		it, err := decodeAckItem(o, "", QueueModeGroup)
-		if err != nil {
-			return err
-		}
-		return s.runAck(w, r, []AckItem{it})
-	})
+		return []AckItem{it}, err
+	}
+	return route(http.StatusOK, read, s.runAck)
 }
 
 // ackBatch is POST /api/v1/ack/batch: {"acknowledgments":[…],
 // "consumerGroup"?}, answered in request order. An item's own
 // consumerGroup wins over the body's.
 func (s *server) ackBatch() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
-		if err != nil {
-			return err
-		}
-		items, err := decodeAckBatch(body)
-		if err != nil {
-			return err
-		}
-		return s.runAck(w, r, items)
-	})
+	return route(http.StatusOK, bodyOf(s, decodeAckBatch), s.runAck)
 }
 
 // runAck settles items and answers 200 with one element per item, its
 // index and transactionId those of the request.
-func (s *server) runAck(w http.ResponseWriter, r *http.Request, items []AckItem) error {
+func (s *server) runAck(r *http.Request, items []AckItem) ([]ackAnswer, error) {
 	got, err := s.c.Ack(r.Context(), tenantOf(r), items)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(got) != len(items) {
-		return fmt.Errorf("httpd: broker answered %d ack results for %d items", len(got), len(items))
+		return nil, fmt.Errorf("httpd: broker answered %d ack results for %d items", len(got), len(items))
 	}
 	out := make([]ackAnswer, len(items))
 	for i, res := range got {
@@ -110,8 +95,7 @@ func (s *server) runAck(w http.ResponseWriter, r *http.Request, items []AckItem)
 		}
 		out[i] = a
 	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return out, nil
 }
 
 // decodeAckBatch checks an ack/batch body, which must be valid JSON.
@@ -131,28 +115,20 @@ func decodeAckBatch(body []byte) ([]AckItem, error) {
 	if isNull(raw) {
 		return nil, badRequest("acknowledgments is required")
 	}
-	list, err := asArray(raw, "acknowledgments")
+	list, err := arrayAtMost(raw, "acknowledgments", MaxAckBatch, "acknowledgments has %d items, at most %d")
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case len(list) == 0:
+	if len(list) == 0 {
 		return nil, badRequest("acknowledgments is empty")
-	case len(list) > MaxAckBatch:
-		return nil, badRequest("acknowledgments has %d items, at most %d", len(list), MaxAckBatch)
 	}
-	items := make([]AckItem, len(list))
-	for i, raw := range list {
-		path := fmt.Sprintf("acknowledgments[%d]", i)
+	return decodeEach(list, "acknowledgments", func(raw json.RawMessage, path string) (AckItem, error) {
 		o, err := asObject(raw, path)
 		if err != nil {
-			return nil, err
+			return AckItem{}, err
 		}
-		if items[i], err = decodeAckItem(o, path, group); err != nil {
-			return nil, err
-		}
-	}
-	return items, nil
+		return decodeAckItem(o, path, group)
+	})
 }
 
 // decodeAckItem reads one ack item; path is where it sits in the body (""
@@ -240,23 +216,16 @@ func partitionIDOf(o object, path string) (string, error) {
 // extendLease is POST /api/v1/lease/:leaseId/extend {"seconds":N}: 200
 // whether or not the lease was renewed.
 func (s *server) extendLease() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		id, err := pathParam(r, "leaseId", contract.ID)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, pathOf("leaseId", contract.ID), func(r *http.Request, id string) (any, error) {
 		body, err := readBody(r, s.maxBody)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		secs, err := decodeExtend(body)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		got, err := s.c.ExtendLease(r.Context(), tenantOf(r), id, secs)
-		if err != nil {
-			return err
-		}
 		a := extendAnswer{Success: got.Success, LeaseID: got.LeaseID, Renewed: got.Renewed}
 		if a.LeaseID == "" {
 			a.LeaseID = id
@@ -265,8 +234,7 @@ func (s *server) extendLease() http.Handler {
 			at := formatStamp(got.ExpiresAt)
 			a.ExpiresAt = &at
 		}
-		writeJSON(w, http.StatusOK, a)
-		return nil
+		return a, err
 	})
 }
 

@@ -54,10 +54,7 @@ func TestAckItem(t *testing.T) {
 }
 
 func TestAckRefusals(t *testing.T) {
-	cases := []struct {
-		name, body string
-		code, msg  string
-	}{
+	wantRefusals(t, "POST", "/api/v1/ack", []refusalCase{
 		{"empty body", ``, CodeBadBody, "the body is empty"},
 		{"malformed", `{"transactionId":`, CodeBadBody, "not JSON"},
 		{"an array", `[{"transactionId":"t","partitionId":"1"}]`, CodeBadRequest, "the body must be an object"},
@@ -79,14 +76,7 @@ func TestAckRefusals(t *testing.T) {
 		{"consumerGroup a number", `{"transactionId":"t","partitionId":"1","consumerGroup":1}`, CodeBadRequest, "consumerGroup must be a string"},
 		{"leaseId an object", `{"transactionId":"t","partitionId":"1","leaseId":{}}`, CodeBadRequest, "leaseId must be a string"},
 		{"error a bool", `{"transactionId":"t","partitionId":"1","error":false}`, CodeBadRequest, "error must be a string"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			wantError(t, e.do(t, "POST", "/api/v1/ack", c.body), http.StatusBadRequest, c.code, c.msg)
-			e.fb.none(t)
-		})
-	}
+	})
 }
 
 // TestAckAnswer: the single ack answers an array of one, byte for byte.
@@ -160,10 +150,7 @@ func TestAckBatchQueueMode(t *testing.T) {
 func TestAckBatchRefusals(t *testing.T) {
 	item := `{"transactionId":"t","partitionId":"1"}`
 	many := `{"acknowledgments":[` + strings.TrimSuffix(strings.Repeat(item+",", MaxAckBatch+1), ",") + `]}`
-	cases := []struct {
-		name, body string
-		code, msg  string
-	}{
+	wantRefusals(t, "POST", "/api/v1/ack/batch", []refusalCase{
 		{"empty body", ``, CodeBadBody, "the body is empty"},
 		{"a bare array", `[` + item + `]`, CodeBadRequest, "the body must be an object"},
 		{"no acknowledgments", `{}`, CodeBadRequest, "acknowledgments is required"},
@@ -179,14 +166,7 @@ func TestAckBatchRefusals(t *testing.T) {
 		{"item with a bad status", `{"acknowledgments":[{"transactionId":"t","partitionId":"1","status":false}]}`, CodeBadRequest,
 			"acknowledgments[0].status must be a string"},
 		{"top consumerGroup", `{"consumerGroup":5,"acknowledgments":[` + item + `]}`, CodeBadRequest, "consumerGroup must be a string"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			wantError(t, e.do(t, "POST", "/api/v1/ack/batch", c.body), http.StatusBadRequest, c.code, c.msg)
-			e.fb.none(t)
-		})
-	}
+	})
 }
 
 func TestAckBatchMax(t *testing.T) {
@@ -261,24 +241,14 @@ func TestExtendOwnLength(t *testing.T) {
 }
 
 func TestExtendRefusals(t *testing.T) {
-	cases := []struct {
-		name, body string
-		code, msg  string
-	}{
+	wantRefusals(t, "POST", "/api/v1/lease/l/extend", []refusalCase{
 		{"malformed", `{"seconds":`, CodeBadBody, "not JSON"},
 		{"not an object", `30`, CodeBadRequest, "the body must be an object"},
 		{"zero", `{"seconds":0}`, CodeBadRequest, "seconds 0 is outside 1..604800 s"},
 		{"negative", `{"seconds":-3}`, CodeBadRequest, "seconds -3 is outside 1..604800 s"},
 		{"a string", `{"seconds":"30"}`, CodeBadRequest, `seconds "30" must be an integer in 1..604800 s`},
 		{"a fraction", `{"seconds":1.5}`, CodeBadRequest, "seconds 1.5 must be an integer in 1..604800 s"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			wantError(t, e.do(t, "POST", "/api/v1/lease/l/extend", c.body), http.StatusBadRequest, c.code, c.msg)
-			e.fb.none(t)
-		})
-	}
+	})
 }
 
 // TestConsumeUnavailable: the broker's unknown-outcome errors are 503 with

@@ -50,6 +50,9 @@ func decodeWindow(q query) (window, error) {
 	return w, nil
 }
 
+// windowOf reads the window of a request's query (decodeWindow).
+var windowOf = queryFor(decodeWindow)
+
 // series calls point for each kept sample inside w with the one before
 // it, oldest first.
 func series[P any](h []sample, w window, point func(prev, cur *sample) P) []P {
@@ -94,14 +97,8 @@ func perSecond(prev, cur *sample, n float64) *float64 {
 // (new records), found duplicate, delivered by pops, and settled by acks
 // of each status, with the rates of the first three that matter most.
 type throughputPoint struct {
-	Timestamp          string   `json:"timestamp"`
-	Pushed             int64    `json:"pushed"`
-	Duplicates         int64    `json:"duplicates"`
-	Delivered          int64    `json:"delivered"`
-	Completed          int64    `json:"completed"`
-	Failed             int64    `json:"failed"`
-	Retried            int64    `json:"retried"`
-	DeadLettered       int64    `json:"deadLettered"`
+	Timestamp string `json:"timestamp"`
+	throughputTotals
 	PushedPerSecond    *float64 `json:"pushedPerSecond"`
 	DeliveredPerSecond *float64 `json:"deliveredPerSecond"`
 	CompletedPerSecond *float64 `json:"completedPerSecond"`
@@ -116,15 +113,16 @@ func throughputOf(tenant string) func(prev, cur *sample) throughputPoint {
 // throughputAt is the point of the tenant labelled t.
 func throughputAt(t string, prev, cur *sample) throughputPoint {
 	n := func(i int) int64 { return int64(delta(prev, cur, func(x *sample) float64 { return x.Messages[t][i] })) }
-	p := throughputPoint{Timestamp: formatStamp(cur.At), Pushed: n(0), Duplicates: n(1), Delivered: n(2), Completed: n(3),
-		Failed: n(4), Retried: n(5), DeadLettered: n(6)}
+	p := throughputPoint{Timestamp: formatStamp(cur.At), throughputTotals: throughputTotals{Pushed: n(0), Duplicates: n(1),
+		Delivered: n(2), Completed: n(3), Failed: n(4), Retried: n(5), DeadLettered: n(6)}}
 	p.PushedPerSecond = perSecond(prev, cur, float64(p.Pushed))
 	p.DeliveredPerSecond = perSecond(prev, cur, float64(p.Delivered))
 	p.CompletedPerSecond = perSecond(prev, cur, float64(p.Completed))
 	return p
 }
 
-// throughputTotals sums a series' counts.
+// throughputTotals are the counts of a point, or their sum over a series
+// (its "totals").
 type throughputTotals struct {
 	Pushed       int64 `json:"pushed"`
 	Duplicates   int64 `json:"duplicates"`
@@ -138,13 +136,9 @@ type throughputTotals struct {
 func totalsOfSeries(ps []throughputPoint) throughputTotals {
 	var t throughputTotals
 	for _, p := range ps {
-		t.Pushed += p.Pushed
-		t.Duplicates += p.Duplicates
-		t.Delivered += p.Delivered
-		t.Completed += p.Completed
-		t.Failed += p.Failed
-		t.Retried += p.Retried
-		t.DeadLettered += p.DeadLettered
+		c := p.throughputTotals
+		t = throughputTotals{t.Pushed + c.Pushed, t.Duplicates + c.Duplicates, t.Delivered + c.Delivered,
+			t.Completed + c.Completed, t.Failed + c.Failed, t.Retried + c.Retried, t.DeadLettered + c.DeadLettered}
 	}
 	return t
 }
@@ -216,23 +210,14 @@ func workerAt(prev, cur *sample) workerPoint {
 // "interval" (seconds between samples; 0 without a Sampler), "current",
 // "timeSeries":[…]}.
 func metricSeries[P any](s *server, point func(prev, cur *sample) P) http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		q, err := queryOf(r)
-		if err != nil {
-			return err
-		}
-		win, err := decodeWindow(q)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, windowOf, func(r *http.Request, win window) (any, error) {
 		h := s.samples.history()
-		writeJSON(w, http.StatusOK, struct {
+		return struct {
 			TimeRange  timeRange `json:"timeRange"`
 			Interval   float64   `json:"interval"`
 			Current    P         `json:"current"`
 			TimeSeries []P       `json:"timeSeries"`
-		}{win.tr, s.samples.interval(), current(s, h, point), series(h, win, point)})
-		return nil
+		}{win.tr, s.samples.interval(), current(s, h, point), series(h, win, point)}, nil
 	})
 }
 

@@ -49,21 +49,13 @@ func newPartitionAnswer(p ChangedPartition) partitionAnswer {
 // partitions of queues written since a time, and this node's safeTime
 // (asked of the broker even when there are no entries).
 func (s *server) partitionsChanged() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
-		if err != nil {
-			return err
-		}
-		qs, err := decodeChanged(body)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, bodyOf(s, decodeChanged), func(r *http.Request, qs []ChangedQuery) (any, error) {
 		got, err := s.b.PartitionsChanged(r.Context(), tenantOf(r), qs)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if len(got.Entries) != len(qs) {
-			return fmt.Errorf("httpd: broker answered %d changed entries for %d", len(got.Entries), len(qs))
+			return nil, fmt.Errorf("httpd: broker answered %d changed entries for %d", len(got.Entries), len(qs))
 		}
 		out := changedAnswer{SafeTime: formatStamp(got.SafeTime), Entries: make([]changedEntry, len(qs))}
 		for i, e := range got.Entries {
@@ -77,48 +69,33 @@ func (s *server) partitionsChanged() http.Handler {
 			}
 			out.Entries[i] = ce
 		}
-		writeJSON(w, http.StatusOK, out)
-		return nil
+		return out, nil
 	})
 }
 
 // decodeChanged checks and defaults a partitions/changed body, which must
 // be valid JSON.
 func decodeChanged(body []byte) ([]ChangedQuery, error) {
-	o, err := asObject(body, "the body")
-	if err != nil {
-		return nil, err
-	}
-	entries, err := decodeEntries(o)
-	if err != nil {
-		return nil, err
-	}
-	qs := make([]ChangedQuery, len(entries))
-	for i, o := range entries {
-		path := fmt.Sprintf("entries[%d]", i)
-		q := &qs[i]
+	return decodeEntriesOf(body, func(o object, path string, q *ChangedQuery) (err error) {
 		if q.Queue, err = queueOf(o, path); err != nil {
-			return nil, err
+			return err
 		}
 		since, ok, err := o.str("since", path+".since")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if ok {
 			us, err := parseISO(since)
 			if err != nil {
-				return nil, badRequest("%s.since %v", path, err)
+				return badRequest("%s.since %v", path, err)
 			}
 			q.Since = &us
 		}
 		if q.After, err = o.name("after", path+".after", contract.ID); err != nil {
-			return nil, err
+			return err
 		}
 		limit, _, err := o.integer("limit", path+".limit", contract.ChangedLimit, MaxChangedLimit)
-		if err != nil {
-			return nil, err
-		}
 		q.Limit = int(limit)
-	}
-	return qs, nil
+		return err
+	})
 }

@@ -5,8 +5,6 @@ import (
 	"net/http"
 
 	"github.com/google/uuid"
-
-	"github.com/queen-mq/queen-go/contract"
 )
 
 // configureAnswer is the answer of POST /api/v1/configure.
@@ -23,28 +21,17 @@ type configureAnswer struct {
 
 // configure is POST /api/v1/configure (API.md §8).
 func (s *server) configure() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
-		if err != nil {
-			return err
-		}
-		req, err := decodeConfigure(body)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, bodyOf(s, decodeConfigure), func(r *http.Request, req ConfigureRequest) (any, error) {
 		got, err := s.b.Configure(r.Context(), tenantOf(r), req)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		opts, err := withDefaults(got.Options)
-		if err != nil {
-			return err
-		}
 		queue := got.Queue
 		if queue == "" {
 			queue = req.Queue
 		}
-		writeJSON(w, http.StatusOK, configureAnswer{
+		return configureAnswer{
 			Configured: true,
 			QueueID:    uuid.UUID(got.QueueID).String(),
 			Queue:      queue,
@@ -52,23 +39,16 @@ func (s *server) configure() http.Handler {
 			Task:       got.Task,
 			Storage:    "segments",
 			Options:    opts,
-		})
-		return nil
+		}, err
 	})
 }
 
 // decodeConfigure checks a configure body, which must be valid JSON.
 func decodeConfigure(body []byte) (ConfigureRequest, error) {
 	var req ConfigureRequest
-	o, err := asObject(body, "the body")
+	o, err := queueBody(body, &req.Queue)
 	if err != nil {
 		return req, err
-	}
-	if req.Queue, err = o.name("queue", "queue", contract.Queue); err != nil {
-		return req, err
-	}
-	if req.Queue == "" {
-		return req, badRequest("queue is required")
 	}
 	mode, _, err := o.str("mode", "mode")
 	if err != nil {

@@ -1,6 +1,7 @@
 package httpd
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
@@ -82,7 +83,7 @@ func (s *server) cpRoutes(r *routes, cp ControlPlane) {
 	}, "slug", "name"))
 	r.add(ClassControlPlane, http.MethodGet, "/tenants", cpRead(func(r *http.Request) (any, error) {
 		ts, err := cp.Tenants(r.Context())
-		return map[string]any{"tenants": nonNil(ts)}, err
+		return map[string]any{"tenants": orEmpty(ts)}, err
 	}))
 	r.add(ClassControlPlane, http.MethodGet, "/tenants/{slug}", cpSlugRead(func(r *http.Request, slug string) (any, error) {
 		return cp.Tenant(r.Context(), slug)
@@ -107,14 +108,7 @@ func (s *server) cpRoutes(r *routes, cp ControlPlane) {
 		return cp.DeleteTenant(r.Context(), slug)
 	}))
 
-	r.add(ClassControlPlane, http.MethodGet, "/clusters", cpRead(func(r *http.Request) (any, error) {
-		tenant := r.URL.Query().Get("tenant")
-		if tenant != "" && !cpSlug.MatchString(tenant) {
-			return nil, cpBadSlug("tenant", tenant)
-		}
-		cs, err := cp.Clusters(r.Context(), tenant)
-		return map[string]any{"clusters": nonNil(cs)}, err
-	}))
+	r.add(ClassControlPlane, http.MethodGet, "/clusters", cpList("clusters", "tenant", cp.Clusters))
 	r.add(ClassControlPlane, http.MethodPut, "/clusters/{slug}", cpHandler(func(r *http.Request, body object) (any, error) {
 		slug, err := cpSlugParam(r)
 		if err != nil {
@@ -153,14 +147,7 @@ func (s *server) cpRoutes(r *routes, cp ControlPlane) {
 		}
 		return cp.RegisterKey(r.Context(), k)
 	}, "cluster", "scopes", "env", "hash"))
-	r.add(ClassControlPlane, http.MethodGet, "/keys", cpRead(func(r *http.Request) (any, error) {
-		cluster := r.URL.Query().Get("cluster")
-		if cluster != "" && !cpSlug.MatchString(cluster) {
-			return nil, cpBadSlug("cluster", cluster)
-		}
-		ks, err := cp.Keys(r.Context(), cluster)
-		return map[string]any{"keys": nonNil(ks)}, err
-	}))
+	r.add(ClassControlPlane, http.MethodGet, "/keys", cpList("keys", "cluster", cp.Keys))
 	r.add(ClassControlPlane, http.MethodDelete, "/keys/{id}", cpRead(func(r *http.Request) (any, error) {
 		id := chi.URLParam(r, "id")
 		removed, err := cp.RevokeKey(r.Context(), id)
@@ -184,14 +171,18 @@ func (s *server) cpRoutes(r *routes, cp ControlPlane) {
 }
 
 // cpRead serves a control-plane route that takes no body.
-func cpRead(fn func(r *http.Request) (any, error)) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ans, err := fn(r)
-		if err != nil {
-			writeError(w, r, err)
-			return
+func cpRead(fn func(r *http.Request) (any, error)) http.Handler { return reply(http.StatusOK, fn) }
+
+// cpList answers {key:[…]} of what list finds, filtered by the slug of
+// the query parameter param (absent: all; not a slug: 400).
+func cpList[T any](key, param string, list func(ctx context.Context, slug string) ([]T, error)) http.Handler {
+	return cpRead(func(r *http.Request) (any, error) {
+		slug := r.URL.Query().Get(param)
+		if slug != "" && !cpSlug.MatchString(slug) {
+			return nil, cpBadSlug(param, slug)
 		}
-		writeJSON(w, http.StatusOK, ans)
+		got, err := list(r.Context(), slug)
+		return map[string]any{key: orEmpty(got)}, err
 	})
 }
 
@@ -309,7 +300,7 @@ func cpTenantStatus(r *http.Request, cp ControlPlane, slug string) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"tenant": t.Slug, "status": t.Status, "clusters": nonNil(cs)}, nil
+	return map[string]any{"tenant": t.Slug, "status": t.Status, "clusters": orEmpty(cs)}, nil
 }
 
 // cpKeyBody reads POST /api/cp/keys.
@@ -364,11 +355,3 @@ var (
 	cpEnv  = regexp.MustCompile(`^[a-z0-9]{1,16}$`)
 	cpHash = regexp.MustCompile(`^[0-9a-f]{64}$`)
 )
-
-// nonNil answers an empty list as [] rather than null.
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}

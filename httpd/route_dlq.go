@@ -38,52 +38,28 @@ type purgeAnswer struct {
 // and "total", how many the filters select before paging: the 2.x
 // client's DLQResponse {messages, total}.
 func (s *server) dlq() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		q, err := queryOf(r)
-		if err != nil {
-			return err
-		}
-		limit, _, err := q.integer("limit", contract.ListLimit, DefaultDLQLimit)
-		if err != nil {
-			return err
-		}
-		queue, err := q.name("queue", contract.Queue)
-		if err != nil {
-			return err
-		}
-		group, err := q.name("consumerGroup", contract.ConsumerGroup)
-		if err != nil {
-			return err
-		}
-		dq := DLQQuery{Queue: queue, Group: group, Limit: int(limit)}
-		if dq.Partition, err = q.name("partition", contract.Partition); err != nil {
-			return err
-		}
-		offset, _, err := q.integer("offset", contract.MessagesOffset, 0)
-		if err != nil {
-			return err
-		}
-		dq.Offset = int(offset)
-		if dq.From, dq.To, err = q.stampRange(); err != nil {
-			return err
-		}
+	return route(http.StatusOK, queryFor(decodeDLQ), func(r *http.Request, dq DLQQuery) (rawJSON, error) {
 		got, total, err := s.a.DLQ(r.Context(), tenantOf(r), dq)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		b := append([]byte(nil), `{"messages":[`...)
-		for i := range got {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendDeadLetter(b, &got[i])
-		}
-		b = append(b, ']', ',')
-		b = appendKey(b, "total")
+		b := appendEach(append([]byte(nil), `{"messages":[`...), got, appendDeadLetter)
+		b = append(b, `],"total":`...)
 		b = appendInt(b, int64(total))
-		writeRaw(w, http.StatusOK, append(b, '}', '\n'))
-		return nil
+		return append(b, '}', '\n'), nil
 	})
+}
+
+// decodeDLQ checks and defaults the query of GET /api/v1/dlq.
+func decodeDLQ(q query) (DLQQuery, error) {
+	p := params{q: q}
+	dq := DLQQuery{Limit: int(p.integer("limit", contract.ListLimit, DefaultDLQLimit))}
+	dq.Queue = p.name("queue", contract.Queue)
+	dq.Group = p.name("consumerGroup", contract.ConsumerGroup)
+	dq.Partition = p.name("partition", contract.Partition)
+	dq.Offset = int(p.integer("offset", contract.MessagesOffset, 0))
+	dq.From, dq.To = p.stampRange()
+	return dq, p.err
 }
 
 // appendDeadLetter renders one dead letter; its payload is written as the
@@ -95,68 +71,45 @@ func appendDeadLetter(b []byte, d *DeadLetter) []byte {
 	b = appendField(b, "queue", d.Queue)
 	b = appendField(b, "consumerGroup", d.ConsumerGroup)
 	b = appendField(b, "partition", d.Partition)
-	b = appendKey(b, "offset")
-	b = appendInt(b, d.Offset)
-	b = append(b, ',')
+	b = appendIntField(b, "offset", d.Offset)
 	b = appendField(b, "transactionId", d.TransactionID)
 	b = appendField(b, "messageId", uuid.UUID(d.MessageID).String())
-	b = appendKey(b, "data")
-	b = appendRaw(b, d.Data)
-	b = append(b, ',')
-	b = appendKey(b, "createdAt")
-	b = appendStamp(b, d.CreatedAt)
-	b = append(b, ',')
-	b = appendKey(b, "failedAt")
-	b = appendStamp(b, d.FailedAt)
-	b = append(b, ',')
-	b = appendKey(b, "attempts")
-	b = appendInt(b, int64(d.Attempts))
-	b = append(b, ',')
-	for i, k := range []string{"error", "errorMessage"} { // errorMessage: what the official client reads
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendKey(b, k)
-		if d.Error == "" {
-			b = append(b, "null"...)
-		} else {
-			b = appendString(b, d.Error)
-		}
-	}
-	return append(b, '}')
+	b = appendRawField(b, "data", d.Data)
+	b = appendStampField(b, "createdAt", d.CreatedAt)
+	b = appendStampField(b, "failedAt", d.FailedAt)
+	b = appendIntField(b, "attempts", int64(d.Attempts))
+	b = appendFieldOrNull(b, "error", d.Error)
+	b = appendFieldOrNull(b, "errorMessage", d.Error) // what the official client reads
+	return closeObject(b)
 }
 
 // replayDLQ is POST /api/v1/dlq/:id/replay with an optional body
 // {"queue","partition"}: 200 with the verdict; 404 gone when the letter
 // is not in the DLQ (any more).
 func (s *server) replayDLQ() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		id, err := pathParam(r, "id", contract.ID)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, pathOf("id", contract.ID), func(r *http.Request, id string) (any, error) {
 		body, err := readBody(r, s.maxBody)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		queue, partition, err := decodeReplay(body)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		got, err := s.a.ReplayDLQ(r.Context(), tenantOf(r), id, queue, partition)
 		if errors.Is(err, ErrGone) {
-			return &Error{Status: http.StatusNotFound, Code: CodeGone, Message: fmt.Sprintf("dead letter %s is gone", clipped(id))}
+			return nil, &Error{Status: http.StatusNotFound, Code: CodeGone, Message: fmt.Sprintf("dead letter %s is gone", clipped(id))}
 		}
-		if err != nil {
-			return err
-		}
-		a := replayAnswer{ID: got.ID, Verdict: got.Verdict, Queue: got.Queue, Partition: got.Partition}
+		a := newReplayAnswer(got)
 		if a.ID == "" {
 			a.ID = id
 		}
-		writeJSON(w, http.StatusOK, a)
-		return nil
+		return a, err
 	})
+}
+
+func newReplayAnswer(got ReplayAnswer) replayAnswer {
+	return replayAnswer{ID: got.ID, Verdict: got.Verdict, Queue: got.Queue, Partition: got.Partition}
 }
 
 // decodeReplay reads a replay's optional body: empty (or white space, or
@@ -192,27 +145,17 @@ func decodeReplay(body []byte) (queue, partition string, err error) {
 // letters (of the group, or all when absent) are deleted; queue is
 // required. A body is ignored.
 func (s *server) purgeDLQ() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		q, err := queryOf(r)
-		if err != nil {
-			return err
+	read := queryFor(func(q query) (DLQQuery, error) {
+		p := params{q: q}
+		dq := DLQQuery{Queue: p.name("queue", contract.Queue)}
+		if p.err == nil && dq.Queue == "" {
+			return dq, badRequest("queue is required")
 		}
-		queue, err := q.name("queue", contract.Queue)
-		if err != nil {
-			return err
-		}
-		if queue == "" {
-			return badRequest("queue is required")
-		}
-		group, err := q.name("consumerGroup", contract.ConsumerGroup)
-		if err != nil {
-			return err
-		}
-		n, err := s.a.PurgeDLQ(r.Context(), tenantOf(r), queue, group)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, purgeAnswer{Deleted: n, Queue: queue})
-		return nil
+		dq.Group = p.name("consumerGroup", contract.ConsumerGroup)
+		return dq, p.err
+	})
+	return route(http.StatusOK, read, func(r *http.Request, dq DLQQuery) (any, error) {
+		n, err := s.a.PurgeDLQ(r.Context(), tenantOf(r), dq.Queue, dq.Group)
+		return purgeAnswer{Deleted: n, Queue: dq.Queue}, err
 	})
 }

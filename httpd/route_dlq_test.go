@@ -32,23 +32,16 @@ func TestDLQQuery(t *testing.T) {
 }
 
 func TestDLQRefusals(t *testing.T) {
-	cases := []struct{ query, msg string }{
-		{"?limit=0", `limit "0" is outside 1..1000`},
-		{"?limit=1001", `limit "1001" is outside 1..1000`},
-		{"?limit=-1", `limit "-1" is outside 1..1000`},
-		{"?limit=ten", `limit "ten" must be an integer`},
-		{"?queue=%zz", "the query string is malformed"},
-		{"?offset=-1", "offset"},
-		{"?from=yesterday", `from "yesterday" must be an ISO-8601 time`},
-		{"?from=2025-09-22T10:15:31Z&to=2025-09-22T10:15:30Z", "is after to"},
-	}
-	for _, c := range cases {
-		t.Run(c.query, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			wantError(t, e.do(t, "GET", "/api/v1/dlq"+c.query, ""), http.StatusBadRequest, CodeBadRequest, c.msg)
-			e.fb.none(t)
-		})
-	}
+	wantQueryRefusals(t, "/api/v1/dlq", []queryRefusal{
+		{"?limit=0", "?limit=0", `limit "0" is outside 1..1000`},
+		{"?limit=1001", "?limit=1001", `limit "1001" is outside 1..1000`},
+		{"?limit=-1", "?limit=-1", `limit "-1" is outside 1..1000`},
+		{"?limit=ten", "?limit=ten", `limit "ten" must be an integer`},
+		{"?queue=%zz", "?queue=%zz", "the query string is malformed"},
+		{"?offset=-1", "?offset=-1", "offset"},
+		{"?from=yesterday", "?from=yesterday", `from "yesterday" must be an ISO-8601 time`},
+		{"?from=2025-09-22T10:15:31Z&to=2025-09-22T10:15:30Z", "?from=2025-09-22T10:15:31Z&to=2025-09-22T10:15:30Z", "is after to"},
+	})
 }
 
 // TestDLQAnswer: dead letters, byte for byte: payloads as stored (null
@@ -143,21 +136,14 @@ func TestReplayAnswers(t *testing.T) {
 }
 
 func TestReplayRefusals(t *testing.T) {
-	cases := []struct{ name, body, code, msg string }{
+	wantRefusals(t, "POST", "/api/v1/dlq/d1/replay", []refusalCase{
 		{"partition without queue", `{"partition":"p"}`, CodeBadRequest, `partition "p" needs a queue`},
 		{"partition with empty queue", `{"queue":"","partition":"p"}`, CodeBadRequest, `partition "p" needs a queue`},
 		{"queue not a string", `{"queue":1}`, CodeBadRequest, "queue must be a string"},
 		{"partition not a string", `{"queue":"q","partition":2}`, CodeBadRequest, "partition must be a string"},
 		{"array", `[]`, CodeBadRequest, "the body must be an object"},
 		{"malformed", `{"queue":`, CodeBadBody, "the body is not JSON"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			wantError(t, e.do(t, "POST", "/api/v1/dlq/d1/replay", c.body), http.StatusBadRequest, c.code, c.msg)
-			e.fb.none(t)
-		})
-	}
+	})
 }
 
 func TestPurgeDLQ(t *testing.T) {

@@ -3,8 +3,6 @@ package httpd
 import (
 	"fmt"
 	"net/http"
-
-	"github.com/queen-mq/queen-go/contract"
 )
 
 // The ephemeral routes. API.md names only POST /api/v1/ephemeral/push
@@ -105,75 +103,48 @@ import (
 //	404  {"error":"…","code":"ephemeral_queue_not_found"}
 //
 // The only ephemeral route that says a queue is not there.
-func (s *server) ephemeralRoutes(rt *routes) {
-	rt.add(ClassPush, http.MethodPost, "/ephemeral/push", s.ephemeralPush())
-	rt.add(ClassConsume, http.MethodGet, "/ephemeral/pop", s.ephemeralPop())
-	rt.add(ClassConsume, http.MethodHead, "/ephemeral/pop", http.HandlerFunc(noRoute))
-	rt.add(ClassConsume, http.MethodPost, "/ephemeral/ack", s.ephemeralAck())
-	rt.add(ClassAdmin, http.MethodPost, "/ephemeral/configure", s.ephemeralConfigure())
-	rt.add(ClassAdmin, http.MethodPost, "/ephemeral/reset", s.ephemeralReset())
-	rt.add(ClassAdmin, http.MethodDelete, "/ephemeral/queue/{queue}", s.ephemeralDelete())
-	rt.add(ClassRead, http.MethodGet, "/ephemeral/queues", s.ephemeralQueues())
-	rt.add(ClassRead, http.MethodGet, "/ephemeral/queues/{queue}/depth", s.ephemeralDepth())
-}
+//
+// They are registered in the route table (routes_api.go).
 
 func (s *server) ephemeralPush() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
-		if err != nil {
-			return err
-		}
-		req, err := decodeEphemeralPush(body)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusCreated, bodyOf(s, decodeEphemeralPush), func(r *http.Request, req EphemeralPush) (any, error) {
 		n, err := s.e.EphemeralPush(r.Context(), tenantOf(r), req)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusCreated, struct {
+		return struct {
 			Queue     string `json:"queue"`
 			Partition string `json:"partition"`
 			Pushed    int    `json:"pushed"`
-		}{req.Queue, req.Partition, n})
-		return nil
+		}{req.Queue, req.Partition, n}, err
 	})
 }
 
 func (s *server) ephemeralPop() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		req, err := decodeEphemeralPop(r.URL.RawQuery)
-		if err != nil {
-			return err
-		}
+	read := func(r *http.Request) (EphemeralPop, error) { return decodeEphemeralPop(r.URL.RawQuery) }
+	return route(http.StatusOK, read, func(r *http.Request, req EphemeralPop) (rawJSON, error) {
 		got, err := s.e.EphemeralPop(r.Context(), tenantOf(r), req)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if len(got) > req.Batch {
-			return fmt.Errorf("httpd: ephemeral pop answered %d messages for a batch of %d", len(got), req.Batch)
+			return nil, fmt.Errorf("httpd: ephemeral pop answered %d messages for a batch of %d", len(got), req.Batch)
 		}
 		b := append([]byte(`{"queue":`), appendString(nil, req.Queue)...)
 		b = append(append(b, `,"group":`...), appendString(nil, req.Group)...)
-		b = append(b, `,"messages":[`...)
-		for i := range got {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			m := &got[i]
-			b = append(b, '{')
-			b = appendField(b, "id", m.ID)
-			b = appendField(b, "partition", m.Partition)
-			b = appendKey(b, "payload")
-			b = appendRaw(b, m.Payload)
-			b = append(b, ',')
-			b = appendKey(b, "attempts")
-			b = appendInt(b, int64(m.Attempts))
-			b = append(b, '}')
-		}
-		writeRaw(w, http.StatusOK, append(b, "]}\n"...))
-		return nil
+		b = appendEach(append(b, `,"messages":[`...), got, appendEphemeralMessage)
+		return append(b, "]}\n"...), nil
 	})
+}
+
+// appendEphemeralMessage renders one popped ephemeral message; its
+// payload is written as pushed.
+func appendEphemeralMessage(b []byte, m *EphemeralMessage) []byte {
+	b = append(b, '{')
+	b = appendField(b, "id", m.ID)
+	b = appendField(b, "partition", m.Partition)
+	b = appendKey(b, "payload")
+	b = appendRaw(b, m.Payload)
+	b = append(b, `,"attempts":`...)
+	b = appendInt(b, int64(m.Attempts))
+	return append(b, '}')
 }
 
 // ephemeralResult is one element of an ephemeral ack's results.
@@ -183,149 +154,88 @@ type ephemeralResult struct {
 }
 
 func (s *server) ephemeralAck() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
-		if err != nil {
-			return err
-		}
-		req, err := decodeEphemeralAck(body)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, bodyOf(s, decodeEphemeralAck), func(r *http.Request, req EphemeralAck) (any, error) {
 		got, err := s.e.EphemeralAck(r.Context(), tenantOf(r), req)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if len(got) != len(req.Acks) {
-			return fmt.Errorf("httpd: ephemeral ack answered %d outcomes for %d acks", len(got), len(req.Acks))
+			return nil, fmt.Errorf("httpd: ephemeral ack answered %d outcomes for %d acks", len(got), len(req.Acks))
 		}
 		out := make([]ephemeralResult, len(got))
 		for i, o := range got {
 			out[i] = ephemeralResult{ID: req.Acks[i].ID, Outcome: o}
 		}
-		writeJSON(w, http.StatusOK, struct {
+		return struct {
 			Queue   string            `json:"queue"`
 			Group   string            `json:"group"`
 			Results []ephemeralResult `json:"results"`
-		}{req.Queue, req.Group, out})
-		return nil
+		}{req.Queue, req.Group, out}, nil
 	})
 }
 
 func (s *server) ephemeralConfigure() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
-		if err != nil {
-			return err
-		}
-		req, err := decodeEphemeralConfigure(body)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, bodyOf(s, decodeEphemeralConfigure), func(r *http.Request, req EphemeralConfigure) (any, error) {
 		opts, err := s.e.EphemeralConfigure(r.Context(), tenantOf(r), req)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, struct {
+		return struct {
 			Configured bool             `json:"configured"`
 			Queue      string           `json:"queue"`
 			Options    EphemeralOptions `json:"options"`
-		}{true, req.Queue, opts})
-		return nil
+		}{true, req.Queue, opts}, err
 	})
 }
 
 func (s *server) ephemeralReset() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
-		if err != nil {
-			return err
-		}
-		o, err := asObject(body, "the body")
-		if err != nil {
-			return err
-		}
-		queue, err := requiredQueue(o)
-		if err != nil {
-			return err
-		}
+	read := bodyOf(s, func(body []byte) (queue string, err error) {
+		_, err = queueBody(body, &queue)
+		return queue, err
+	})
+	return route(http.StatusOK, read, func(r *http.Request, queue string) (any, error) {
 		n, err := s.e.EphemeralReset(r.Context(), tenantOf(r), queue)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, struct {
+		return struct {
 			Queue   string `json:"queue"`
 			Dropped int    `json:"dropped"`
-		}{queue, n})
-		return nil
+		}{queue, n}, err
 	})
 }
 
 func (s *server) ephemeralDelete() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		queue, err := pathParam(r, "queue", contract.Queue)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, pathQueue, func(r *http.Request, queue string) (any, error) {
 		ok, err := s.e.EphemeralDelete(r.Context(), tenantOf(r), queue)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, struct {
+		return struct {
 			Queue   string `json:"queue"`
 			Deleted bool   `json:"deleted"`
-		}{queue, ok})
-		return nil
+		}{queue, ok}, err
 	})
 }
 
 func (s *server) ephemeralQueues() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
+	return reply(http.StatusOK, func(r *http.Request) (any, error) {
 		got, err := s.e.EphemeralQueues(r.Context(), tenantOf(r))
-		if err != nil {
-			return err
-		}
-		if got == nil {
-			got = []EphemeralQueue{}
-		}
-		writeJSON(w, http.StatusOK, struct {
+		return struct {
 			Queues []EphemeralQueue `json:"queues"`
-		}{got})
-		return nil
+		}{orEmpty(got)}, err
 	})
 }
 
 func (s *server) ephemeralDepth() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		queue, err := pathParam(r, "queue", contract.Queue)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, pathQueue, func(r *http.Request, queue string) (any, error) {
 		d, ok, err := s.e.EphemeralDepth(r.Context(), tenantOf(r), queue)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return &Error{Status: http.StatusNotFound, Code: CodeEphemeralQueueNotFound,
-				Message: fmt.Sprintf("ephemeral queue %q does not exist on this node", clipped(queue))}
+		if err != nil || !ok {
+			return nil, orMissing(err, &Error{Status: http.StatusNotFound, Code: CodeEphemeralQueueNotFound,
+				Message: fmt.Sprintf("ephemeral queue %q does not exist on this node", clipped(queue))})
 		}
 		d.Queue = queue
 		parts := make([]EphemeralPartitionDepth, len(d.Partitions))
 		for i, p := range d.Partitions {
-			if p.Groups == nil {
-				p.Groups = []EphemeralGroupDepth{}
-			}
+			p.Groups = orEmpty(p.Groups)
 			parts[i] = p
 		}
-		if d.Groups == nil {
-			d.Groups = []EphemeralGroupDepth{}
-		}
-		writeJSON(w, http.StatusOK, struct {
+		return struct {
 			EphemeralQueue
 			Options    EphemeralOptions          `json:"options"`
 			Partitions []EphemeralPartitionDepth `json:"partitions"`
 			Groups     []EphemeralGroupDepth     `json:"groups"`
-		}{d.EphemeralQueue, d.Options, parts, d.Groups})
-		return nil
+		}{d.EphemeralQueue, d.Options, parts, orEmpty(d.Groups)}, nil
 	})
 }

@@ -18,39 +18,25 @@ const (
 // fetch is POST /api/v1/fetch: records by offset, index-aligned with the
 // entries. Payloads are written as stored, byte for byte.
 func (s *server) fetch() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
-		if err != nil {
-			return err
-		}
-		req, err := decodeFetch(body)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, bodyOf(s, decodeFetch), func(r *http.Request, req FetchRequest) (rawJSON, error) {
 		if len(req.Entries) == 0 {
-			writeRaw(w, http.StatusOK, []byte(`{"entries":[]}`))
-			return nil
+			return rawJSON(`{"entries":[]}`), nil
 		}
 		got, err := s.b.Fetch(r.Context(), tenantOf(r), req)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if len(got) != len(req.Entries) {
-			return fmt.Errorf("httpd: broker answered %d fetch entries for %d", len(got), len(req.Entries))
+			return nil, fmt.Errorf("httpd: broker answered %d fetch entries for %d", len(got), len(req.Entries))
 		}
-		writeRaw(w, http.StatusOK, appendFetch(nil, got))
-		return nil
+		return appendFetch(nil, got), nil
 	})
 }
 
 // decodeFetch checks and defaults a fetch body, which must be valid JSON.
 func decodeFetch(body []byte) (FetchRequest, error) {
 	var req FetchRequest
-	top, err := asObject(body, "the body")
-	if err != nil {
-		return req, err
-	}
-	entries, err := decodeEntries(top)
+	top, entries, err := entriesBody(body)
 	if err != nil {
 		return req, err
 	}
@@ -63,84 +49,57 @@ func decodeFetch(body []byte) (FetchRequest, error) {
 		return req, err
 	}
 	req.MaxWaitMs, req.MinBytes = int(wait), int(minBytes)
-	req.Entries = make([]FetchQuery, len(entries))
-	for i, o := range entries {
-		path := fmt.Sprintf("entries[%d]", i)
-		q := &req.Entries[i]
-		if q.Queue, err = queueOf(o, path); err != nil {
-			return req, err
-		}
-		if q.Partition, err = partitionOf(o, path); err != nil {
-			return req, err
-		}
-		if isNull(o["offset"]) {
-			return req, badRequest("%s.offset is required", path)
-		}
-		if q.Offset, _, err = o.integer("offset", path+".offset", contract.FetchOffset, 0); err != nil {
-			return req, err
-		}
-		mb, _, err := o.integer("maxBytes", path+".maxBytes", contract.FetchMaxBytes, DefaultFetchMaxBytes)
-		if err != nil {
-			return req, err
-		}
-		q.MaxBytes = int(mb)
+	req.Entries, err = eachEntry(entries, decodeFetchEntry)
+	return req, err
+}
+
+// decodeFetchEntry reads one entry of a fetch.
+func decodeFetchEntry(o object, path string, q *FetchQuery) (err error) {
+	if q.Queue, err = queueOf(o, path); err != nil {
+		return err
 	}
-	return req, nil
+	if q.Partition, err = partitionOf(o, path); err != nil {
+		return err
+	}
+	if isNull(o["offset"]) {
+		return badRequest("%s.offset is required", path)
+	}
+	if q.Offset, _, err = o.integer("offset", path+".offset", contract.FetchOffset, 0); err != nil {
+		return err
+	}
+	mb, _, err := o.integer("maxBytes", path+".maxBytes", contract.FetchMaxBytes, DefaultFetchMaxBytes)
+	q.MaxBytes = int(mb)
+	return err
 }
 
 // appendFetch renders the answer of a fetch.
 func appendFetch(b []byte, entries []FetchEntry) []byte {
-	b = append(b, `{"entries":[`...)
-	for i := range entries {
-		e := &entries[i]
-		if i > 0 {
-			b = append(b, ',')
-		}
+	b = appendEach(append(b, `{"entries":[`...), entries, func(b []byte, e *FetchEntry) []byte {
 		b = append(b, '{')
-		b = appendKey(b, "queue")
-		b = appendString(b, e.Queue)
-		b = append(b, ',')
-		b = appendKey(b, "partition")
-		b = appendString(b, e.Partition)
-		b = append(b, ',')
-		b = appendKey(b, "records")
-		b = append(b, '[')
-		for j := range e.Records {
-			rec := &e.Records[j]
-			if j > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, '{')
-			b = appendKey(b, "offset")
-			b = appendInt(b, rec.Offset)
-			b = append(b, ',')
-			b = appendKey(b, "transactionId")
-			b = appendString(b, rec.TransactionID)
-			b = append(b, ',')
-			b = appendKey(b, "payload")
-			b = appendRaw(b, rec.Payload)
-			b = append(b, ',')
-			b = appendKey(b, "ts")
-			b = appendStamp(b, rec.Ts)
-			if rec.ProducerSub != "" {
-				b = append(b, ',')
-				b = appendKey(b, "producerSub")
-				b = appendString(b, rec.ProducerSub)
-			}
-			b = append(b, '}')
-		}
+		b = appendField(b, "queue", e.Queue)
+		b = appendField(b, "partition", e.Partition)
+		b = appendEach(append(b, `"records":[`...), e.Records, appendFetchRecord)
 		b = append(b, ']', ',')
-		b = appendKey(b, "highWatermark")
-		b = appendInt(b, e.HighWatermark)
-		b = append(b, ',')
-		b = appendKey(b, "logStartOffset")
-		b = appendInt(b, e.LogStartOffset)
+		b = appendIntField(b, "highWatermark", e.HighWatermark)
+		b = appendIntField(b, "logStartOffset", e.LogStartOffset)
 		if e.Error != "" {
-			b = append(b, ',')
-			b = appendKey(b, "error")
-			b = appendString(b, e.Error)
+			b = appendField(b, "error", e.Error)
 		}
-		b = append(b, '}')
-	}
+		return closeObject(b)
+	})
 	return append(b, ']', '}', '\n')
+}
+
+// appendFetchRecord renders one record of a fetch; its payload is
+// written as stored, and producerSub only when there is one.
+func appendFetchRecord(b []byte, rec *FetchRecord) []byte {
+	b = append(b, '{')
+	b = appendIntField(b, "offset", rec.Offset)
+	b = appendField(b, "transactionId", rec.TransactionID)
+	b = appendRawField(b, "payload", rec.Payload)
+	b = appendStampField(b, "ts", rec.Ts)
+	if rec.ProducerSub != "" {
+		b = appendField(b, "producerSub", rec.ProducerSub)
+	}
+	return closeObject(b)
 }

@@ -1,7 +1,6 @@
 package httpd
 
 import (
-	"fmt"
 	"math"
 	"net/http"
 
@@ -89,9 +88,9 @@ func newGroupSummary(g *GroupInfo) groupSummary {
 	return a
 }
 
-// writeGroups answers the groups whose lag is at least minLag, in the
+// groupsAnswer is the groups of gs whose lag is at least minLag, in the
 // broker's order.
-func writeGroups(w http.ResponseWriter, gs []GroupInfo, minLag int64) {
+func groupsAnswer(gs []GroupInfo, minLag int64) any {
 	out := struct {
 		ConsumerGroups []groupSummary `json:"consumerGroups"`
 	}{ConsumerGroups: make([]groupSummary, 0, len(gs))}
@@ -100,40 +99,28 @@ func writeGroups(w http.ResponseWriter, gs []GroupInfo, minLag int64) {
 			out.ConsumerGroups = append(out.ConsumerGroups, a)
 		}
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out
 }
 
 // consumerGroups is GET /api/v1/consumer-groups: every group of the
 // tenant, with its queues.
 func (s *server) consumerGroups() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
+	return reply(http.StatusOK, func(r *http.Request) (any, error) {
 		gs, err := s.a.ConsumerGroups(r.Context(), tenantOf(r))
-		if err != nil {
-			return err
-		}
-		writeGroups(w, gs, math.MinInt64)
-		return nil
+		return groupsAnswer(gs, math.MinInt64), err
 	})
 }
 
 // laggingGroups is GET /api/v1/consumer-groups/lagging?minLag=N: the
 // groups whose total lag is at least N (an integer ≥ 0, default 1).
 func (s *server) laggingGroups() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		q, err := queryOf(r)
-		if err != nil {
-			return err
-		}
-		minLag, _, err := q.integer("minLag", contract.GroupMinLag, 1)
-		if err != nil {
-			return err
-		}
+	read := queryFor(func(q query) (int64, error) {
+		n, _, err := q.integer("minLag", contract.GroupMinLag, 1)
+		return n, err
+	})
+	return route(http.StatusOK, read, func(r *http.Request, minLag int64) (any, error) {
 		gs, err := s.a.ConsumerGroups(r.Context(), tenantOf(r))
-		if err != nil {
-			return err
-		}
-		writeGroups(w, gs, minLag)
-		return nil
+		return groupsAnswer(gs, minLag), err
 	})
 }
 
@@ -141,17 +128,10 @@ func (s *server) laggingGroups() http.Handler {
 // queues and its position on each of their partitions; 404 not_found when
 // it reads no queue.
 func (s *server) consumerGroup() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		name, err := pathParam(r, "group", contract.ConsumerGroup)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, pathGroup, func(r *http.Request, name string) (any, error) {
 		g, ok, err := s.a.ConsumerGroup(r.Context(), tenantOf(r), name)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return notFound("consumer group %q not found", name)
+		if err != nil || !ok {
+			return nil, orMissing(err, notFound("consumer group %q not found", name))
 		}
 		d := groupDetail{Name: g.Name, Queues: make([]groupQueueDetail, len(g.Queues))}
 		if d.Name == "" {
@@ -166,10 +146,12 @@ func (s *server) consumerGroup() http.Handler {
 			}
 			d.Queues[i] = qd
 		}
-		writeJSON(w, http.StatusOK, d)
-		return nil
+		return d, nil
 	})
 }
+
+// pathGroup reads the path's consumer :group.
+var pathGroup = pathOf("group", contract.ConsumerGroup)
 
 func newGroupPartitionAnswer(p GroupPartition) groupPartitionAnswer {
 	a := groupPartitionAnswer{Partition: p.Partition, Cursor: p.Cursor, HighWatermark: p.HighWatermark,
@@ -189,37 +171,32 @@ func newGroupPartitionAnswer(p GroupPartition) groupPartitionAnswer {
 // is true, DELETE /api/v1/consumer-groups/:group/queues/:queue: 200 with
 // how many queues the group was forgotten on, 404 not_found when none.
 func (s *server) deleteGroup(onQueue bool) http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		group, err := pathParam(r, "group", contract.ConsumerGroup)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, pathGroup, func(r *http.Request, group string) (any, error) {
 		var queue string
+		var err error
 		if onQueue {
 			if queue, err = pathParam(r, "queue", contract.Queue); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		q, err := queryOf(r)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		del, given, err := q.boolean("deleteMetadata")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		n, err := s.a.DeleteConsumerGroup(r.Context(), tenantOf(r), group, queue, given && !del)
-		if err != nil {
-			return err
-		}
 		switch {
+		case err != nil:
+			return nil, err
 		case n == 0 && onQueue:
-			return notFound("consumer group %q does not read queue %q", group, queue)
+			return nil, notFound("consumer group %q does not read queue %q", group, queue)
 		case n == 0:
-			return notFound("consumer group %q not found", group)
+			return nil, notFound("consumer group %q not found", group)
 		}
-		writeJSON(w, http.StatusOK, deleteGroupAnswer{Deleted: true, ConsumerGroup: group, Queues: n})
-		return nil
+		return deleteGroupAnswer{Deleted: true, ConsumerGroup: group, Queues: n}, nil
 	})
 }
 
@@ -241,40 +218,31 @@ type subscriptionAnswer struct {
 // read it),"queues"}; 404 not_found when the group reads no queue; 400
 // when the time is missing or not ISO-8601.
 func (s *server) setSubscription() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		group, err := pathParam(r, "group", contract.ConsumerGroup)
+	return route(http.StatusOK, pathGroup, func(r *http.Request, group string) (any, error) {
+		o, err := s.bodyObject(r)
 		if err != nil {
-			return err
-		}
-		body, err := s.body(r)
-		if err != nil {
-			return err
-		}
-		o, err := asObject(body, "the body")
-		if err != nil {
-			return err
+			return nil, err
 		}
 		ts, ok, err := o.str("subscriptionTimestamp", "subscriptionTimestamp")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !ok || ts == "" {
-			return badRequest("subscriptionTimestamp is required")
+			return nil, badRequest("subscriptionTimestamp is required")
 		}
 		us, err := parseISO(ts)
 		if err != nil {
-			return badRequest("subscriptionTimestamp %q must be an ISO-8601 time", ts)
+			return nil, badRequest("subscriptionTimestamp %q must be an ISO-8601 time", ts)
 		}
 		us = max(us, 1) // 0 is "unset" to the broker: the epoch reads as its first µs
 		n, err := s.a.SetSubscription(r.Context(), tenantOf(r), group, us)
-		if err != nil {
-			return err
+		switch {
+		case err != nil:
+			return nil, err
+		case n == 0:
+			return nil, notFound("consumer group %q reads no queue", group)
 		}
-		if n == 0 {
-			return notFound("consumer group %q reads no queue", group)
-		}
-		writeJSON(w, http.StatusOK, subscriptionAnswer{Success: true, ConsumerGroup: group, SubscriptionTimestamp: formatStamp(us), Queues: n})
-		return nil
+		return subscriptionAnswer{Success: true, ConsumerGroup: group, SubscriptionTimestamp: formatStamp(us), Queues: n}, nil
 	})
 }
 
@@ -283,33 +251,30 @@ func (s *server) setSubscription() http.Handler {
 // {"timestamp":"<ISO>"} or {"toEnd":true}: 200 with how many partitions
 // moved.
 func (s *server) seekGroup(partitioned bool) http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
+	read := func(r *http.Request) (SeekRequest, error) {
 		var req SeekRequest
 		var err error
 		if req.Group, err = pathParam(r, "group", contract.ConsumerGroup); err != nil {
-			return err
+			return req, err
 		}
 		if req.Queue, err = pathParam(r, "queue", contract.Queue); err != nil {
-			return err
+			return req, err
 		}
 		if partitioned {
 			if req.Partition, err = pathParam(r, "partition", contract.Partition); err != nil {
-				return err
+				return req, err
 			}
 		}
 		body, err := s.body(r)
 		if err != nil {
-			return err
+			return req, err
 		}
-		if req.ToEnd, req.To, err = decodeSeek(body); err != nil {
-			return err
-		}
+		req.ToEnd, req.To, err = decodeSeek(body)
+		return req, err
+	}
+	return route(http.StatusOK, read, func(r *http.Request, req SeekRequest) (any, error) {
 		n, err := s.a.SeekConsumerGroup(r.Context(), tenantOf(r), req)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, seekAnswer{Success: true, ConsumerGroup: req.Group, Queue: req.Queue, Partitions: n})
-		return nil
+		return seekAnswer{Success: true, ConsumerGroup: req.Group, Queue: req.Queue, Partitions: n}, err
 	})
 }
 
@@ -342,9 +307,4 @@ func decodeSeek(body []byte) (toEnd bool, to int64, err error) {
 		return false, 0, badRequest("timestamp %q must be an ISO-8601 time", ts)
 	}
 	return false, max(us, 0), nil
-}
-
-// notFound is a 404 not_found.
-func notFound(format string, args ...any) *Error {
-	return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: fmt.Sprintf(format, clipArgs(args)...)}
 }

@@ -3,7 +3,6 @@ package httpd
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/http"
 
 	"github.com/queen-mq/queen-go/contract"
@@ -16,18 +15,10 @@ const MaxLockOps = 64
 // one result per operation in order. A lock that is held, lost or free is
 // an answer, never an error status: the status says how the call went.
 func (s *server) locks() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
-		if err != nil {
-			return err
-		}
-		ops, err := decodeLockOps(body)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, bodyOf(s, decodeLockOps), func(r *http.Request, ops []LockOp) (rawJSON, error) {
 		got, err := s.l.Locks(r.Context(), tenantOf(r), ops)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var b bytes.Buffer
 		b.WriteString(`{"results":[`)
@@ -37,13 +28,12 @@ func (s *server) locks() http.Handler {
 			}
 			raw, err := a.MarshalJSON()
 			if err != nil {
-				return err
+				return nil, err
 			}
 			b.Write(raw)
 		}
 		b.WriteString("]}\n")
-		writeRaw(w, http.StatusOK, b.Bytes())
-		return nil
+		return b.Bytes(), nil
 	})
 }
 
@@ -59,20 +49,11 @@ func decodeLockOps(body []byte) ([]LockOp, error) {
 	if _, ok := o["operations"]; !ok {
 		return nil, badRequest("operations is required: {\"operations\":[…]}")
 	}
-	list, err := asArray(o["operations"], "operations")
+	list, err := arrayAtMost(o["operations"], "operations", MaxLockOps, "operations: %d operations, at most %d in one call")
 	if err != nil {
 		return nil, err
 	}
-	if len(list) > MaxLockOps {
-		return nil, badRequest("operations: %d operations, at most %d in one call", len(list), MaxLockOps)
-	}
-	ops := make([]LockOp, len(list))
-	for i, raw := range list {
-		if ops[i], err = decodeLockOp(raw, fmt.Sprintf("operations[%d]", i)); err != nil {
-			return nil, err
-		}
-	}
-	return ops, nil
+	return decodeEach(list, "operations", decodeLockOp)
 }
 
 func decodeLockOp(raw json.RawMessage, at string) (LockOp, error) {
@@ -93,10 +74,8 @@ func decodeLockOp(raw json.RawMessage, at string) (LockOp, error) {
 		}
 		return op, badRequest("%s.op %q is not a lock operation: acquire, renew, release or get", at, op.Op)
 	}
-	if op.Name, err = o.name("name", at+".name", contract.LockName); err != nil {
+	if op.Name, err = o.required("name", at, contract.LockName); err != nil {
 		return op, err
-	} else if op.Name == "" {
-		return op, badRequest("%s.name is required", at)
 	}
 	if op.Owner, err = o.name("owner", at+".owner", contract.LockOwner); err != nil {
 		return op, err

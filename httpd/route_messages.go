@@ -22,34 +22,17 @@ const (
 // of the queues of a namespace or task (one of the three is required),
 // filtered by partition, status and a time range [from, to).
 func (s *server) messages() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		q, err := queryOf(r)
-		if err != nil {
-			return err
-		}
-		mq, err := decodeMessages(q)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, queryFor(decodeMessages), func(r *http.Request, mq MessagesQuery) (rawJSON, error) {
 		got, err := s.a.Messages(r.Context(), tenantOf(r), mq)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		b := append([]byte(nil), `{"messages":[`...)
-		for i := range got {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendMessageInfo(b, &got[i])
-		}
-		b = append(b, ']', ',')
-		b = appendKey(b, "limit")
+		b := appendEach(append([]byte(nil), `{"messages":[`...), got, appendMessageInfo)
+		b = append(b, `],"limit":`...)
 		b = appendInt(b, int64(mq.Limit))
-		b = append(b, ',')
-		b = appendKey(b, "offset")
+		b = append(b, `,"offset":`...)
 		b = appendInt(b, int64(mq.Offset))
-		writeRaw(w, http.StatusOK, append(b, '}', '\n'))
-		return nil
+		return append(b, '}', '\n'), nil
 	})
 }
 
@@ -78,18 +61,11 @@ func decodeMessages(q query) (MessagesQuery, error) {
 	default:
 		return mq, badRequest("status %q must be pending, processing, completed or dlq", mq.Status)
 	}
-	limit, _, err := q.integer("limit", contract.ListLimit, DefaultMessagesLimit)
-	if err != nil {
-		return mq, err
-	}
-	mq.Limit = int(limit)
-	offset, _, err := q.integer("offset", contract.MessagesOffset, 0)
-	if err != nil {
-		return mq, err
-	}
-	mq.Offset = int(offset)
-	mq.From, mq.To, err = q.stampRange()
-	return mq, err
+	p := params{q: q}
+	mq.Limit = int(p.integer("limit", contract.ListLimit, DefaultMessagesLimit))
+	mq.Offset = int(p.integer("offset", contract.MessagesOffset, 0))
+	mq.From, mq.To = p.stampRange()
+	return mq, p.err
 }
 
 // isoRange reads from and to as ISO-8601 times (iso), in µs; ok says
@@ -146,18 +122,11 @@ func appendMessageInfo(b []byte, m *MessageInfo) []byte {
 	b = appendField(b, "queue", m.Queue)
 	b = appendField(b, "partition", m.Partition)
 	b = appendField(b, "partitionId", m.PartitionID)
-	b = appendKey(b, "offset")
-	b = appendInt(b, m.Offset)
-	b = append(b, ',')
-	b = appendKey(b, "data")
-	b = appendRaw(b, m.Data)
-	b = append(b, ',')
-	b = appendKey(b, "createdAt")
-	b = appendStamp(b, m.CreatedAt)
-	b = append(b, ',')
-	b = appendKey(b, "status")
-	b = appendString(b, m.Status)
-	return append(b, '}')
+	b = appendIntField(b, "offset", m.Offset)
+	b = appendRawField(b, "data", m.Data)
+	b = appendStampField(b, "createdAt", m.CreatedAt)
+	b = appendField(b, "status", m.Status)
+	return closeObject(b)
 }
 
 // message is GET /api/v1/messages/:partitionId/*transactionId (the 2.x
@@ -171,43 +140,23 @@ func appendMessageInfo(b []byte, m *MessageInfo) []byte {
 // or pushed without a transactionId, is not. 404 not_found when the ids
 // name no message; 400 when partitionId is not decimal digits.
 func (s *server) message() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		pid, txid, err := messageIDs(r)
-		if err != nil {
-			return err
-		}
-		got, ok, err := s.a.Message(r.Context(), tenantOf(r), pid, txid)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return notFound("no message %q is known on partition %s (older than its queue's dedup window, or never pushed there)", txid, pid)
+	return route(http.StatusOK, messageIDs, func(r *http.Request, id messageID) (rawJSON, error) {
+		got, ok, err := s.a.Message(r.Context(), tenantOf(r), id.pid, id.txid)
+		if err != nil || !ok {
+			return nil, orMissing(err, messageNotFound(id.txid, id.pid, "older than its queue's dedup window, or never pushed there"))
 		}
 		b := appendMessageInfo(nil, &got.MessageInfo)
-		b = append(b[:len(b)-1], ',')
-		b = appendKey(b, "consumerGroups")
-		b = append(b, '[')
-		for i, g := range got.Groups {
-			if i > 0 {
-				b = append(b, ',')
-			}
+		b = append(b[:len(b)-1], `,"consumerGroups":[`...)
+		b = appendEach(b, got.Groups, func(b []byte, g *GroupStatus) []byte {
 			b = append(b, '{')
 			b = appendField(b, "consumerGroup", g.Group)
 			b = appendKey(b, "status")
 			b = appendString(b, g.Status)
-			b = append(b, '}')
-		}
-		b = append(b, ']', ',')
-		b = appendKey(b, "deadLetters")
-		b = append(b, '[')
-		for i, id := range got.DeadLetters {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, id)
-		}
-		writeRaw(w, http.StatusOK, append(b, ']', '}', '\n'))
-		return nil
+			return append(b, '}')
+		})
+		b = append(b, `],"deadLetters":[`...)
+		b = appendEach(b, got.DeadLetters, appendStringOf)
+		return append(b, ']', '}', '\n'), nil
 	})
 }
 
@@ -230,11 +179,11 @@ type retryAnswer struct {
 // still in its retries comes back by itself). The body is ignored.
 func (s *server) retryMessage() http.Handler {
 	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		pid, txid, err := messagePath(r)
+		id, err := messagePath(r)
 		if err != nil {
 			return err
 		}
-		txid, ok := strings.CutSuffix(txid, "/retry")
+		txid, ok := strings.CutSuffix(id.txid, "/retry")
 		if !ok {
 			noRoute(w, r)
 			return nil
@@ -242,48 +191,53 @@ func (s *server) retryMessage() http.Handler {
 		if err := checkTxID(txid); err != nil {
 			return err
 		}
-		got, found, err := s.a.RetryMessage(r.Context(), tenantOf(r), pid, txid)
-		if err != nil {
-			return err
-		}
+		got, found, err := s.a.RetryMessage(r.Context(), tenantOf(r), id.pid, txid)
 		switch {
+		case err != nil:
+			return err
 		case !found:
-			return notFound("no message %q is known on partition %s (older than its queue's dedup window, or never pushed there)", txid, pid)
+			return messageNotFound(txid, id.pid, "older than its queue's dedup window, or never pushed there")
 		case len(got) == 0:
-			return notFound("message %q of partition %s is in no dead-letter queue: only a dead letter can be retried", txid, pid)
+			return notFound("message %q of partition %s is in no dead-letter queue: only a dead letter can be retried", txid, id.pid)
 		}
 		a := retryAnswer{Success: true, Retried: len(got), Results: make([]replayAnswer, len(got))}
 		for i, g := range got {
-			a.Results[i] = replayAnswer{ID: g.ID, Verdict: g.Verdict, Queue: g.Queue, Partition: g.Partition}
+			a.Results[i] = newReplayAnswer(g)
 		}
 		writeJSON(w, http.StatusOK, a)
 		return nil
 	})
 }
 
+// messageID is the ids of a message route's path: the partition id and
+// the transaction id.
+type messageID struct{ pid, txid string }
+
 // messagePath reads the partition id and the transaction id (the rest of
 // the path, unescaped) of the message routes.
-func messagePath(r *http.Request) (pid, txid string, err error) {
-	if pid, err = pathParam(r, "partitionId", contract.ID); err != nil {
-		return "", "", err
+func messagePath(r *http.Request) (messageID, error) {
+	pid, err := pathParam(r, "partitionId", contract.ID)
+	if err != nil {
+		return messageID{}, err
 	}
 	if pid == "" || strings.Trim(pid, "0123456789") != "" {
-		return "", "", badRequest("partitionId %q must be a string of decimal digits", pid)
+		return messageID{}, badRequest("partitionId %q must be a string of decimal digits", pid)
 	}
 	txid, ok := urlParam(r, "*")
 	if !ok {
-		return "", "", badRequest("the transactionId %q is not a valid path", txid)
+		return messageID{}, badRequest("the transactionId %q is not a valid path", txid)
 	}
-	return pid, txid, nil
+	return messageID{pid, txid}, nil
 }
 
 // messageIDs reads the ids of GET and DELETE
 // /api/v1/messages/:partitionId/*transactionId, both checked.
-func messageIDs(r *http.Request) (pid, txid string, err error) {
-	if pid, txid, err = messagePath(r); err == nil {
-		err = checkTxID(txid)
+func messageIDs(r *http.Request) (messageID, error) {
+	id, err := messagePath(r)
+	if err == nil {
+		err = checkTxID(id.txid)
 	}
-	return pid, txid, err
+	return id, err
 }
 
 // checkTxID checks a transaction id of a message route's path.
@@ -315,20 +269,12 @@ type deleteMessageAnswer struct {
 // "offset"}; 404 not_found when the ids name no message (or one deleted
 // already).
 func (s *server) deleteMessage() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		pid, txid, err := messageIDs(r)
-		if err != nil {
-			return err
+	return route(http.StatusOK, messageIDs, func(r *http.Request, id messageID) (any, error) {
+		got, ok, err := s.a.DeleteMessage(r.Context(), tenantOf(r), id.pid, id.txid)
+		if err != nil || !ok {
+			return nil, orMissing(err, messageNotFound(id.txid, id.pid, "deleted already, older than its queue's dedup window, or never pushed there"))
 		}
-		got, ok, err := s.a.DeleteMessage(r.Context(), tenantOf(r), pid, txid)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return notFound("no message %q is known on partition %s (deleted already, older than its queue's dedup window, or never pushed there)", txid, pid)
-		}
-		writeJSON(w, http.StatusOK, deleteMessageAnswer{Deleted: true, TransactionID: txid, PartitionID: pid, Queue: got.Queue,
-			Partition: got.Partition, Offset: got.Offset})
-		return nil
+		return deleteMessageAnswer{Deleted: true, TransactionID: id.txid, PartitionID: id.pid, Queue: got.Queue,
+			Partition: got.Partition, Offset: got.Offset}, nil
 	})
 }

@@ -48,7 +48,7 @@ func TestMessagesQuery(t *testing.T) {
 }
 
 func TestMessagesRefusals(t *testing.T) {
-	cases := []struct{ name, query, msg string }{
+	wantQueryRefusals(t, "/api/v1/messages", []queryRefusal{
 		{"nothing", "", "queue, namespace or task is required"},
 		{"partition alone", "?partition=p&status=pending", "queue, namespace or task is required"},
 		{"empty names", "?queue=&namespace=&task=", "queue, namespace or task is required"},
@@ -64,14 +64,7 @@ func TestMessagesRefusals(t *testing.T) {
 		{"to epoch ms", "?queue=q&to=1758536130000", `to "1758536130000" must be an ISO-8601 time`},
 		{"from after to", "?queue=q&from=2025-09-23&to=2025-09-22", `from "2025-09-23" is after to "2025-09-22"`},
 		{"malformed", "?queue=%zz", "the query string is malformed"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			wantError(t, e.do(t, "GET", "/api/v1/messages"+c.query, ""), http.StatusBadRequest, CodeBadRequest, c.msg)
-			e.fb.none(t)
-		})
-	}
+	})
 }
 
 // TestMessagesAnswer: the page, byte for byte, with the limit and offset

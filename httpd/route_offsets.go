@@ -19,28 +19,19 @@ type offsetAnswer struct {
 // fetchOffsets is POST /api/v1/fetch/offsets: per entry, the first offset
 // appended at or after a time (offset and ts null when there is none).
 func (s *server) fetchOffsets() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
-		if err != nil {
-			return err
-		}
-		qs, err := decodeOffsets(body)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, bodyOf(s, decodeOffsets), func(r *http.Request, qs []OffsetQuery) (any, error) {
 		out := struct {
 			Entries []offsetAnswer `json:"entries"`
 		}{Entries: []offsetAnswer{}}
 		if len(qs) == 0 {
-			writeJSON(w, http.StatusOK, out)
-			return nil
+			return out, nil
 		}
 		got, err := s.b.FetchOffsets(r.Context(), tenantOf(r), qs)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if len(got) != len(qs) {
-			return fmt.Errorf("httpd: broker answered %d offsets for %d entries", len(got), len(qs))
+			return nil, fmt.Errorf("httpd: broker answered %d offsets for %d entries", len(got), len(qs))
 		}
 		for _, a := range got {
 			e := offsetAnswer{Queue: a.Queue, Partition: a.Partition, HighWatermark: a.HighWatermark,
@@ -51,34 +42,20 @@ func (s *server) fetchOffsets() http.Handler {
 			}
 			out.Entries = append(out.Entries, e)
 		}
-		writeJSON(w, http.StatusOK, out)
-		return nil
+		return out, nil
 	})
 }
 
 // decodeOffsets checks a fetch/offsets body, which must be valid JSON.
 func decodeOffsets(body []byte) ([]OffsetQuery, error) {
-	o, err := asObject(body, "the body")
-	if err != nil {
-		return nil, err
-	}
-	entries, err := decodeEntries(o)
-	if err != nil {
-		return nil, err
-	}
-	qs := make([]OffsetQuery, len(entries))
-	for i, o := range entries {
-		path := fmt.Sprintf("entries[%d]", i)
-		q := &qs[i]
+	return decodeEntriesOf(body, func(o object, path string, q *OffsetQuery) (err error) {
 		if q.Queue, err = queueOf(o, path); err != nil {
-			return nil, err
+			return err
 		}
 		if q.Partition, err = partitionOf(o, path); err != nil {
-			return nil, err
+			return err
 		}
-		if q.Ts, err = timestampOf(o, path); err != nil {
-			return nil, err
-		}
-	}
-	return qs, nil
+		q.Ts, err = timestampOf(o, path)
+		return err
+	})
 }

@@ -205,14 +205,9 @@ func decodePop(raw, defMode string) (PopRequest, error) {
 		return req, err
 	}
 	req.Batch, req.Partitions = int(batch), int(parts)
-	if req.Wait, _, err = q.boolean("wait"); err != nil {
+	if req.Wait, req.Timeout, err = waitOf(q); err != nil {
 		return req, err
 	}
-	ms, _, err := q.integer("timeout", contract.PopTimeout, DefaultPopTimeout.Milliseconds())
-	if err != nil {
-		return req, err
-	}
-	req.Timeout = time.Duration(ms) * time.Millisecond
 	lease, _, err := q.integer("leaseSeconds", contract.LeaseSeconds, 0)
 	if err != nil {
 		return req, err
@@ -226,6 +221,16 @@ func decodePop(raw, defMode string) (PopRequest, error) {
 	}
 	req.Conflation, err = checkConflation(q, req)
 	return req, err
+}
+
+// waitOf reads a pop's wait (true long-polls) and timeout (ms, the
+// longest wait: contract.PopTimeout, default DefaultPopTimeout).
+func waitOf(q query) (wait bool, timeout time.Duration, err error) {
+	if wait, _, err = q.boolean("wait"); err != nil {
+		return false, 0, err
+	}
+	ms, _, err := q.integer("timeout", contract.PopTimeout, DefaultPopTimeout.Milliseconds())
+	return wait, time.Duration(ms) * time.Millisecond, err
 }
 
 // decodeSubscription reads subscriptionMode (new, or its spelling
@@ -314,24 +319,16 @@ func appendPop(b []byte, a *PopAnswer) []byte {
 	b = appendField(b, "partitionId", a.PartitionID)
 	b = appendField(b, "leaseId", a.LeaseID)
 	b = appendField(b, "consumerGroup", a.ConsumerGroup)
-	b = appendKey(b, "messages")
-	b = append(b, '[')
-	for i := range a.Messages {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendPopMessage(b, &a.Messages[i])
-	}
+	b = appendEach(append(b, `"messages":[`...), a.Messages, appendPopMessage)
 	b = append(b, ']', ',')
-	b = appendKey(b, "partitionsClaimed")
-	b = appendInt(b, int64(a.PartitionsClaimed))
+	b = appendIntField(b, "partitionsClaimed", int64(a.PartitionsClaimed))
 	if a.Conflation {
-		b = append(b, `,"conflation":true`...)
+		b = append(b, `"conflation":true,`...)
 	}
 	if a.ConflationConflict {
-		b = append(b, `,"conflationConflict":true`...)
+		b = append(b, `"conflationConflict":true,`...)
 	}
-	return append(b, '}', '\n')
+	return append(closeObject(b), '\n')
 }
 
 // appendPopMessage renders one leased message. traceId is the pushed one
@@ -341,32 +338,25 @@ func appendPopMessage(b []byte, m *PopMessage) []byte {
 	b = append(b, '{')
 	b = appendField(b, "id", m.ID)
 	b = appendField(b, "transactionId", m.TransactionID)
-	if m.TraceID == "" {
-		b = append(b, `"traceId":null,`...)
-	} else {
-		b = appendField(b, "traceId", m.TraceID)
-	}
-	b = appendKey(b, "data")
-	b = appendRaw(b, m.Data)
-	if m.ProducerSub == "" {
-		b = append(b, `,"producerSub":null,`...)
-	} else {
-		b = append(b, ',')
-		b = appendField(b, "producerSub", m.ProducerSub)
-	}
-	b = appendKey(b, "createdAt")
-	b = appendStamp(b, m.CreatedAt)
-	b = append(b, ',')
+	b = appendFieldOrNull(b, "traceId", m.TraceID)
+	b = appendRawField(b, "data", m.Data)
+	b = appendFieldOrNull(b, "producerSub", m.ProducerSub)
+	b = appendStampField(b, "createdAt", m.CreatedAt)
 	b = appendField(b, "partitionId", m.PartitionID)
 	b = appendField(b, "partition", m.Partition)
 	b = appendField(b, "leaseId", m.LeaseID)
 	b = appendField(b, "consumerGroup", m.ConsumerGroup)
-	b = appendKey(b, "deliveryAttempt")
-	b = appendInt(b, int64(m.DeliveryAttempt))
-	b = append(b, ',')
-	b = appendKey(b, "offset")
-	b = appendInt(b, m.Offset)
-	return append(b, '}')
+	b = appendIntField(b, "deliveryAttempt", int64(m.DeliveryAttempt))
+	b = appendIntField(b, "offset", m.Offset)
+	return closeObject(b)
+}
+
+// appendFieldOrNull appends "k":"v", or "k":null, when v is "".
+func appendFieldOrNull(b []byte, k, v string) []byte {
+	if v == "" {
+		return append(appendKey(b, k), "null,"...)
+	}
+	return appendField(b, k, v)
 }
 
 // appendField appends "k":"v", (k needs no escaping; v is escaped).

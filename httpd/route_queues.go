@@ -2,12 +2,9 @@ package httpd
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 
 	"github.com/google/uuid"
-
-	"github.com/queen-mq/queen-go/contract"
 )
 
 // queueSummary is one queue of GET /api/v1/resources/queues.
@@ -62,19 +59,15 @@ func totalsOf(ps []ChangedPartition) queueTotals {
 
 // queues is GET /api/v1/resources/queues: {"queues":[…]}.
 func (s *server) queues() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
+	return reply(http.StatusOK, func(r *http.Request) (any, error) {
 		got, err := s.b.Queues(r.Context(), tenantOf(r))
-		if err != nil {
-			return err
-		}
 		out := struct {
 			Queues []queueSummary `json:"queues"`
 		}{Queues: make([]queueSummary, len(got))}
 		for i, q := range got {
 			out.Queues[i] = newQueueSummary(q)
 		}
-		writeJSON(w, http.StatusOK, out)
-		return nil
+		return out, err
 	})
 }
 
@@ -82,29 +75,18 @@ func (s *server) queues() http.Handler {
 // defaults), partitions and totals; 404 queue_not_found when there is
 // no such queue.
 func (s *server) queue() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		name, err := pathParam(r, "queue", contract.Queue)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, pathQueue, func(r *http.Request, name string) (any, error) {
 		got, ok, err := s.b.Queue(r.Context(), tenantOf(r), name)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return &Error{Status: http.StatusNotFound, Code: CodeQueueNotFound, Message: fmt.Sprintf("queue %q not found", clipped(name))}
+		if err != nil || !ok {
+			return nil, orMissing(err, queueNotFound(name))
 		}
 		opts, err := withDefaults(got.Options)
-		if err != nil {
-			return err
-		}
 		d := queueDetail{queueSummary: newQueueSummary(got.QueueSummary), Options: opts,
 			Partitions: make([]partitionAnswer, len(got.Partitions)), Totals: totalsOf(got.Partitions)}
 		for i, p := range got.Partitions {
 			d.Partitions[i] = newPartitionAnswer(p)
 		}
-		writeJSON(w, http.StatusOK, d)
-		return nil
+		return d, err
 	})
 }
 
@@ -131,20 +113,12 @@ type deleteQueueAnswer struct {
 // {"deleted":true,"queue","partitions","messages","consumerGroups",
 // "deadLetters"}; 404 queue_not_found when there is no such queue.
 func (s *server) deleteQueue() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		name, err := pathParam(r, "queue", contract.Queue)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, pathQueue, func(r *http.Request, name string) (any, error) {
 		got, ok, err := s.a.DeleteQueue(r.Context(), tenantOf(r), name)
-		if err != nil {
-			return err
+		if err != nil || !ok {
+			return nil, orMissing(err, queueNotFound(name))
 		}
-		if !ok {
-			return &Error{Status: http.StatusNotFound, Code: CodeQueueNotFound, Message: fmt.Sprintf("queue %q not found", clipped(name))}
-		}
-		writeJSON(w, http.StatusOK, deleteQueueAnswer{Deleted: true, Queue: name, Partitions: got.Partitions, Messages: got.Messages,
-			ConsumerGroups: got.ConsumerGroups, DeadLetters: got.DeadLetters})
-		return nil
+		return deleteQueueAnswer{Deleted: true, Queue: name, Partitions: got.Partitions, Messages: got.Messages,
+			ConsumerGroups: got.ConsumerGroups, DeadLetters: got.DeadLetters}, nil
 	})
 }

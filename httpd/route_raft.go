@@ -49,69 +49,40 @@ type Member struct {
 // nodeIDRange bounds a node id in a body (QUEEN_RAFT_NODE_ID's range).
 var nodeIDRange = &contract.Range{Field: "nodeId", Min: 1, Max: 1 << 31, Doc: "a raft node id", Where: "raft members replace"}
 
-// clusterRoutes registers the membership routes: the read is ClassNode
-// (a node-wide report), the replace ClassCluster.
-func (s *server) clusterRoutes(rt *routes) {
-	rt.add(ClassNode, http.MethodGet, "/raft/members", s.members())
-	rt.add(ClassCluster, http.MethodPost, "/raft/members/replace", s.replaceMember())
-}
-
 // members is GET /api/v1/raft/members: 200 Members.
 func (s *server) members() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		m, err := s.cl.Members(r.Context())
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, m)
-		return nil
-	})
+	return reply(http.StatusOK, func(r *http.Request) (Members, error) { return s.cl.Members(r.Context()) })
 }
 
 // replaceMember is POST /api/v1/raft/members/replace {"nodeId","newNodeId",
 // "address"?}: 200 {"replaced":true, and Members' fields}. 400 for a
 // body without both ids; 409 membership for a refused change.
 func (s *server) replaceMember() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := readBody(r, s.maxBody)
-		if err != nil {
-			return err
-		}
-		if err := parseJSON(body); err != nil {
-			return err
-		}
-		o, err := asObject(body, "the body")
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, s.bodyObject, func(r *http.Request, o object) (any, error) {
 		old, okOld, err := o.integer("nodeId", "nodeId", nodeIDRange, 0)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		nu, okNew, err := o.integer("newNodeId", "newNodeId", nodeIDRange, 0)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !okOld || !okNew {
-			return badRequest("nodeId and newNodeId are required: the node to replace and the fresh id of its replacement")
+			return nil, badRequest("nodeId and newNodeId are required: the node to replace and the fresh id of its replacement")
 		}
 		addr, _, err := o.str("address", "address")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if addr != "" {
 			if host, port, err := net.SplitHostPort(addr); err != nil || host == "" || port == "" {
-				return badRequest(fmt.Sprintf("address %q is not host:port: it is where the replacement's raft transport listens, such as 10.0.0.2:6633", addr))
+				return nil, badRequest(fmt.Sprintf("address %q is not host:port: it is where the replacement's raft transport listens, such as 10.0.0.2:6633", addr))
 			}
 		}
 		m, err := s.cl.ReplaceMember(r.Context(), uint64(old), uint64(nu), addr)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, struct {
+		return struct {
 			Replaced bool `json:"replaced"`
 			Members
-		}{true, m})
-		return nil
+		}{true, m}, err
 	})
 }

@@ -1,7 +1,6 @@
 package httpd
 
 import (
-	"fmt"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -18,6 +17,20 @@ func (s *server) stats(r *http.Request, queue string) (Stats, error) {
 	return s.st.QueueStats(r.Context(), tenantOf(r), queue)
 }
 
+// allStats reads all the tenant's queues: the read of the routes that
+// take no parameter.
+func (s *server) allStats(r *http.Request) (Stats, error) { return s.stats(r, "") }
+
+// queueStats reads the queue name, st.Queues[0]; 404 queue_not_found
+// when there is none.
+func (s *server) queueStats(r *http.Request, name string) (Stats, error) {
+	st, err := s.stats(r, name)
+	if err == nil && len(st.Queues) == 0 {
+		err = queueNotFound(name)
+	}
+	return st, err
+}
+
 // overview is GET /api/v1/resources/overview: the tenant's queues summed.
 //
 // Answer 200: {"queues","partitions","namespaces","tasks","consumerGroups"
@@ -26,11 +39,7 @@ func (s *server) stats(r *http.Request, queue string) (Stats, error) {
 // nothing was written), "safeTime" (ISO: the applied state it was read
 // from)}. messages counts each partition by its worst group (msgCounts).
 func (s *server) overview() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		st, err := s.stats(r, "")
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, s.allStats, func(r *http.Request, st Stats) (any, error) {
 		out := struct {
 			Queues         int         `json:"queues"`
 			Partitions     int         `json:"partitions"`
@@ -50,8 +59,7 @@ func (s *server) overview() http.Handler {
 			last = max(last, lastWrite(&st.Queues[i]))
 		}
 		out.LastWriteAt = stampOrNull(last)
-		writeJSON(w, http.StatusOK, out)
-		return nil
+		return out, nil
 	})
 }
 
@@ -65,23 +73,22 @@ func taskOf(q *QueueStats) string      { return q.Task }
 // queueNames (by name),lastWriteAt}]}. A queue without a namespace is in
 // none; no namespace is {"namespaces":[]}.
 func (s *server) namespaces() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		st, err := s.stats(r, "")
-		if err != nil {
-			return err
+	type row struct {
+		Namespace string `json:"namespace"`
+		queueSet
+	}
+	return setsRoute(s, "namespaces", namespaceOf, func(set queueSet) row { return row{set.Name, set} })
+}
+
+// setsRoute answers {key:[row…]}: a row of each set of the tenant's
+// queues by (setsBy), [] for none.
+func setsRoute[R any](s *server, key string, by func(*QueueStats) string, row func(queueSet) R) http.Handler {
+	return route(http.StatusOK, s.allStats, func(r *http.Request, st Stats) (any, error) {
+		out := []R{}
+		for _, set := range setsBy(st.Queues, by) {
+			out = append(out, row(set))
 		}
-		type row struct {
-			Namespace string `json:"namespace"`
-			queueSet
-		}
-		out := struct {
-			Namespaces []row `json:"namespaces"`
-		}{Namespaces: []row{}}
-		for _, set := range setsBy(st.Queues, namespaceOf) {
-			out.Namespaces = append(out.Namespaces, row{set.Name, set})
-		}
-		writeJSON(w, http.StatusOK, out)
-		return nil
+		return map[string][]R{key: out}, nil
 	})
 }
 
@@ -89,24 +96,11 @@ func (s *server) namespaces() http.Handler {
 // option: {"tasks":[{task,queues,partitions,messages,queueNames,
 // lastWriteAt}]}.
 func (s *server) tasks() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		st, err := s.stats(r, "")
-		if err != nil {
-			return err
-		}
-		type row struct {
-			Task string `json:"task"`
-			queueSet
-		}
-		out := struct {
-			Tasks []row `json:"tasks"`
-		}{Tasks: []row{}}
-		for _, set := range setsBy(st.Queues, taskOf) {
-			out.Tasks = append(out.Tasks, row{set.Name, set})
-		}
-		writeJSON(w, http.StatusOK, out)
-		return nil
-	})
+	type row struct {
+		Task string `json:"task"`
+		queueSet
+	}
+	return setsRoute(s, "tasks", taskOf, func(set queueSet) row { return row{set.Name, set} })
 }
 
 // partitionRow is one partition of GET /api/v1/resources/partitions.
@@ -140,22 +134,16 @@ func newPartitionRow(q *QueueStats, p *PartitionStats) partitionRow {
 // "truncated"}: by queue name, then creation order; truncated is true
 // when the limit left partitions out.
 func (s *server) partitions() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		q, err := queryOf(r)
-		if err != nil {
-			return err
-		}
-		queue, err := q.name("queue", contract.Queue)
-		if err != nil {
-			return err
-		}
-		limit, _, err := q.integer("limit", contract.ListLimit, DefaultPartitionsLimit)
-		if err != nil {
-			return err
+	return reply(http.StatusOK, func(r *http.Request) (any, error) {
+		p := paramsOf(r)
+		queue := p.name("queue", contract.Queue)
+		limit := p.integer("limit", contract.ListLimit, DefaultPartitionsLimit)
+		if p.err != nil {
+			return nil, p.err
 		}
 		st, err := s.stats(r, queue)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		out := struct {
 			Partitions []partitionRow `json:"partitions"`
@@ -170,8 +158,7 @@ func (s *server) partitions() http.Handler {
 				out.Partitions = append(out.Partitions, newPartitionRow(&st.Queues[i], &st.Queues[i].Partitions[j]))
 			}
 		}
-		writeJSON(w, http.StatusOK, out)
-		return nil
+		return out, nil
 	})
 }
 
@@ -199,40 +186,27 @@ type depthPartition struct {
 // every queue from its first record and counts all pending until its
 // first pop; 400 when group and consumerGroup differ.
 func (s *server) depth() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		name, err := pathParam(r, "queue", contract.Queue)
-		if err != nil {
-			return err
-		}
-		q, err := queryOf(r)
-		if err != nil {
-			return err
-		}
-		group, err := q.name("group", contract.ConsumerGroup)
-		if err != nil {
-			return err
-		}
-		alias, err := q.name("consumerGroup", contract.ConsumerGroup)
+	return route(http.StatusOK, pathQueue, func(r *http.Request, name string) (any, error) {
+		p := paramsOf(r)
+		group := p.name("group", contract.ConsumerGroup)
+		alias := p.name("consumerGroup", contract.ConsumerGroup)
 		switch {
-		case err != nil:
-			return err
+		case p.err != nil:
+			return nil, p.err
 		case group == "":
 			group = alias
 		case alias != "" && alias != group:
-			return badRequest("group %q and consumerGroup %q differ", group, alias)
+			return nil, badRequest("group %q and consumerGroup %q differ", group, alias)
 		}
-		st, err := s.stats(r, name)
+		st, err := s.queueStats(r, name)
 		if err != nil {
-			return err
-		}
-		if len(st.Queues) == 0 {
-			return &Error{Status: http.StatusNotFound, Code: CodeQueueNotFound, Message: fmt.Sprintf("queue %q not found", clipped(name))}
+			return nil, err
 		}
 		qs := &st.Queues[0]
 		g := -1
 		if group != "" {
 			if g = groupIndex(qs, group); g < 0 && group != QueueModeGroup {
-				return notFound("consumer group %q does not read queue %q", group, name)
+				return nil, notFound("consumer group %q does not read queue %q", group, name)
 			}
 			// g < 0 here is queue mode before its first pop: all pending.
 			if g < 0 {
@@ -261,7 +235,6 @@ func (s *server) depth() http.Handler {
 			}
 		}
 		out.EffectivePending = out.Pending
-		writeJSON(w, http.StatusOK, out)
-		return nil
+		return out, nil
 	})
 }

@@ -2,7 +2,6 @@ package httpd
 
 import (
 	"cmp"
-	"fmt"
 	"net/http"
 	"slices"
 
@@ -32,6 +31,18 @@ func (s *server) throughput(win window, tenant string) throughputBlock {
 		Totals: totalsOfSeries(ts)}
 }
 
+// statusAnswer is the answer of GET /api/v1/status.
+type statusAnswer struct {
+	TimeRange      timeRange       `json:"timeRange"`
+	SafeTime       string          `json:"safeTime"`
+	Queues         int             `json:"queues"`
+	Partitions     int             `json:"partitions"`
+	ConsumerGroups int             `json:"consumerGroups"`
+	Messages       msgCounts       `json:"messages"`
+	Leases         leaseCounts     `json:"leases"`
+	Throughput     throughputBlock `json:"throughput"`
+}
+
 // status is GET /api/v1/status?from=&to=: the tenant's counts beside its
 // throughput through this node.
 //
@@ -43,36 +54,18 @@ func (s *server) throughput(win window, tenant string) throughputBlock {
 // Sampler interval (throughputPoint), totals the sums of the series.
 // Errors: 400 for a from or to that is not ISO-8601, or a from after to.
 func (s *server) apiStatus() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		q, err := queryOf(r)
+	return route(http.StatusOK, windowOf, func(r *http.Request, win window) (any, error) {
+		st, err := s.allStats(r)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		win, err := decodeWindow(q)
-		if err != nil {
-			return err
-		}
-		st, err := s.stats(r, "")
-		if err != nil {
-			return err
-		}
-		out := struct {
-			TimeRange      timeRange       `json:"timeRange"`
-			SafeTime       string          `json:"safeTime"`
-			Queues         int             `json:"queues"`
-			Partitions     int             `json:"partitions"`
-			ConsumerGroups int             `json:"consumerGroups"`
-			Messages       msgCounts       `json:"messages"`
-			Leases         leaseCounts     `json:"leases"`
-			Throughput     throughputBlock `json:"throughput"`
-		}{TimeRange: win.tr, SafeTime: formatStamp(st.Stamp), Queues: len(st.Queues), ConsumerGroups: groupNames(st.Queues),
+		out := statusAnswer{TimeRange: win.tr, SafeTime: formatStamp(st.Stamp), Queues: len(st.Queues), ConsumerGroups: groupNames(st.Queues),
 			Leases: leasesOf(st.Queues), Throughput: s.throughput(win, tenantOf(r))}
 		for i := range st.Queues {
 			out.Partitions += len(st.Queues[i].Partitions)
 			out.Messages.add(queueCounts(&st.Queues[i], -1))
 		}
-		writeJSON(w, http.StatusOK, out)
-		return nil
+		return out, nil
 	})
 }
 
@@ -98,30 +91,18 @@ func newQueueStatus(q *QueueStats) queueStatus {
 // it),messages:{…},lastWriteAt}],"pagination":{limit,offset,total}} by
 // name; total counts the queues the filters keep.
 func (s *server) statusQueues() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		q, err := queryOf(r)
-		if err != nil {
-			return err
+	return reply(http.StatusOK, func(r *http.Request) (any, error) {
+		p := paramsOf(r)
+		namespace := p.name("namespace", contract.QueueNamespace)
+		task := p.name("task", contract.QueueTask)
+		limit := p.integer("limit", contract.ListLimit, DefaultStatusQueuesLimit)
+		offset := p.integer("offset", contract.MessagesOffset, 0)
+		if p.err != nil {
+			return nil, p.err
 		}
-		namespace, err := q.name("namespace", contract.QueueNamespace)
+		st, err := s.allStats(r)
 		if err != nil {
-			return err
-		}
-		task, err := q.name("task", contract.QueueTask)
-		if err != nil {
-			return err
-		}
-		limit, _, err := q.integer("limit", contract.ListLimit, DefaultStatusQueuesLimit)
-		if err != nil {
-			return err
-		}
-		offset, _, err := q.integer("offset", contract.MessagesOffset, 0)
-		if err != nil {
-			return err
-		}
-		st, err := s.stats(r, "")
-		if err != nil {
-			return err
+			return nil, err
 		}
 		type pagination struct {
 			Limit  int64 `json:"limit"`
@@ -143,8 +124,7 @@ func (s *server) statusQueues() http.Handler {
 				out.Queues = append(out.Queues, newQueueStatus(qs))
 			}
 		}
-		writeJSON(w, http.StatusOK, out)
-		return nil
+		return out, nil
 	})
 }
 
@@ -192,17 +172,10 @@ type partitionStatus struct {
 // leaseExpiresAt are null when no live lease holds the partition.
 // Errors: 404 queue_not_found.
 func (s *server) statusQueue() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		name, err := pathParam(r, "queue", contract.Queue)
+	return route(http.StatusOK, pathQueue, func(r *http.Request, name string) (any, error) {
+		st, err := s.queueStats(r, name)
 		if err != nil {
-			return err
-		}
-		st, err := s.stats(r, name)
-		if err != nil {
-			return err
-		}
-		if len(st.Queues) == 0 {
-			return &Error{Status: http.StatusNotFound, Code: CodeQueueNotFound, Message: fmt.Sprintf("queue %q not found", clipped(name))}
+			return nil, err
 		}
 		q := &st.Queues[0]
 		type totals struct {
@@ -244,8 +217,7 @@ func (s *server) statusQueue() http.Handler {
 			}
 			out.ConsumerGroups[g] = gs
 		}
-		writeJSON(w, http.StatusOK, out)
-		return nil
+		return out, nil
 	})
 }
 
@@ -258,18 +230,10 @@ func (s *server) statusQueue() http.Handler {
 // processing (by the worst group), most first, then by name; queues with
 // none are left out. Errors: 400 for a bad from or to.
 func (s *server) analytics() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		q, err := queryOf(r)
+	return route(http.StatusOK, windowOf, func(r *http.Request, win window) (any, error) {
+		st, err := s.allStats(r)
 		if err != nil {
-			return err
-		}
-		win, err := decodeWindow(q)
-		if err != nil {
-			return err
-		}
-		st, err := s.stats(r, "")
-		if err != nil {
-			return err
+			return nil, err
 		}
 		type top struct {
 			Name      string    `json:"name"`
@@ -287,11 +251,10 @@ func (s *server) analytics() http.Handler {
 		slices.SortStableFunc(tops, func(a, b top) int {
 			return cmp.Compare(b.Messages.Pending+b.Messages.Processing, a.Messages.Pending+a.Messages.Processing)
 		})
-		writeJSON(w, http.StatusOK, struct {
+		return struct {
 			TimeRange  timeRange       `json:"timeRange"`
 			Throughput throughputBlock `json:"throughput"`
 			TopQueues  []top           `json:"topQueues"`
-		}{win.tr, s.throughput(win, tenantOf(r)), tops[:min(len(tops), topQueues)]})
-		return nil
+		}{win.tr, s.throughput(win, tenantOf(r)), tops[:min(len(tops), topQueues)]}, nil
 	})
 }

@@ -186,16 +186,7 @@ func TestStatusQueue(t *testing.T) {
 
 func TestAPIStatusAndAnalytics(t *testing.T) {
 	e := newEnv(t, statsBroker(), Options{})
-	var st struct {
-		TimeRange      timeRange       `json:"timeRange"`
-		SafeTime       string          `json:"safeTime"`
-		Queues         int             `json:"queues"`
-		Partitions     int             `json:"partitions"`
-		ConsumerGroups int             `json:"consumerGroups"`
-		Messages       msgCounts       `json:"messages"`
-		Leases         leaseCounts     `json:"leases"`
-		Throughput     throughputBlock `json:"throughput"`
-	}
+	var st statusAnswer
 	w := e.do(t, "GET", "/api/v1/status?from=2025-09-22T10:00:00Z", "")
 	wantStatus(t, w, 200)
 	decode(t, w, &st)

@@ -37,27 +37,17 @@ func (s *server) streamRoutes(rt *routes) {
 
 // streamRegister is POST /streams/v1/queries.
 func (s *server) streamRegister() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
-		if err != nil {
-			return err
-		}
-		req, err := decodeStreamRegister(body)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, bodyOf(s, decodeStreamRegister), func(r *http.Request, req StreamRegister) (any, error) {
 		a, err := s.sm.RegisterStream(r.Context(), tenantOf(r), req)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if a.Mismatch {
-			return &Error{Status: http.StatusConflict, Code: CodeConfigHashMismatch, Message: fmt.Sprintf(
+			return nil, &Error{Status: http.StatusConflict, Code: CodeConfigHashMismatch, Message: fmt.Sprintf(
 				"query %q is registered with config_hash %s, this registration has %s: the operator chain changed; pass reset=true to wipe the query's state, or pick a new name",
 				req.Name, contract.Clip(a.ConfigHash), contract.Clip(req.ConfigHash))}
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"success": true, "query_id": a.QueryID, "name": a.Name,
-			"fresh": a.Fresh, "reset": a.Reset})
-		return nil
+		return map[string]any{"success": true, "query_id": a.QueryID, "name": a.Name, "fresh": a.Fresh, "reset": a.Reset}, nil
 	})
 }
 
@@ -89,96 +79,65 @@ func decodeStreamRegister(body []byte) (StreamRegister, error) {
 
 // streamList is GET /streams/v1/queries and /streams/v1/queries/{name}.
 func (s *server) streamList(one bool) http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		name := ""
-		if one {
-			n, err := pathParam(r, "name", contract.StreamQuery)
-			if err != nil {
-				return err
-			}
-			name = n
-		}
+	if !one {
+		return reply(http.StatusOK, func(r *http.Request) (any, error) {
+			qs, err := s.sm.StreamQueries(r.Context(), tenantOf(r), "")
+			return map[string]any{"queries": orEmpty(qs)}, err
+		})
+	}
+	return route(http.StatusOK, pathQuery, func(r *http.Request, name string) (any, error) {
 		qs, err := s.sm.StreamQueries(r.Context(), tenantOf(r), name)
 		if err != nil {
-			return err
-		}
-		if !one {
-			if qs == nil {
-				qs = []StreamQuery{}
-			}
-			writeJSON(w, http.StatusOK, map[string]any{"queries": qs})
-			return nil
+			return nil, err
 		}
 		if len(qs) == 0 {
-			return &Error{Status: http.StatusNotFound, Code: CodeQueryNotFound, Message: fmt.Sprintf("no stream query %q is registered", name)}
+			return nil, noStreamQuery(name)
 		}
-		writeJSON(w, http.StatusOK, qs[0])
-		return nil
+		return qs[0], nil
 	})
+}
+
+// pathQuery reads the path's stream query :name.
+var pathQuery = pathOf("name", contract.StreamQuery)
+
+// noStreamQuery is the 404 of a query name nobody registered.
+func noStreamQuery(name string) *Error {
+	return queryNotFound("no stream query %q is registered", name)
 }
 
 // streamDelete is DELETE /streams/v1/queries/{name}.
 func (s *server) streamDelete() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		name, err := pathParam(r, "name", contract.StreamQuery)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, pathQuery, func(r *http.Request, name string) (any, error) {
 		found, rows, err := s.sm.DeleteStream(r.Context(), tenantOf(r), name)
-		if err != nil {
-			return err
+		if err != nil || !found {
+			return nil, orMissing(err, noStreamQuery(name))
 		}
-		if !found {
-			return &Error{Status: http.StatusNotFound, Code: CodeQueryNotFound, Message: fmt.Sprintf("no stream query %q is registered", name)}
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"deleted": true, "name": name, "rows": rows})
-		return nil
+		return map[string]any{"deleted": true, "name": name, "rows": rows}, nil
 	})
 }
 
 // streamState is POST /streams/v1/state/get.
 func (s *server) streamState() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
-		if err != nil {
-			return err
-		}
-		req, err := decodeStreamState(body)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, bodyOf(s, decodeStreamState), func(r *http.Request, req StreamStateRequest) (any, error) {
 		rows, found, err := s.sm.StreamState(r.Context(), tenantOf(r), req)
-		if err != nil {
-			return err
+		if err != nil || !found {
+			return nil, orMissing(err, queryNotFound(
+				"query_id %s names no registered query (never registered, or reset or deleted since): register the query again", req.QueryID))
 		}
-		if !found {
-			return &Error{Status: http.StatusNotFound, Code: CodeQueryNotFound, Message: fmt.Sprintf(
-				"query_id %s names no registered query (never registered, or reset or deleted since): register the query again", req.QueryID)}
-		}
-		if rows == nil {
-			rows = []StreamRow{}
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"success": true, "rows": rows})
-		return nil
+		return map[string]any{"success": true, "rows": orEmpty(rows)}, nil
 	})
 }
 
 func decodeStreamState(body []byte) (StreamStateRequest, error) {
 	var req StreamStateRequest
-	o, err := asObject(body, "the body")
+	o, err := streamBody(body, &req.QueryID, &req.PartitionID)
 	if err != nil {
 		return req, err
 	}
-	if req.QueryID, req.PartitionID, err = queryAndPartition(o); err != nil {
-		return req, err
-	}
 	if !isNull(o["keys"]) {
-		list, err := asArray(o["keys"], "keys")
+		list, err := arrayAtMost(o["keys"], "keys", MaxStreamStateRows, "keys: %d keys, at most %d")
 		if err != nil {
 			return req, err
-		}
-		if len(list) > MaxStreamStateRows {
-			return req, badRequest("keys: %d keys, at most %d", len(list), MaxStreamStateRows)
 		}
 		for i, raw := range list {
 			var k string
@@ -202,6 +161,18 @@ func decodeStreamState(body []byte) (StreamStateRequest, error) {
 		return req, err
 	}
 	return req, nil
+}
+
+// streamBody reads a state or cycle body, which must be an object, and
+// its query_id and partition_id (queryAndPartition) into query and
+// partition.
+func streamBody(body []byte, query, partition *string) (object, error) {
+	o, err := asObject(body, "the body")
+	if err != nil {
+		return nil, err
+	}
+	*query, *partition, err = queryAndPartition(o)
+	return o, err
 }
 
 // queryAndPartition reads the query_id and partition_id every state and
@@ -234,30 +205,22 @@ func checkStateKey(path, k string) error {
 // streamCycle is POST /streams/v1/cycle: 200 with success true when the
 // cycle applied, or false with the reason when nothing of it did.
 func (s *server) streamCycle() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
-		if err != nil {
-			return err
-		}
-		req, err := decodeStreamCycle(body)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, bodyOf(s, decodeStreamCycle), func(r *http.Request, req StreamCycle) (rawJSON, error) {
 		if p := PrincipalOf(r); p != nil && req.Ack != nil {
 			if err := admit(p, ClassConsume, "a cycle's ack (class consume)"); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		sub := producerSub(r)
 		for i := range req.Pushes {
 			req.Pushes[i].ProducerSub = sub
 			if err := newMessageID(&req.Pushes[i]); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		a, err := s.sm.StreamCycle(r.Context(), tenantOf(r), req)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		outcome := "committed"
 		if !a.Success {
@@ -266,18 +229,14 @@ func (s *server) streamCycle() http.Handler {
 			s.m.count(tenantOf(r), msgPushed, len(a.Pushes))
 		}
 		s.m.cycles.WithLabelValues(outcome, tenantLabel(tenantOf(r))).Inc()
-		writeRaw(w, http.StatusOK, appendStreamCycle(nil, &req, &a))
-		return nil
+		return appendStreamCycle(nil, &req, &a), nil
 	})
 }
 
 func decodeStreamCycle(body []byte) (StreamCycle, error) {
 	var req StreamCycle
-	o, err := asObject(body, "the body")
+	o, err := streamBody(body, &req.QueryID, &req.PartitionID)
 	if err != nil {
-		return req, err
-	}
-	if req.QueryID, req.PartitionID, err = queryAndPartition(o); err != nil {
 		return req, err
 	}
 	if req.ConsumerGroup, err = o.name("consumer_group", "consumer_group", contract.ConsumerGroup); err != nil {
@@ -308,23 +267,31 @@ func decodeStreamCycle(body []byte) (StreamCycle, error) {
 	return req, nil
 }
 
-func decodeStateOps(o object, req *StreamCycle) error {
-	if isNull(o["state_ops"]) {
+// eachObjectOf calls one with each object of o's array k (absent or
+// null: none) of at most max, and its path k[i]; tooMany is arrayAtMost's.
+func eachObjectOf(o object, k string, max int, tooMany string, one func(at string, it object) error) error {
+	if isNull(o[k]) {
 		return nil
 	}
-	list, err := asArray(o["state_ops"], "state_ops")
+	list, err := arrayAtMost(o[k], k, max, tooMany)
 	if err != nil {
 		return err
 	}
-	if int64(len(list)) > contract.StreamStateOps.Max {
-		return badRequest("state_ops: %d ops, at most %d in one cycle", len(list), contract.StreamStateOps.Max)
-	}
 	for i, raw := range list {
-		at := fmt.Sprintf("state_ops[%d]", i)
-		op, err := asObject(raw, at)
+		at := fmt.Sprintf("%s[%d]", k, i)
+		it, err := asObject(raw, at)
 		if err != nil {
 			return err
 		}
+		if err := one(at, it); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func decodeStateOps(o object, req *StreamCycle) error {
+	return eachObjectOf(o, "state_ops", int(contract.StreamStateOps.Max), "state_ops: %d ops, at most %d in one cycle", func(at string, op object) error {
 		kind, _, err := op.str("type", at+".type")
 		if err != nil {
 			return err
@@ -358,33 +325,16 @@ func decodeStateOps(o object, req *StreamCycle) error {
 			return badRequest("%s.type must be \"upsert\" or \"delete\"", at)
 		}
 		req.StateOps = append(req.StateOps, so)
-	}
-	return nil
+		return nil
+	})
 }
 
 func decodeCyclePushes(o object, req *StreamCycle) error {
-	if isNull(o["push_items"]) {
-		return nil
-	}
-	list, err := asArray(o["push_items"], "push_items")
-	if err != nil {
-		return err
-	}
-	if int64(len(list)) > contract.StreamPushes.Max {
-		return badRequest("push_items: %d items, at most %d in one cycle", len(list), contract.StreamPushes.Max)
-	}
-	for i, raw := range list {
-		at := fmt.Sprintf("push_items[%d]", i)
-		it, err := asObject(raw, at)
-		if err != nil {
-			return err
-		}
+	return eachObjectOf(o, "push_items", int(contract.StreamPushes.Max), "push_items: %d items, at most %d in one cycle", func(at string, it object) error {
 		var p PushItem
-		if p.Queue, err = it.name("queue", at+".queue", contract.Queue); err != nil {
+		var err error
+		if p.Queue, err = it.required("queue", at, contract.Queue); err != nil {
 			return err
-		}
-		if p.Queue == "" {
-			return badRequest("%s.queue is required", at)
 		}
 		if p.Partition, err = it.name("partition", at+".partition", contract.Partition); err != nil {
 			return err
@@ -405,8 +355,8 @@ func decodeCyclePushes(o object, req *StreamCycle) error {
 		}
 		p.Payload = bytes.TrimSpace(payload)
 		req.Pushes = append(req.Pushes, p)
-	}
-	return nil
+		return nil
+	})
 }
 
 func decodeCycleAck(raw json.RawMessage, req StreamCycle) (*AckItem, error) {

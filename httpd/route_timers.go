@@ -37,128 +37,85 @@ var timerServerOwned = []string{"producerSub", "producer_sub", "messageId", "mes
 	"tenant_id", "deliverAt", "deliver_at", "delaySeconds", "delay_seconds", "attempts", "claimToken", "claim_token",
 	"claimedUntil"}
 
-// timerRoutes registers the routes of Timerer. POST /timers is
-// write-only (API.md §7), the DELETE read-write (ClassShared, as KV
-// writes), the peek and list reads of shared state (ClassSharedRead).
-func (s *server) timerRoutes(rt *routes) {
-	rt.add(ClassTimers, http.MethodPost, "/timers", s.timersCall())
-	rt.add(ClassSharedRead, http.MethodGet, "/timers/{queue}", s.timersList())
-	rt.add(ClassSharedRead, http.MethodGet, "/timers/{queue}/*", s.timerPeek())
-	rt.add(ClassShared, http.MethodDelete, "/timers/{queue}/*", s.timerCancel())
-}
-
 // timersCall is POST /api/v1/timers: {"operations":[…]} → 200
 // {"results":[…]}, index-aligned.
 func (s *server) timersCall() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
+	read := func(r *http.Request) ([]TimerOp, error) {
+		o, err := s.bodyObject(r)
 		if err != nil {
-			return err
-		}
-		o, err := asObject(body, "the body")
-		if err != nil {
-			return err
+			return nil, err
 		}
 		if _, ok := o["operations"]; !ok {
-			return badRequest("operations is required: {\"operations\":[…]}")
+			return nil, badRequest("operations is required: {\"operations\":[…]}")
 		}
-		ops, err := decodeTimerOps(o["operations"], "operations", s.horizon)
-		if err != nil {
-			return err
-		}
+		return decodeTimerOps(o["operations"], "operations", s.horizon)
+	}
+	return route(http.StatusOK, read, func(r *http.Request, ops []TimerOp) (rawJSON, error) {
 		got, err := s.tm.Timers(r.Context(), tenantOf(r), ops)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		var b []byte
-		b = append(b, `{"results":[`...)
+		b := append([]byte(nil), `{"results":[`...)
 		for i := range got {
 			if i > 0 {
 				b = append(b, ',')
 			}
 			b = appendTimerResult(b, &ops[i], &got[i])
 		}
-		writeRaw(w, http.StatusOK, append(b, "]}\n"...))
-		return nil
+		return append(b, "]}\n"...), nil
 	})
 }
 
 // timerCancel is DELETE /api/v1/timers/:queue/*timerKey?txn=: the cancel
 // that no quota or rate limit refuses.
 func (s *server) timerCancel() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		queue, key, err := timerPath(r)
+	return route(http.StatusOK, timerPath, func(r *http.Request, t timerID) (rawJSON, error) {
+		txn, err := query(r.URL.Query()).name("txn", contract.TransactionID)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		q := query(r.URL.Query())
-		txn, err := q.name("txn", contract.TransactionID)
-		if err != nil {
-			return err
-		}
-		op := TimerOp{Op: "cancel", Queue: queue, TimerKey: key, Txn: txn}
+		op := TimerOp{Op: "cancel", Queue: t.queue, TimerKey: t.key, Txn: txn}
 		got, err := s.tm.Timers(r.Context(), tenantOf(r), []TimerOp{op})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if len(got) != 1 {
-			return fmt.Errorf("httpd: timers answered %d results for one cancel", len(got))
+			return nil, fmt.Errorf("httpd: timers answered %d results for one cancel", len(got))
 		}
-		writeRaw(w, http.StatusOK, append(appendTimerResult(nil, &op, &got[0]), '\n'))
-		return nil
+		return append(appendTimerResult(nil, &op, &got[0]), '\n'), nil
 	})
 }
 
 // timerPeek is GET /api/v1/timers/:queue/*timerKey: the timer, or
 // {"found":false}.
 func (s *server) timerPeek() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		queue, key, err := timerPath(r)
-		if err != nil {
-			return err
-		}
-		row, ok, err := s.tm.PeekTimer(r.Context(), tenantOf(r), queue, key)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, timerPath, func(r *http.Request, t timerID) (any, error) {
+		row, ok, err := s.tm.PeekTimer(r.Context(), tenantOf(r), t.queue, t.key)
 		if !ok {
-			writeJSON(w, http.StatusOK, map[string]any{"found": false, "queue": queue, "timerKey": key})
-			return nil
+			return map[string]any{"found": false, "queue": t.queue, "timerKey": t.key}, err
 		}
-		writeJSON(w, http.StatusOK, timerRowJSON(&row, true))
-		return nil
+		return timerRowJSON(&row, true), err
 	})
 }
 
 // timersList is GET /api/v1/timers/:queue: a page {rows,truncated,
 // nextAfter} (limit, after), or with mode=count {count} (prefix).
 func (s *server) timersList() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		queue, err := pathParam(r, "queue", contract.Queue)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusOK, pathQueue, func(r *http.Request, queue string) (any, error) {
 		q := query(r.URL.Query())
 		switch mode := q.get("mode"); mode {
 		case "count":
 			n, err := s.tm.CountTimers(r.Context(), tenantOf(r), queue, q.get("prefix"))
-			if err != nil {
-				return err
-			}
-			writeJSON(w, http.StatusOK, map[string]any{"count": n})
-			return nil
+			return map[string]any{"count": n}, err
 		case "", "list":
 		default:
-			return badRequest("mode %q is not a timers listing: count, or none for a page", mode)
+			return nil, badRequest("mode %q is not a timers listing: count, or none for a page", mode)
 		}
 		limit, _, err := q.integer("limit", contract.TimerLimit, 100)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rows, truncated, err := s.tm.ListTimers(r.Context(), tenantOf(r), queue, q.get("after"), int(limit))
-		if err != nil {
-			return err
-		}
 		out := make([]map[string]any, len(rows))
 		next := any(nil)
 		for i := range rows {
@@ -167,24 +124,21 @@ func (s *server) timersList() http.Handler {
 		if truncated && len(rows) > 0 {
 			next = rows[len(rows)-1].TimerKey
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"rows": out, "truncated": truncated, "nextAfter": next})
-		return nil
+		return map[string]any{"rows": out, "truncated": truncated, "nextAfter": next}, err
 	})
 }
 
+// timerID is the ids of a timer route's path: :queue and the timerKey.
+type timerID struct{ queue, key string }
+
 // timerPath reads :queue and the timerKey after it (which may hold '/').
-func timerPath(r *http.Request) (queue, key string, err error) {
-	if queue, err = pathParam(r, "queue", contract.Queue); err != nil {
-		return "", "", err
+func timerPath(r *http.Request) (timerID, error) {
+	queue, err := pathParam(r, "queue", contract.Queue)
+	if err != nil {
+		return timerID{}, err
 	}
-	key, ok := urlParam(r, "*")
-	if !ok {
-		return "", "", badRequest("the timerKey %q is not a valid path", key)
-	}
-	if key == "" {
-		return "", "", badRequest("the timerKey is empty: /api/v1/timers/<queue>/<timerKey>")
-	}
-	return queue, key, contractError(contract.TimerKey.Check("timerKey", key))
+	key, err := restOfPath(r, "timerKey", "timerKey", "/api/v1/timers/<queue>/<timerKey>", contract.TimerKey)
+	return timerID{queue, key}, err
 }
 
 func timerRowJSON(t *TimerRow, payload bool) map[string]any {
@@ -226,12 +180,9 @@ func appendTimerResult(b []byte, op *TimerOp, r *TimerResult) []byte {
 // when payloadZstd, at most MaxTimerPayloadBytes decoded: else 413) and
 // no field the server owns (400 timers_server_owned_field).
 func decodeTimerOps(raw json.RawMessage, path string, horizon time.Duration) ([]TimerOp, error) {
-	list, err := asArray(raw, path)
+	list, err := arrayAtMost(raw, path, MaxTimerOps, path+": %d operations, at most %d in one call")
 	if err != nil {
 		return nil, err
-	}
-	if len(list) > MaxTimerOps {
-		return nil, badRequest("%s: %d operations, at most %d in one call", path, len(list), MaxTimerOps)
 	}
 	if horizon <= 0 {
 		horizon = DefaultTimerHorizon
@@ -278,15 +229,11 @@ func decodeTimerOp(raw json.RawMessage, at string, horizon time.Duration) (Timer
 	if op.Op != "schedule" && op.Op != "reschedule" && op.Op != "cancel" {
 		return op, badRequest("%s.op %q is not a timer operation: schedule, reschedule or cancel", at, op.Op)
 	}
-	if op.Queue, err = o.name("queue", at+".queue", contract.Queue); err != nil {
+	if op.Queue, err = o.required("queue", at, contract.Queue); err != nil {
 		return op, err
-	} else if op.Queue == "" {
-		return op, badRequest("%s.queue is required", at)
 	}
-	if op.TimerKey, err = o.name("timerKey", at+".timerKey", contract.TimerKey); err != nil {
+	if op.TimerKey, err = o.required("timerKey", at, contract.TimerKey); err != nil {
 		return op, err
-	} else if op.TimerKey == "" {
-		return op, badRequest("%s.timerKey is required", at)
 	}
 	if op.Txn, err = o.name("txn", at+".txn", contract.TransactionID); err != nil {
 		return op, err

@@ -19,20 +19,6 @@ const (
 	DefaultTraceEventType    = "info"
 )
 
-// traceRoutes registers the routes of Tracer. chi tries a static segment
-// before a parameter, so /traces/names and /traces/by-name/… are never
-// read as a partition id (which is decimal digits anyway). The
-// transactionId and the name are the rest of the path: the official
-// client puts them in the path unescaped, '/' and all.
-// A trace event is what a consumer records of the message it works on:
-// POST /traces is ClassConsume, the reads ClassRead.
-func (s *server) traceRoutes(rt *routes) {
-	rt.add(ClassConsume, http.MethodPost, "/traces", s.traceRecord())
-	rt.add(ClassRead, http.MethodGet, "/traces/names", s.traceNames())
-	rt.add(ClassRead, http.MethodGet, "/traces/by-name/*", s.tracesByName())
-	rt.add(ClassRead, http.MethodGet, "/traces/{partitionId}/*", s.tracesOf())
-}
-
 // traceRecord is POST /api/v1/traces (read-write): one trace event of a
 // popped message, as the official client's message.trace(…) sends it.
 //
@@ -49,22 +35,13 @@ func (s *server) traceRoutes(rt *routes) {
 // 64, data over 64 KiB, or a field of the wrong type is 400 bad_request
 // naming the field. Unknown members are ignored.
 func (s *server) traceRecord() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		body, err := s.body(r)
-		if err != nil {
-			return err
-		}
-		ev, err := decodeTraceEvent(body)
-		if err != nil {
-			return err
-		}
+	return route(http.StatusCreated, bodyOf(s, decodeTraceEvent), func(r *http.Request, ev TraceEvent) (rawJSON, error) {
 		row, err := s.tr.RecordTrace(r.Context(), tenantOf(r), ev)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		b := append([]byte(`{"success":true,`), appendTraceRow(nil, &row, false)[1:]...)
-		writeRaw(w, http.StatusCreated, append(b, '\n'))
-		return nil
+		return append(b, '\n'), nil
 	})
 }
 
@@ -79,33 +56,24 @@ func (s *server) traceRecord() http.Handler {
 // A message without events answers "traces":[] (never 404). Events whose
 // lifetime ended (QUEEN_TRACES_RETENTION_S) are not shown.
 func (s *server) tracesOf() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
+	return reply(http.StatusOK, func(r *http.Request) (rawJSON, error) {
 		pid, _ := urlParam(r, "partitionId")
 		uid, err := partitionUID(pid, "partitionId")
 		if err != nil {
-			return err
+			return nil, err
 		}
-		txid, ok := urlParam(r, "*")
-		if !ok {
-			return badRequest("the transactionId %q is not a valid path", txid)
-		}
-		if txid == "" {
-			return badRequest("the transactionId is empty: /api/v1/traces/<partitionId>/<transactionId>")
-		}
-		if err := contractError(contract.TransactionID.Check("transactionId", txid)); err != nil {
-			return err
-		}
-		q, err := queryOf(r)
+		txid, err := restOfPath(r, "transactionId", "transactionId", "/api/v1/traces/<partitionId>/<transactionId>", contract.TransactionID)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		limit, _, err := q.integer("limit", contract.TraceLimit, DefaultMessageTraceLimit)
-		if err != nil {
-			return err
+		p := paramsOf(r)
+		limit := p.integer("limit", contract.TraceLimit, DefaultMessageTraceLimit)
+		if p.err != nil {
+			return nil, p.err
 		}
 		rows, truncated, err := s.tr.TracesOf(r.Context(), tenantOf(r), uid, txid, int(limit))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		b := append([]byte(nil), '{')
 		b = appendField(b, "partitionId", strconv.FormatUint(uid, 10))
@@ -113,9 +81,22 @@ func (s *server) tracesOf() http.Handler {
 		b = appendTraceRows(b, rows)
 		b = append(b, `,"truncated":`...)
 		b = strconv.AppendBool(b, truncated)
-		writeRaw(w, http.StatusOK, append(b, '}', '\n'))
-		return nil
+		return append(b, '}', '\n'), nil
 	})
+}
+
+// restOfPath reads the rest of the path ("*", unescaped), the route's
+// what, as a name of kind n checked as field; an empty one is 400
+// showing the route's shape.
+func restOfPath(r *http.Request, what, field, shape string, n *contract.Name) (string, error) {
+	v, ok := urlParam(r, "*")
+	if !ok {
+		return "", badRequest("the %s %q is not a valid path", what, v)
+	}
+	if v == "" {
+		return "", badRequest("the %s is empty: %s", what, shape)
+	}
+	return v, contractError(n.Check(field, v))
 }
 
 // tracesByName is GET /api/v1/traces/by-name/*name (read-only): a page
@@ -129,37 +110,21 @@ func (s *server) tracesOf() http.Handler {
 // the page's last event. from after to is 400; a name nobody used
 // answers "traces":[].
 func (s *server) tracesByName() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		name, ok := urlParam(r, "*")
-		if !ok {
-			return badRequest("the trace name %q is not a valid path", name)
-		}
-		if name == "" {
-			return badRequest("the trace name is empty: /api/v1/traces/by-name/<name>")
-		}
-		if err := contractError(contract.TraceName.Check("traceName", name)); err != nil {
-			return err
-		}
-		q, err := queryOf(r)
+	return reply(http.StatusOK, func(r *http.Request) (rawJSON, error) {
+		name, err := restOfPath(r, "trace name", "traceName", "/api/v1/traces/by-name/<name>", contract.TraceName)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		tq := TraceNameQuery{Name: name}
-		limit, _, err := q.integer("limit", contract.TraceLimit, DefaultTraceLimit)
-		if err != nil {
-			return err
-		}
-		offset, _, err := q.integer("offset", contract.TraceOffset, 0)
-		if err != nil {
-			return err
-		}
-		tq.Limit, tq.Offset = int(limit), int(offset)
-		if tq.From, tq.To, err = q.stampRange(); err != nil {
-			return err
+		p := paramsOf(r)
+		tq := TraceNameQuery{Name: name, Limit: int(p.integer("limit", contract.TraceLimit, DefaultTraceLimit))}
+		tq.Offset = int(p.integer("offset", contract.TraceOffset, 0))
+		tq.From, tq.To = p.stampRange()
+		if p.err != nil {
+			return nil, p.err
 		}
 		rows, more, err := s.tr.TracesByName(r.Context(), tenantOf(r), tq)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		b := append([]byte(nil), '{')
 		b = appendField(b, "traceName", name)
@@ -170,8 +135,7 @@ func (s *server) tracesByName() http.Handler {
 		b = appendInt(b, int64(tq.Offset))
 		b = append(b, `,"hasMore":`...)
 		b = strconv.AppendBool(b, more)
-		writeRaw(w, http.StatusOK, append(b, '}', '\n'))
-		return nil
+		return append(b, '}', '\n'), nil
 	})
 }
 
@@ -188,40 +152,27 @@ func (s *server) tracesByName() http.Handler {
 // when its newest event was recorded. A name leaves the list with its
 // last event.
 func (s *server) traceNames() http.Handler {
-	return handle(func(w http.ResponseWriter, r *http.Request) error {
-		q, err := queryOf(r)
-		if err != nil {
-			return err
+	return reply(http.StatusOK, func(r *http.Request) (rawJSON, error) {
+		p := paramsOf(r)
+		tq := TraceNamesQuery{Search: p.name("search", contract.TraceName)}
+		tq.After = p.name("after", contract.TraceName)
+		tq.Limit = int(p.integer("limit", contract.TraceLimit, DefaultTraceLimit))
+		if p.err != nil {
+			return nil, p.err
 		}
-		var tq TraceNamesQuery
-		if tq.Search, err = q.name("search", contract.TraceName); err != nil {
-			return err
-		}
-		if tq.After, err = q.name("after", contract.TraceName); err != nil {
-			return err
-		}
-		limit, _, err := q.integer("limit", contract.TraceLimit, DefaultTraceLimit)
-		if err != nil {
-			return err
-		}
-		tq.Limit = int(limit)
 		names, truncated, err := s.tr.TraceNames(r.Context(), tenantOf(r), tq)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		b := append([]byte(nil), `{"names":[`...)
-		for i := range names {
-			if i > 0 {
-				b = append(b, ',')
-			}
+		b := appendEach(append([]byte(nil), `{"names":[`...), names, func(b []byte, n *TraceNameCount) []byte {
 			b = append(b, '{')
-			b = appendField(b, "name", names[i].Name)
+			b = appendField(b, "name", n.Name)
 			b = append(b, `"count":`...)
-			b = appendInt(b, names[i].Count)
+			b = appendInt(b, n.Count)
 			b = append(b, `,"lastSeenAt":`...)
-			b = appendStamp(b, names[i].LastSeenAt)
-			b = append(b, '}')
-		}
+			b = appendStamp(b, n.LastSeenAt)
+			return append(b, '}')
+		})
 		b = append(b, `],"count":`...)
 		b = appendInt(b, int64(len(names)))
 		b = append(b, `,"truncated":`...)
@@ -232,8 +183,7 @@ func (s *server) traceNames() http.Handler {
 		} else {
 			b = append(b, "null"...)
 		}
-		writeRaw(w, http.StatusOK, append(b, '}', '\n'))
-		return nil
+		return append(b, '}', '\n'), nil
 	})
 }
 
@@ -333,13 +283,7 @@ func partitionUID(digits, field string) (uint64, error) {
 
 // appendTraceRows appends "traces":[…],"count":n.
 func appendTraceRows(b []byte, rows []TraceRow) []byte {
-	b = append(b, `"traces":[`...)
-	for i := range rows {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendTraceRow(b, &rows[i], true)
-	}
+	b = appendEach(append(b, `"traces":[`...), rows, func(b []byte, t *TraceRow) []byte { return appendTraceRow(b, t, true) })
 	b = append(b, `],"count":`...)
 	return appendInt(b, int64(len(rows)))
 }
@@ -363,13 +307,7 @@ func appendTraceRow(b []byte, t *TraceRow, data bool) []byte {
 		b = appendRaw(b, t.Data)
 		b = append(b, ',')
 	}
-	b = append(b, `"traceNames":[`...)
-	for i, n := range t.TraceNames {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendString(b, n)
-	}
+	b = appendEach(append(b, `"traceNames":[`...), t.TraceNames, appendStringOf)
 	b = append(b, `],"createdAt":`...)
 	b = appendStamp(b, t.CreatedAt)
 	b = append(b, `,"expiresAt":`...)

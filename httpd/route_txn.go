@@ -242,10 +242,7 @@ func decodeTxnPush(o object, path string, i int, req *TxnRequest) error {
 // decodeRequiredLeases reads requiredLeases: an array of non-empty
 // strings, kept as sent (nil when absent or empty).
 func decodeRequiredLeases(raw json.RawMessage) ([]string, error) {
-	if isNull(raw) {
-		return nil, nil
-	}
-	list, err := asArray(raw, "requiredLeases")
+	list, err := optionalArray(raw, "requiredLeases")
 	if err != nil || len(list) == 0 {
 		return nil, err
 	}
@@ -269,10 +266,7 @@ func decodeRequiredLeases(raw json.RawMessage) ([]string, error) {
 // getPrefix, within MaxTxnKVOps ops and MaxTxnKVKeys keys (an op's key
 // and keys[] count). nil when absent or empty.
 func decodeTxnKV(raw json.RawMessage) ([]KVOp, error) {
-	if isNull(raw) {
-		return nil, nil
-	}
-	list, err := asArray(raw, "kv")
+	list, err := optionalArray(raw, "kv")
 	if err != nil || len(list) == 0 {
 		return nil, err
 	}

@@ -19,12 +19,9 @@ const (
 // bytes and a subscriptionMode of new or all; one per (queue, group,
 // partition).
 func decodePositions(raw json.RawMessage) ([]TxnPosition, error) {
-	list, err := asArray(raw, "positions")
+	list, err := arrayAtMost(raw, "positions", MaxPositions, "positions: %d positions, at most %d in one transaction")
 	if err != nil {
 		return nil, err
-	}
-	if len(list) > MaxPositions {
-		return nil, badRequest("positions: %d positions, at most %d in one transaction", len(list), MaxPositions)
 	}
 	out := make([]TxnPosition, len(list))
 	seen := map[[3]string]int{}
@@ -35,15 +32,11 @@ func decodePositions(raw json.RawMessage) ([]TxnPosition, error) {
 			return nil, err
 		}
 		p := TxnPosition{OpIndex: i}
-		if p.Queue, err = o.name("queue", at+".queue", contract.Queue); err != nil {
+		if p.Queue, err = o.required("queue", at, contract.Queue); err != nil {
 			return nil, err
-		} else if p.Queue == "" {
-			return nil, badRequest("%s.queue is required", at)
 		}
-		if p.Group, err = o.name("consumerGroup", at+".consumerGroup", contract.ConsumerGroup); err != nil {
+		if p.Group, err = o.required("consumerGroup", at, contract.ConsumerGroup); err != nil {
 			return nil, err
-		} else if p.Group == "" {
-			return nil, badRequest("%s.consumerGroup is required", at)
 		}
 		if p.Partition, err = o.name("partition", at+".partition", contract.Partition); err != nil {
 			return nil, err

@@ -106,6 +106,17 @@ type sample struct {
 	Messages map[string][7]float64
 }
 
+// sampleGauges are the process's and Go's series a sample keeps as they
+// are (nil when the registry lacks one), by name: each one's setter.
+var sampleGauges = map[string]func(x *sample, v *float64){
+	"process_cpu_seconds_total":     func(x *sample, v *float64) { x.CPUSeconds = v },
+	"process_resident_memory_bytes": func(x *sample, v *float64) { x.RSSBytes = v },
+	"process_open_fds":              func(x *sample, v *float64) { x.OpenFDs = v },
+	"go_memstats_heap_alloc_bytes":  func(x *sample, v *float64) { x.HeapBytes = v },
+	"go_memstats_sys_bytes":         func(x *sample, v *float64) { x.SysBytes = v },
+	"go_goroutines":                 func(x *sample, v *float64) { x.Goroutines = v },
+}
+
 // readSample reads g once, as at.
 func readSample(g prometheus.Gatherer, at time.Time) sample {
 	x := sample{At: at.UnixMicro()}
@@ -115,19 +126,11 @@ func readSample(g prometheus.Gatherer, at time.Time) sample {
 		if len(ms) == 0 {
 			continue
 		}
+		if set, ok := sampleGauges[mf.GetName()]; ok {
+			set(&x, valueOf(ms[0]))
+			continue
+		}
 		switch mf.GetName() {
-		case "process_cpu_seconds_total":
-			x.CPUSeconds = valueOf(ms[0])
-		case "process_resident_memory_bytes":
-			x.RSSBytes = valueOf(ms[0])
-		case "process_open_fds":
-			x.OpenFDs = valueOf(ms[0])
-		case "go_memstats_heap_alloc_bytes":
-			x.HeapBytes = valueOf(ms[0])
-		case "go_memstats_sys_bytes":
-			x.SysBytes = valueOf(ms[0])
-		case "go_goroutines":
-			x.Goroutines = valueOf(ms[0])
 		case "go_gc_duration_seconds":
 			if sm := ms[0].GetSummary(); sm != nil {
 				n, sum := float64(sm.GetSampleCount()), sm.GetSampleSum()

@@ -172,12 +172,7 @@ func TestMessagesCounted(t *testing.T) {
 	wantStatus(t, e.do(t, "GET", "/api/v1/pop/queue/q", ""), 200)
 	e.do(t, "POST", "/api/v1/transaction", `{"operations":[{"type":"push","queue":"q","payload":1},
 		{"type":"ack","transactionId":"w","partitionId":"1","status":"retry"}]}`)
-	w := e.do(t, "GET", "/metrics/prometheus", "")
-	wantStatus(t, w, 200)
-	if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
-		t.Fatalf("Content-Type = %q", ct)
-	}
-	body := w.Body.String()
+	body := scrape(t, e)
 	for _, want := range []string{
 		`queen_messages_total{event="pushed",tenant=""} 2`,
 		`queen_messages_total{event="duplicate",tenant=""} 1`,
@@ -192,7 +187,7 @@ func TestMessagesCounted(t *testing.T) {
 		}
 	}
 	// GET /metrics: the same series as JSON, what the 2.x client decodes.
-	w = e.do(t, "GET", "/metrics", "")
+	w := e.do(t, "GET", "/metrics", "")
 	var js struct {
 		Metrics []struct {
 			Name, Type string

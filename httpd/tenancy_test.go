@@ -86,15 +86,6 @@ func TestTenancyEveryRoute(t *testing.T) {
 		{"DELETE", "/api/v1/kv/a/k", ``},
 		{"GET", "/api/v1/resources/queues", ``},
 		{"GET", "/api/v1/resources/queues/q", ``},
-		{"GET", "/api/v1/status", ``},
-		{"GET", "/api/v1/status/queues", ``},
-		{"GET", "/api/v1/status/queues/q", ``},
-		{"GET", "/api/v1/status/analytics", ``},
-		{"GET", "/api/v1/resources/overview", ``},
-		{"GET", "/api/v1/resources/namespaces", ``},
-		{"GET", "/api/v1/resources/tasks", ``},
-		{"GET", "/api/v1/resources/partitions", ``},
-		{"GET", "/api/v1/resources/queues/q/depth", ``},
 		{"POST", "/api/v1/ephemeral/push", `{"queue":"q","messages":[{"payload":1}]}`},
 		{"GET", "/api/v1/ephemeral/pop?queue=q", ``},
 		{"POST", "/api/v1/ephemeral/ack", `{"queue":"q","acks":[{"id":"a"}]}`},
@@ -104,6 +95,8 @@ func TestTenancyEveryRoute(t *testing.T) {
 		{"GET", "/api/v1/ephemeral/queues", ``},
 		{"GET", "/api/v1/ephemeral/queues/q/depth", ``},
 	}
+	routes = append(routes, statsRequests...)
+
 	for _, r := range routes {
 		t.Run(r.method+" "+r.path, func(t *testing.T) {
 			e := newEnv(t, answerKV(`{"results":[{"index":0}]}`), Options{TenancyHeader: true})

@@ -55,13 +55,9 @@ type Push struct {
 // an *Error naming the place, or ErrTooLarge.
 func (d *Decoder) Push(body []byte) (Push, error) {
 	const what = "binary push"
-	r := &reader{body: what, b: body}
-	if string(r.take(len(PushMagic), "magic")) != PushMagic {
-		return Push{}, &Error{Body: what, Problem: "the body does not start with " + PushMagic}
-	}
-	flags := r.u8("flags")
-	if r.err == nil && flags&^pushFlags != 0 {
-		return Push{}, &Error{Body: what, Where: "flags", Problem: fmt.Sprintf("unknown flags 0x%02x", flags&^pushFlags)}
+	r, flags, err := head(what, PushMagic, pushFlags, body)
+	if err != nil {
+		return Push{}, err
 	}
 	spent := 0
 	if r.err == nil && flags&FlagZstd != 0 {
@@ -76,7 +72,6 @@ func (d *Decoder) Push(body []byte) (Push, error) {
 		r = &reader{body: what, b: inner}
 	}
 	p := Push{Counts: flags&FlagCounts != 0, Framed: flags&FlagFrames != 0}
-	var err error
 	if p.Framed {
 		p.Groups, err = d.frameGroups(r, &spent)
 	} else {

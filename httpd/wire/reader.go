@@ -125,3 +125,18 @@ func appendText(b []byte, s, what string) ([]byte, error) {
 	}
 	return append(appendU16(b, len(s)), s...), nil
 }
+
+// head reads the start of a body of kind what: its magic, then its flags
+// byte, of which only the known bits may be set. A flags byte past the
+// end is left in the reader's err.
+func head(what, magic string, known byte, body []byte) (*reader, byte, error) {
+	r := &reader{body: what, b: body}
+	if string(r.take(len(magic), "magic")) != magic {
+		return nil, 0, &Error{Body: what, Problem: "the body does not start with " + magic}
+	}
+	flags := r.u8("flags")
+	if r.err == nil && flags&^known != 0 {
+		return nil, 0, &Error{Body: what, Where: "flags", Problem: fmt.Sprintf("unknown flags 0x%02x", flags&^known)}
+	}
+	return r, flags, nil
+}

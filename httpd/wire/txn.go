@@ -1,7 +1,5 @@
 package wire
 
-import "fmt"
-
 // Transaction is a decoded binary transaction.
 type Transaction struct {
 	// Counts asks for the answer that counts the pushes and acks (flag 2).
@@ -16,14 +14,9 @@ type Transaction struct {
 // Transaction decodes a binary transaction body (it starts with
 // TxnMagic). Errors are an *Error naming the place, or ErrTooLarge.
 func (d *Decoder) Transaction(body []byte) (Transaction, error) {
-	const what = "binary transaction"
-	r := &reader{body: what, b: body}
-	if string(r.take(len(TxnMagic), "magic")) != TxnMagic {
-		return Transaction{}, &Error{Body: what, Problem: "the body does not start with " + TxnMagic}
-	}
-	flags := r.u8("flags")
-	if r.err == nil && flags&^FlagCounts != 0 {
-		return Transaction{}, &Error{Body: what, Where: "flags", Problem: fmt.Sprintf("unknown flags 0x%02x", flags&^FlagCounts)}
+	r, flags, err := head("binary transaction", TxnMagic, FlagCounts, body)
+	if err != nil {
+		return Transaction{}, err
 	}
 	t := Transaction{Counts: flags&FlagCounts != 0}
 	t.Head = r.take(r.u32("head"), "head")
@@ -31,7 +24,6 @@ func (d *Decoder) Transaction(body []byte) (Transaction, error) {
 		return Transaction{}, r.err
 	}
 	spent := 0
-	var err error
 	t.Groups, err = d.frameGroups(r, &spent)
 	return t, err
 }

@@ -206,8 +206,7 @@ func run(cfg *config.Config, sinkCfg *config.S3, log *slog.Logger) error {
 		b.StatusExtra = func(ctx context.Context) map[string]any { return map[string]any{"s3": s3sinks.Status(ctx)} }
 	}
 	// Every route: a method the broker lacks fails this line's build.
-	var full httpd.Full = b
-	api := httpd.New(full, ho)
+	api := httpd.NewFull(b, ho)
 	samples.Sample(time.Now()) // the history starts before the first request
 	go samples.Run(ctx)
 	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.BindAddr, strconv.Itoa(cfg.Port)))
