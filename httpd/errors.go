@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 // The engine error codes httpd itself answers (API.md §0).
@@ -30,14 +32,14 @@ const (
 	ReasonKVNoQueryString  = "kv_no_query_string"
 	ReasonKVFieldInPath    = "kv_field_in_path"
 	ReasonKVTenantNotInput = "kv_tenant_not_an_input"
-	ReasonKVBadNamespace   = "kv_bad_namespace"
-	ReasonKVBadKey         = "kv_bad_key"
-	ReasonKVKeyTooLarge    = "kv_key_too_large"
+	ReasonKVBadNamespace   = contract.KVReasonBadNamespace
+	ReasonKVBadKey         = contract.KVReasonBadKey
+	ReasonKVKeyTooLarge    = contract.KVReasonKeyTooLarge
 	// ReasonKVTooManyOps and ReasonKVTooManyKeys refuse a transaction's
 	// kv[] over MaxTxnKVOps ops or MaxTxnKVKeys keys (413: the contract
 	// counts them as the transaction's kv size).
-	ReasonKVTooManyOps  = "kv_too_many_ops"
-	ReasonKVTooManyKeys = "kv_too_many_keys"
+	ReasonKVTooManyOps  = contract.KVReasonTooManyOps
+	ReasonKVTooManyKeys = contract.KVReasonTooManyKeys
 	// ReasonKVBadBody is the reason of a KV call whose body is not JSON or
 	// not of the call's shape (the contract names none).
 	ReasonKVBadBody = "kv_bad_body"
