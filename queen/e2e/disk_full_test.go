@@ -90,8 +90,16 @@ func TestDiskFullFollower(t *testing.T) {
 	push := func(n *node, txn string) int {
 		t.Helper()
 		payload := fmt.Sprintf(`{"txn":%q,"pad":"%s"}`, txn, strings.Repeat("x", 200))
-		code, err := n.call(ctx, http.MethodPost, "/api/v1/push", map[string]any{"items": []map[string]any{
-			{"queue": "disk", "partition": "p", "transactionId": txn, "payload": json.RawMessage(payload)}}}, nil)
+		body := map[string]any{"items": []map[string]any{
+			{"queue": "disk", "partition": "p", "transactionId": txn, "payload": json.RawMessage(payload)}}}
+		code, err := n.call(ctx, http.MethodPost, "/api/v1/push", body, nil)
+		// A 503 is an outcome unknown (an election just after the start
+		// dropped the proposal): the client sends the same transactionId
+		// again, which a stored push answers as its duplicate.
+		for code == http.StatusServiceUnavailable && ctx.Err() == nil {
+			time.Sleep(50 * time.Millisecond) // a client's backoff
+			code, err = n.call(ctx, http.MethodPost, "/api/v1/push", body, nil)
+		}
 		if code == http.StatusCreated {
 			pushed[txn] = payload
 		} else if code != http.StatusInsufficientStorage {
