@@ -9,29 +9,23 @@ import (
 	"strings"
 
 	"github.com/queen-mq/queen-go/kvstore"
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 )
 
 // Appliers returns the locks family's applier by op kind, to pass to
 // raftlog.Host.StartShard beside kvstore's, whose rows it writes. Every
 // node of a shard must run both.
-func Appliers() map[raftlog.OpKind]raftlog.Applier {
-	return map[raftlog.OpKind]raftlog.Applier{OpLocks: applier{}}
-}
+func Appliers() map[raftlog.OpKind]raftlog.Applier { return applier.Appliers(OpLocks) }
 
 // applier applies one call's operations in order, each on its own lock,
 // through KV calls of the same entry (raftlog.Txn.Apply): a permit is a
-// KV row and nothing else.
-type applier struct{}
+// KV row and nothing else. A call that does not decode is refused.
+var applier = family.Applier[*Call]{Decode: decodeCall, Do: apply, Growing: grows}
 
-// Apply answers the call's operations as a JSON array of Answer. A call
-// that does not decode is refused; a KV call of its own that fails is a
-// bug and refuses the entry too.
-func (applier) Apply(tx *raftlog.Txn, at raftlog.ApplyInfo, data []byte) ([]byte, error) {
-	c, err := decodeCall(data)
-	if err != nil {
-		return nil, err
-	}
+// apply answers the call's operations as a JSON array of Answer. A KV
+// call of its own that fails is a bug and refuses the entry.
+func apply(tx *raftlog.Txn, at raftlog.ApplyInfo, c *Call) ([]byte, error) {
 	s := &state{tx: tx, at: at, tenant: c.Tenant}
 	out := make([]Answer, len(c.Ops))
 	for i, o := range c.Ops {

@@ -1,10 +1,9 @@
 package streams
 
 import (
-	"encoding/binary"
-	"errors"
 	"fmt"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
@@ -12,30 +11,19 @@ import (
 // Appliers returns the streams family's applier by op kind, to pass to
 // raftlog.Host.StartShard beside the others' (a cycle's ack is consume's,
 // its pushes the queue log's).
-func Appliers() map[raftlog.OpKind]raftlog.Applier {
-	return map[raftlog.OpKind]raftlog.Applier{OpStreams: applier{}}
-}
+func Appliers() map[raftlog.OpKind]raftlog.Applier { return applier.Appliers(OpStreams) }
 
-type applier struct{}
+// applier applies one op, judged on the entry's stamp and index alone.
+var applier = family.Applier[anyOp]{Decode: decodeOp, Growing: grows,
+	Do: func(tx *raftlog.Txn, at raftlog.ApplyInfo, o anyOp) ([]byte, error) {
+		return o.apply(&state{tx: tx, at: at})
+	}}
 
-// Apply applies one op, judged on the entry's stamp and index alone.
-func (applier) Apply(tx *raftlog.Txn, at raftlog.ApplyInfo, data []byte) ([]byte, error) {
-	op, err := decodeOp(data)
-	if err != nil {
-		return nil, err
-	}
-	s := &state{tx: tx, at: at}
-	switch op := op.(type) {
-	case *RegisterOp:
-		return s.register(op)
-	case *CycleOp:
-		return s.cycle(op)
-	case *DeleteOp:
-		return s.delete(op)
-	case *DropSourceOp:
-		return s.dropSource(op)
-	}
-	return nil, errors.New("streams: unknown op")
+// anyOp is a decoded op of the family: a *RegisterOp, *CycleOp, *DeleteOp
+// or *DropSourceOp.
+type anyOp interface {
+	Op() raftlog.Op
+	apply(s *state) ([]byte, error)
 }
 
 type state struct {
@@ -65,7 +53,9 @@ type RegisterAnswer struct {
 	Fresh, Reset, Mismatch bool
 }
 
-func (s *state) register(op *RegisterOp) ([]byte, error) {
+// apply registers the query, resets it, or answers the registration that
+// stands.
+func (op *RegisterOp) apply(s *state) ([]byte, error) {
 	q, found, err := s.load(op.Tenant, op.Name)
 	if err != nil {
 		return nil, err
@@ -114,12 +104,9 @@ func rollback(reason byte, format string, args ...any) error {
 // DecodeCycleRollback reads the answer of a CycleOp that rolled its
 // command back: the reason (a Rollback constant) and why.
 func DecodeCycleRollback(b []byte) (reason byte, why string, err error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	reason, why = d.Byte(), string(d.Bytes())
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	return reason, why, d.Err
+	d := family.NewDecoder(b, ErrCorrupt)
+	reason, why = d.Byte(), d.Str()
+	return reason, why, d.End()
 }
 
 // CycleAnswer is what a cycle's state part did: the query's state after
@@ -128,7 +115,8 @@ type CycleAnswer struct {
 	Rows, Bytes int64
 }
 
-func (s *state) cycle(op *CycleOp) ([]byte, error) {
+// apply writes the cycle's state rows, judged against the query's rows.
+func (op *CycleOp) apply(s *state) ([]byte, error) {
 	q, ok, err := queryByID(s.tx.Get, op.Tenant, op.ID)
 	if err != nil {
 		return nil, err
@@ -166,17 +154,14 @@ func (s *state) cycle(op *CycleOp) ([]byte, error) {
 	q.Cycles++
 	q.Updated = s.at.Stamp
 	s.save(op.Tenant, &q)
-	return binary.AppendVarint(binary.AppendVarint(nil, q.Rows), q.Bytes), nil
+	var e family.Encoder
+	e.Varint(q.Rows, q.Bytes)
+	return e, nil
 }
 
 // DecodeCycle reads the answer of a CycleOp that applied.
 func DecodeCycle(b []byte) (CycleAnswer, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	a := CycleAnswer{Rows: d.Varint(), Bytes: d.Varint()}
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	return a, d.Err
+	return family.Decode(b, ErrCorrupt, func(d *family.Decoder) CycleAnswer { return CycleAnswer{Rows: d.Varint(), Bytes: d.Varint()} })
 }
 
 // DeleteAnswer is what a DeleteOp deleted.
@@ -185,7 +170,8 @@ type DeleteAnswer struct {
 	Rows  int64
 }
 
-func (s *state) delete(op *DeleteOp) ([]byte, error) {
+// apply forgets the query: its registration, its id and its state.
+func (op *DeleteOp) apply(s *state) ([]byte, error) {
 	q, found, err := s.load(op.Tenant, op.Name)
 	if err != nil || !found {
 		return []byte{0}, err
@@ -194,25 +180,25 @@ func (s *state) delete(op *DeleteOp) ([]byte, error) {
 	s.wipe(op.Tenant, &q)
 	s.tx.Delete(idKey(op.Tenant, q.ID))
 	s.tx.Delete(queryKey(op.Tenant, q.Name))
-	return binary.AppendVarint([]byte{1}, rows), nil
+	e := family.Encoder{1}
+	e.Varint(rows)
+	return e, nil
 }
 
 // DecodeDelete reads the answer of a DeleteOp.
 func DecodeDelete(b []byte) (DeleteAnswer, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	a := DeleteAnswer{Found: d.Byte() == 1}
-	if a.Found {
-		a.Rows = d.Varint()
-	}
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	return a, d.Err
+	return family.Decode(b, ErrCorrupt, func(d *family.Decoder) DeleteAnswer {
+		a := DeleteAnswer{Found: d.Byte() == 1}
+		if a.Found {
+			a.Rows = d.Varint()
+		}
+		return a
+	})
 }
 
-// dropSource wipes the state of the tenant's queries that read the
-// queue; it answers how many queries and rows.
-func (s *state) dropSource(op *DropSourceOp) ([]byte, error) {
+// apply wipes the state of the tenant's queries that read the queue; it
+// answers how many queries and rows.
+func (op *DropSourceOp) apply(s *state) ([]byte, error) {
 	var hit []Query
 	err := eachQuery(s.tx.Scan, queriesPrefix(op.Tenant), func(_ string, q Query) bool {
 		if q.Source == op.Queue {
@@ -230,16 +216,16 @@ func (s *state) dropSource(op *DropSourceOp) ([]byte, error) {
 		hit[i].Updated = s.at.Stamp
 		s.save(op.Tenant, &hit[i])
 	}
-	return binary.AppendVarint(binary.AppendUvarint(nil, uint64(len(hit))), rows), nil
+	var e family.Encoder
+	e.Uvarint(uint64(len(hit)))
+	e.Varint(rows)
+	return e, nil
 }
 
 // DecodeDropSource reads the answer of a DropSourceOp: the queries whose
 // state it wiped and the rows they held.
 func DecodeDropSource(b []byte) (queries int, rows int64, err error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
+	d := family.NewDecoder(b, ErrCorrupt)
 	queries, rows = int(d.Uvarint()), d.Varint()
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	return queries, rows, d.Err
+	return queries, rows, d.End()
 }

@@ -1,13 +1,12 @@
 package streams
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 
 	"github.com/queen-mq/queen-go/contract"
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
-	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
 // OpStreams is the raftlog op kind of the streams family.
@@ -76,90 +75,66 @@ type DropSourceOp struct {
 
 // Op encodes o as an op of a command.
 func (o *RegisterOp) Op() raftlog.Op {
-	b := []byte{opVersion, kindRegister}
-	for _, s := range []string{o.Tenant, o.Name, o.Source, o.Sink, o.ConfigHash} {
-		b = wire.AppendString(b, s)
-	}
-	return raftlog.Op{Kind: OpStreams, Data: append(b, boolByte(o.Reset))}
+	e := family.Encoder{opVersion, kindRegister}
+	e.Str(o.Tenant, o.Name, o.Source, o.Sink, o.ConfigHash)
+	e.Bool(o.Reset)
+	return raftlog.Op{Kind: OpStreams, Data: e}
 }
 
 // Op encodes o as an op of a command.
 func (o *CycleOp) Op() raftlog.Op {
-	b := wire.AppendString([]byte{opVersion, kindCycle}, o.Tenant)
-	b = append(b, o.ID[:]...)
-	b = wire.AppendString(wire.AppendString(b, o.Partition), o.Group)
-	b = binary.AppendUvarint(b, uint64(len(o.Ops)))
+	e := family.Encoder{opVersion, kindCycle}
+	e.Str(o.Tenant)
+	e.Byte(o.ID[:]...)
+	e.Str(o.Partition, o.Group)
+	e.Uvarint(uint64(len(o.Ops)))
 	for _, s := range o.Ops {
-		b = wire.AppendString(append(b, s.Kind), s.Key)
-		b = wire.AppendString(b, string(s.Value))
+		e.Byte(s.Kind)
+		e.Str(s.Key, string(s.Value))
 	}
-	return raftlog.Op{Kind: OpStreams, Data: b}
+	return raftlog.Op{Kind: OpStreams, Data: e}
 }
 
 // Op encodes o as an op of a command.
-func (o *DeleteOp) Op() raftlog.Op {
-	b := wire.AppendString([]byte{opVersion, kindDelete}, o.Tenant)
-	return raftlog.Op{Kind: OpStreams, Data: wire.AppendString(b, o.Name)}
-}
+func (o *DeleteOp) Op() raftlog.Op { return tenantOp(kindDelete, o.Tenant, o.Name) }
 
 // Op encodes o as an op of a command.
-func (o *DropSourceOp) Op() raftlog.Op {
-	b := wire.AppendString([]byte{opVersion, kindDropSource}, o.Tenant)
-	return raftlog.Op{Kind: OpStreams, Data: wire.AppendString(b, o.Queue)}
-}
+func (o *DropSourceOp) Op() raftlog.Op { return tenantOp(kindDropSource, o.Tenant, o.Queue) }
 
-func boolByte(v bool) byte {
-	if v {
-		return 1
-	}
-	return 0
+// tenantOp is an op of two strings: the tenant and one name.
+func tenantOp(kind byte, tenant, name string) raftlog.Op {
+	e := family.Encoder{opVersion, kind}
+	e.Str(tenant, name)
+	return raftlog.Op{Kind: OpStreams, Data: e}
 }
 
 // decodeOp decodes an op and checks it as Check does.
-func decodeOp(b []byte) (any, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	if v := d.Byte(); d.Err == nil && v != opVersion {
-		d.Fail(fmt.Sprintf("op version %d", v))
-	}
-	str := func() string { return string(d.Bytes()) }
-	var out any
-	switch kind := d.Byte(); kind {
-	case kindRegister:
-		o := &RegisterOp{Tenant: str(), Name: str(), Source: str(), Sink: str(), ConfigHash: str()}
-		switch f := d.Byte(); {
-		case d.Err == nil && f > 1:
-			d.Fail("register flag")
+func decodeOp(b []byte) (anyOp, error) {
+	out, err := family.Decode(b, ErrCorrupt, func(d *family.Decoder) anyOp {
+		d.Version(opVersion, "op version")
+		switch kind := d.Byte(); kind {
+		case kindRegister:
+			o := &RegisterOp{Tenant: d.Str(), Name: d.Str(), Source: d.Str(), Sink: d.Str(), ConfigHash: d.Str()}
+			o.Reset = d.Flag("register flag")
+			return o
+		case kindCycle:
+			o := &CycleOp{Tenant: d.Str(), ID: d.ID("query id"), Partition: d.Str(), Group: d.Str()}
+			n := d.Count(3)
+			for i := 0; i < n && d.Err == nil; i++ {
+				o.Ops = append(o.Ops, StateOp{Kind: d.Byte(), Key: d.Str(), Value: d.Bytes()})
+			}
+			return o
+		case kindDelete:
+			return &DeleteOp{Tenant: d.Str(), Name: d.Str()}
+		case kindDropSource:
+			return &DropSourceOp{Tenant: d.Str(), Queue: d.Str()}
 		default:
-			o.Reset = f == 1
+			d.Fail(fmt.Sprintf("op kind %d", kind))
 		}
-		out = o
-	case kindCycle:
-		o := &CycleOp{Tenant: str()}
-		if d.Err == nil && len(d.B) < 16 {
-			d.Fail("query id")
-		}
-		if d.Err == nil {
-			copy(o.ID[:], d.B[:16])
-			d.B = d.B[16:]
-		}
-		o.Partition, o.Group = str(), str()
-		n := d.Count(3)
-		for i := 0; i < n && d.Err == nil; i++ {
-			o.Ops = append(o.Ops, StateOp{Kind: d.Byte(), Key: str(), Value: d.Bytes()})
-		}
-		out = o
-	case kindDelete:
-		out = &DeleteOp{Tenant: str(), Name: str()}
-	case kindDropSource:
-		out = &DropSourceOp{Tenant: str(), Queue: str()}
-	default:
-		d.Fail(fmt.Sprintf("op kind %d", kind))
-	}
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	if d.Err != nil {
-		return nil, d.Err
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if err := check(out); err != nil {
 		return nil, err

@@ -2,38 +2,29 @@ package timers
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 
 	"github.com/queen-mq/queen-go/contract"
 	"github.com/queen-mq/queen-go/queen/internal/consume"
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
-	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
 // Appliers returns the timers family's applier by op kind, to pass to
 // raftlog.Host.StartShard beside the queue log's (fires push through it)
 // and consume's (whose dead-letter queue takes the timers that fail).
-func Appliers() map[raftlog.OpKind]raftlog.Applier {
-	return map[raftlog.OpKind]raftlog.Applier{OpTimers: applier{}}
-}
+func Appliers() map[raftlog.OpKind]raftlog.Applier { return applier.Appliers(OpTimers) }
 
-type applier struct{}
+// applier applies a call or a fire, judged on the entry's stamp.
+var applier = family.Applier[anyOp]{Decode: decodeOp, Growing: grows,
+	Do: func(tx *raftlog.Txn, at raftlog.ApplyInfo, o anyOp) ([]byte, error) {
+		return o.apply(&state{tx: tx, at: at})
+	}}
 
-// Apply applies a call or a fire, judged on the entry's stamp.
-func (applier) Apply(tx *raftlog.Txn, at raftlog.ApplyInfo, data []byte) ([]byte, error) {
-	op, err := decodeOp(data)
-	if err != nil {
-		return nil, err
-	}
-	s := &state{tx: tx, at: at}
-	switch op := op.(type) {
-	case *Call:
-		return s.call(op)
-	case FireOp:
-		return s.fire(op)
-	}
-	return nil, errors.New("timers: unknown op")
+// anyOp is a decoded op of the family: a *Call or a FireOp.
+type anyOp interface {
+	Op() raftlog.Op
+	apply(s *state) ([]byte, error)
 }
 
 type state struct {
@@ -82,10 +73,10 @@ func (s *state) remove(tenant string, t *Timer) {
 	s.tx.Delete(dueKey(t.Due, tenant, t.Queue, t.Key))
 }
 
-// call applies a call's operations in order: a schedule replaces the
+// apply applies a call's operations in order: a schedule replaces the
 // timer of its key (a new timer under an old name: attempts from 0), a
 // cancel removes it.
-func (s *state) call(c *Call) ([]byte, error) {
+func (c *Call) apply(s *state) ([]byte, error) {
 	out := make([]Answer, len(c.Ops))
 	for i, o := range c.Ops {
 		old, had, err := s.load(c.Tenant, o.Queue, o.Key)
@@ -124,11 +115,11 @@ type FireAnswer struct {
 	More                 bool
 }
 
-// fire fires the timers due at the entry's stamp, in due order, up to the
-// limit. A fire is a push of one record through the queue log's applier
-// (deduplicated by the timer's txn) and the timer's deletion, in this
-// entry: whichever of a fire and a cancel applies first wins.
-func (s *state) fire(f FireOp) ([]byte, error) {
+// apply fires the timers due at the entry's stamp, in due order, up to
+// the limit. A fire is a push of one record through the queue log's
+// applier (deduplicated by the timer's txn) and the timer's deletion, in
+// this entry: whichever of a fire and a cancel applies first wins.
+func (f FireOp) apply(s *state) ([]byte, error) {
 	var a FireAnswer
 	upper := binary.BigEndian.AppendUint64([]byte{prefixDue}, uint64(s.at.Stamp)+1)
 	var due [][]byte
@@ -236,51 +227,44 @@ func (s *state) push(tenant string, t *Timer) (why string, permanent bool, err e
 }
 
 func appendAnswers(b []byte, as []Answer) []byte {
-	b = binary.AppendUvarint(b, uint64(len(as)))
+	e := family.Encoder(b)
+	e.Uvarint(uint64(len(as)))
 	for _, a := range as {
-		b = append(b, a.Status)
-		b = wire.AppendString(b, a.Txn)
-		b = append(b, a.MessageID[:]...)
-		b = binary.AppendVarint(b, a.DeliverAt)
+		e.Byte(a.Status)
+		e.Str(a.Txn)
+		e.Byte(a.MessageID[:]...)
+		e.Varint(a.DeliverAt)
 	}
-	return b
+	return e
 }
 
 // DecodeAnswers reads the answer of a Call.
 func DecodeAnswers(b []byte) ([]Answer, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	n := d.Count(1 + 1 + 16 + 1)
-	out := make([]Answer, 0, n)
-	for i := 0; i < n && d.Err == nil; i++ {
-		a := Answer{Status: d.Byte(), Txn: string(d.Bytes())}
-		if len(d.B) < 16 {
-			d.Fail("message id")
-			break
+	return family.Decode(b, ErrCorrupt, func(d *family.Decoder) []Answer {
+		n := d.Count(1 + 1 + 16 + 1)
+		out := make([]Answer, 0, n)
+		for i := 0; i < n && d.Err == nil; i++ {
+			a := Answer{Status: d.Byte(), Txn: d.Str(), MessageID: d.ID("message id")}
+			if d.Err != nil {
+				break
+			}
+			a.DeliverAt = d.Varint()
+			out = append(out, a)
 		}
-		copy(a.MessageID[:], d.B[:16])
-		d.B = d.B[16:]
-		a.DeliverAt = d.Varint()
-		out = append(out, a)
-	}
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	return out, d.Err
+		return out
+	})
 }
 
 func appendFire(b []byte, a FireAnswer) []byte {
-	b = binary.AppendUvarint(b, uint64(a.Fired))
-	b = binary.AppendUvarint(b, uint64(a.Failed))
-	b = binary.AppendUvarint(b, uint64(a.Filed))
-	return append(b, boolByte(a.More))
+	e := family.Encoder(b)
+	e.Uvarint(uint64(a.Fired), uint64(a.Failed), uint64(a.Filed))
+	e.Bool(a.More)
+	return e
 }
 
 // DecodeFire reads the answer of a FireOp.
 func DecodeFire(b []byte) (FireAnswer, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	a := FireAnswer{Fired: int(d.Uvarint()), Failed: int(d.Uvarint()), Filed: int(d.Uvarint()), More: d.Byte() == 1}
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	return a, d.Err
+	return family.Decode(b, ErrCorrupt, func(d *family.Decoder) FireAnswer {
+		return FireAnswer{Fired: int(d.Uvarint()), Failed: int(d.Uvarint()), Filed: int(d.Uvarint()), More: d.Byte() == 1}
+	})
 }
