@@ -9,8 +9,8 @@ import (
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
-// seek moves the group's cursors; it answers how many partitions moved.
-func (s *state) seek(op *SeekOp) ([]byte, error) {
+// Apply moves the group's cursors; it answers how many partitions moved.
+func (op *SeekOp) Apply(s *state) ([]byte, error) {
 	if _, ok, err := s.tx.Get(groupKey(op.Tenant, op.Queue, op.Group)); err != nil {
 		return nil, err
 	} else if !ok {
@@ -65,9 +65,9 @@ func (s *state) seekOne(op *SeekOp, pi raftlog.PartitionInfo) error {
 	return s.indexUID(op.Tenant, op.Queue, pi.Name, pi.UID)
 }
 
-// deleteGroup forgets a group on one queue or on all; it answers how many
+// Apply forgets a group on one queue or on all; it answers how many
 // queues it was subscribed to.
-func (s *state) deleteGroup(op *DeleteOp) ([]byte, error) {
+func (op *DeleteOp) Apply(s *state) ([]byte, error) {
 	queues := []string{op.Queue}
 	if op.Queue == "" {
 		subs, err := subscriptions(s.v, op.Tenant, "", op.Group)
@@ -101,9 +101,9 @@ func (s *state) deleteGroup(op *DeleteOp) ([]byte, error) {
 	return binary.AppendUvarint(nil, uint64(n)), nil
 }
 
-// replay takes a dead letter out of the DLQ, or rolls the entry back when
+// Apply takes a dead letter out of the DLQ, or rolls the entry back when
 // it is gone already.
-func (s *state) replay(op *ReplayOp) ([]byte, error) {
+func (op *ReplayOp) Apply(s *state) ([]byte, error) {
 	k, ok, err := s.tx.Get(letterIDKey(op.Tenant, op.ID))
 	if err != nil {
 		return nil, err
@@ -116,8 +116,8 @@ func (s *state) replay(op *ReplayOp) ([]byte, error) {
 	return nil, nil
 }
 
-// purge deletes dead letters; it answers how many.
-func (s *state) purge(op *PurgeOp) ([]byte, error) {
+// Apply deletes dead letters; it answers how many.
+func (op *PurgeOp) Apply(s *state) ([]byte, error) {
 	p := letterPrefix(op.Tenant, op.Queue)
 	if op.Group != "" {
 		p = name(p, op.Group)

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
@@ -33,10 +34,10 @@ type DropQueueAnswer struct {
 	DeadLetters int
 }
 
-// dropQueue walks the queue's group states (for the leases they name) and
+// Apply walks the queue's group states (for the leases they name) and
 // dead letters (for their ids), then deletes each of the family's key
 // ranges of the queue.
-func (s *state) dropQueue(op *DropQueueOp) ([]byte, error) {
+func (op *DropQueueOp) Apply(s *state) ([]byte, error) {
 	var a DropQueueAnswer
 	if err := s.v.EachPartition(op.Tenant, op.Queue, 0, func(p raftlog.PartitionInfo) (bool, error) {
 		s.tx.Delete(uidKey(p.UID))
@@ -104,11 +105,9 @@ func (s *state) dropQueue(op *DropQueueOp) ([]byte, error) {
 
 // DecodeDropQueueAnswer reads the answer of a DropQueueOp.
 func DecodeDropQueueAnswer(b []byte) (DropQueueAnswer, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
+	d := family.NewDecoder(b, ErrCorrupt)
 	a := DropQueueAnswer{Groups: int(d.Uvarint()), DeadLetters: int(d.Uvarint())}
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
+	d.Expect(len(d.B) == 0, "trailing bytes")
 	if d.Err != nil {
 		return DropQueueAnswer{}, fmt.Errorf("drop queue answer: %w", d.Err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
@@ -50,11 +51,11 @@ func (o *PositionOp) Op() raftlog.Op {
 	return raftlog.Op{Kind: OpConsume, Data: b}
 }
 
-func decodePositionOp(d *wire.Decoder) *PositionOp {
-	o := &PositionOp{Tenant: str(d)}
+func decodePositionOp(d *family.Decoder) *PositionOp {
+	o := &PositionOp{Tenant: d.Str()}
 	n := d.Count(1 + 1 + 1 + 1 + 1 + 1)
 	for i := 0; i < n && d.Err == nil; i++ {
-		p := Position{Queue: str(d), Group: str(d), Partition: str(d), Offset: d.Varint(), Metadata: str(d), Mode: d.Byte()}
+		p := Position{Queue: d.Str(), Group: d.Str(), Partition: d.Str(), Offset: d.Varint(), Metadata: d.Str(), Mode: d.Byte()}
 		if d.Err == nil && (p.Offset < Forget || p.Mode > ModeAll || len(p.Metadata) > 4096) {
 			d.Fail("position bounds")
 		}
@@ -69,7 +70,9 @@ const (
 	PositionPastEnd     byte = 2 // the offset is past the partition's last
 )
 
-func (s *state) positions(op *PositionOp) ([]byte, error) {
+// Apply sets the positions in order, or rolls the entry back at the first
+// that cannot be set.
+func (op *PositionOp) Apply(s *state) ([]byte, error) {
 	for i, p := range op.Items {
 		pi, err := s.v.Partition(op.Tenant, p.Queue, p.Partition)
 		if errors.Is(err, raftlog.ErrUnknownPartition) {
@@ -134,10 +137,8 @@ func appendPositionRollback(i int, reason byte, why string) []byte {
 // DecodePositionRollback reads the answer of a PositionOp that rolled its
 // entry back: the position's index, the reason and why.
 func DecodePositionRollback(b []byte) (i int, reason byte, why string, err error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	i, reason, why = int(d.Uvarint()), d.Byte(), str(&d)
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
+	d := family.NewDecoder(b, ErrCorrupt)
+	i, reason, why = int(d.Uvarint()), d.Byte(), d.Str()
+	d.Expect(len(d.B) == 0, "trailing bytes")
 	return i, reason, why, d.Err
 }

@@ -2,14 +2,25 @@ package family
 
 import "github.com/queen-mq/queen-go/raftlog"
 
-// Applier is a family's raftlog.Applier and raftlog.StorageGrower, for
-// ops of type O.
-type Applier[O any] struct {
+// Op is a decoded op of a family whose ops apply on a state of type S:
+// the family's access to the entry's store, which only its applier makes.
+type Op[S any] interface {
+	// Op is the op's encoding, which decodes back to it.
+	Op() raftlog.Op
+	// Apply applies the op, judged on its entry alone (the family's
+	// applier calls it).
+	Apply(s S) ([]byte, error)
+}
+
+// Applier is a family's raftlog.Applier and raftlog.StorageGrower: it
+// decodes an op, makes the family's state for the entry, and applies the
+// op on it.
+type Applier[S any] struct {
 	// Decode reads an op, refusing one that does not decode or that the
 	// contract refuses (as the proposer's check did).
-	Decode func(data []byte) (O, error)
-	// Do applies a decoded op, judged on the entry alone.
-	Do func(tx *raftlog.Txn, at raftlog.ApplyInfo, op O) ([]byte, error)
+	Decode func(data []byte) (Op[S], error)
+	// State is the family's state for an op of the entry tx applies.
+	State func(tx *raftlog.Txn, at raftlog.ApplyInfo) S
 	// Growing says whether an op may grow the store, and is refused while
 	// a disk is full (nil: no op does). It reads the op's bytes.
 	Growing func(data []byte) bool
@@ -17,19 +28,19 @@ type Applier[O any] struct {
 
 // Apply decodes the op and applies it: one that does not decode is
 // refused.
-func (a Applier[O]) Apply(tx *raftlog.Txn, at raftlog.ApplyInfo, data []byte) ([]byte, error) {
+func (a Applier[S]) Apply(tx *raftlog.Txn, at raftlog.ApplyInfo, data []byte) ([]byte, error) {
 	op, err := a.Decode(data)
 	if err != nil {
 		return nil, err
 	}
-	return a.Do(tx, at, op)
+	return op.Apply(a.State(tx, at))
 }
 
 // Grows implements raftlog.StorageGrower with Growing.
-func (a Applier[O]) Grows(data []byte) bool { return a.Growing != nil && a.Growing(data) }
+func (a Applier[S]) Grows(data []byte) bool { return a.Growing != nil && a.Growing(data) }
 
 // Appliers is the family's applier under its op kind, to pass to
 // raftlog.Host.StartShard beside the other families'.
-func (a Applier[O]) Appliers(kind raftlog.OpKind) map[raftlog.OpKind]raftlog.Applier {
+func (a Applier[S]) Appliers(kind raftlog.OpKind) map[raftlog.OpKind]raftlog.Applier {
 	return map[raftlog.OpKind]raftlog.Applier{kind: a}
 }

@@ -21,12 +21,13 @@ func Appliers() map[raftlog.OpKind]raftlog.Applier { return applier.Appliers(OpL
 // applier applies one call's operations in order, each on its own lock,
 // through KV calls of the same entry (raftlog.Txn.Apply): a permit is a
 // KV row and nothing else. A call that does not decode is refused.
-var applier = family.Applier[*Call]{Decode: decodeCall, Do: apply, Growing: grows}
+var applier = family.Applier[*state]{Decode: func(data []byte) (family.Op[*state], error) { return decodeCall(data) }, Growing: grows,
+	State: func(tx *raftlog.Txn, at raftlog.ApplyInfo) *state { return &state{tx: tx, at: at} }}
 
-// apply answers the call's operations as a JSON array of Answer. A KV
+// Apply answers the call's operations as a JSON array of Answer. A KV
 // call of its own that fails is a bug and refuses the entry.
-func apply(tx *raftlog.Txn, at raftlog.ApplyInfo, c *Call) ([]byte, error) {
-	s := &state{tx: tx, at: at, tenant: c.Tenant}
+func (c *Call) Apply(s *state) ([]byte, error) {
+	s.tenant = c.Tenant
 	out := make([]Answer, len(c.Ops))
 	for i, o := range c.Ops {
 		a, err := s.apply(&o)
@@ -39,7 +40,7 @@ func apply(tx *raftlog.Txn, at raftlog.ApplyInfo, c *Call) ([]byte, error) {
 	return json.Marshal(out)
 }
 
-// state is one call's access to the KV rows of its tenant.
+// state is one call's access to the KV rows of its tenant (the call's).
 type state struct {
 	tx     *raftlog.Txn
 	at     raftlog.ApplyInfo

@@ -14,18 +14,14 @@ import (
 func Appliers() map[raftlog.OpKind]raftlog.Applier { return applier.Appliers(OpStreams) }
 
 // applier applies one op, judged on the entry's stamp and index alone.
-var applier = family.Applier[anyOp]{Decode: decodeOp, Growing: grows,
-	Do: func(tx *raftlog.Txn, at raftlog.ApplyInfo, o anyOp) ([]byte, error) {
-		return o.apply(&state{tx: tx, at: at})
-	}}
+var applier = family.Applier[*state]{Decode: decodeOp, Growing: grows,
+	State: func(tx *raftlog.Txn, at raftlog.ApplyInfo) *state { return &state{tx: tx, at: at} }}
 
 // anyOp is a decoded op of the family: a *RegisterOp, *CycleOp, *DeleteOp
 // or *DropSourceOp.
-type anyOp interface {
-	Op() raftlog.Op
-	apply(s *state) ([]byte, error)
-}
+type anyOp = family.Op[*state]
 
+// state is an op's access to the queries of the shard.
 type state struct {
 	tx *raftlog.Txn
 	at raftlog.ApplyInfo
@@ -53,9 +49,9 @@ type RegisterAnswer struct {
 	Fresh, Reset, Mismatch bool
 }
 
-// apply registers the query, resets it, or answers the registration that
+// Apply registers the query, resets it, or answers the registration that
 // stands.
-func (op *RegisterOp) apply(s *state) ([]byte, error) {
+func (op *RegisterOp) Apply(s *state) ([]byte, error) {
 	q, found, err := s.load(op.Tenant, op.Name)
 	if err != nil {
 		return nil, err
@@ -115,8 +111,8 @@ type CycleAnswer struct {
 	Rows, Bytes int64
 }
 
-// apply writes the cycle's state rows, judged against the query's rows.
-func (op *CycleOp) apply(s *state) ([]byte, error) {
+// Apply writes the cycle's state rows, judged against the query's rows.
+func (op *CycleOp) Apply(s *state) ([]byte, error) {
 	q, ok, err := queryByID(s.tx.Get, op.Tenant, op.ID)
 	if err != nil {
 		return nil, err
@@ -170,8 +166,8 @@ type DeleteAnswer struct {
 	Rows  int64
 }
 
-// apply forgets the query: its registration, its id and its state.
-func (op *DeleteOp) apply(s *state) ([]byte, error) {
+// Apply forgets the query: its registration, its id and its state.
+func (op *DeleteOp) Apply(s *state) ([]byte, error) {
 	q, found, err := s.load(op.Tenant, op.Name)
 	if err != nil || !found {
 		return []byte{0}, err
@@ -196,9 +192,9 @@ func DecodeDelete(b []byte) (DeleteAnswer, error) {
 	})
 }
 
-// apply wipes the state of the tenant's queries that read the queue; it
+// Apply wipes the state of the tenant's queries that read the queue; it
 // answers how many queries and rows.
-func (op *DropSourceOp) apply(s *state) ([]byte, error) {
+func (op *DropSourceOp) Apply(s *state) ([]byte, error) {
 	var hit []Query
 	err := eachQuery(s.tx.Scan, queriesPrefix(op.Tenant), func(_ string, q Query) bool {
 		if q.Source == op.Queue {

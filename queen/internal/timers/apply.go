@@ -16,17 +16,13 @@ import (
 func Appliers() map[raftlog.OpKind]raftlog.Applier { return applier.Appliers(OpTimers) }
 
 // applier applies a call or a fire, judged on the entry's stamp.
-var applier = family.Applier[anyOp]{Decode: decodeOp, Growing: grows,
-	Do: func(tx *raftlog.Txn, at raftlog.ApplyInfo, o anyOp) ([]byte, error) {
-		return o.apply(&state{tx: tx, at: at})
-	}}
+var applier = family.Applier[*state]{Decode: decodeOp, Growing: grows,
+	State: func(tx *raftlog.Txn, at raftlog.ApplyInfo) *state { return &state{tx: tx, at: at} }}
 
 // anyOp is a decoded op of the family: a *Call or a FireOp.
-type anyOp interface {
-	Op() raftlog.Op
-	apply(s *state) ([]byte, error)
-}
+type anyOp = family.Op[*state]
 
+// state is an op's access to the timers of the shard.
 type state struct {
 	tx *raftlog.Txn
 	at raftlog.ApplyInfo
@@ -73,10 +69,10 @@ func (s *state) remove(tenant string, t *Timer) {
 	s.tx.Delete(dueKey(t.Due, tenant, t.Queue, t.Key))
 }
 
-// apply applies a call's operations in order: a schedule replaces the
+// Apply applies a call's operations in order: a schedule replaces the
 // timer of its key (a new timer under an old name: attempts from 0), a
 // cancel removes it.
-func (c *Call) apply(s *state) ([]byte, error) {
+func (c *Call) Apply(s *state) ([]byte, error) {
 	out := make([]Answer, len(c.Ops))
 	for i, o := range c.Ops {
 		old, had, err := s.load(c.Tenant, o.Queue, o.Key)
@@ -115,11 +111,11 @@ type FireAnswer struct {
 	More                 bool
 }
 
-// apply fires the timers due at the entry's stamp, in due order, up to
+// Apply fires the timers due at the entry's stamp, in due order, up to
 // the limit. A fire is a push of one record through the queue log's
 // applier (deduplicated by the timer's txn) and the timer's deletion, in
 // this entry: whichever of a fire and a cancel applies first wins.
-func (f FireOp) apply(s *state) ([]byte, error) {
+func (f FireOp) Apply(s *state) ([]byte, error) {
 	var a FireAnswer
 	upper := binary.BigEndian.AppendUint64([]byte{prefixDue}, uint64(s.at.Stamp)+1)
 	var due [][]byte

@@ -16,13 +16,16 @@ import (
 func Appliers() map[raftlog.OpKind]raftlog.Applier { return applier.Appliers(OpTraces) }
 
 // applier applies a record or a sweep, judged on the entry's stamp.
-var applier = family.Applier[anyOp]{Decode: decodeOp, Growing: grows,
-	Do: func(tx *raftlog.Txn, at raftlog.ApplyInfo, o anyOp) ([]byte, error) { return o.apply(tx, at) }}
+var applier = family.Applier[entry]{Decode: decodeOp, Growing: grows,
+	State: func(tx *raftlog.Txn, at raftlog.ApplyInfo) entry { return entry{tx, at} }}
 
 // anyOp is a decoded op of the family: a *Record or a SweepOp.
-type anyOp interface {
-	Op() raftlog.Op
-	apply(tx *raftlog.Txn, at raftlog.ApplyInfo) ([]byte, error)
+type anyOp = family.Op[entry]
+
+// entry is where an op applies: the entry's transaction and its place.
+type entry struct {
+	tx *raftlog.Txn
+	at raftlog.ApplyInfo
 }
 
 // Recorded is what a record did: the event's id, its expiry, and what its
@@ -38,9 +41,10 @@ type Recorded struct {
 // Created is the stamp the event was recorded at.
 func (r Recorded) Created() int64 { return r.ID.Stamp() }
 
-// apply stores the event under its message, indexes it by each of its
+// Apply stores the event under its message, indexes it by each of its
 // names and by its expiry, and counts it in its names.
-func (r *Record) apply(tx *raftlog.Txn, at raftlog.ApplyInfo) ([]byte, error) {
+func (r *Record) Apply(en entry) ([]byte, error) {
+	tx, at := en.tx, en.at
 	id := newID(at.Stamp, at.Op, at.Nested)
 	e := Event{Group: r.Group, EventType: r.EventType, Names: r.Names, Data: r.Data,
 		ExpiresAt: contract.AddSat(at.Stamp, contract.Micros(r.TTLSeconds))}
@@ -105,10 +109,11 @@ type SweepAnswer struct {
 	More    bool
 }
 
-// apply deletes the events whose expiry is at or before the entry's
+// Apply deletes the events whose expiry is at or before the entry's
 // stamp, in expiry order, at most op.Limit: each with its expiry entry,
 // its name index entries and its part of its names' counts.
-func (op SweepOp) apply(tx *raftlog.Txn, at raftlog.ApplyInfo) ([]byte, error) {
+func (op SweepOp) Apply(en entry) ([]byte, error) {
+	tx, at := en.tx, en.at
 	var a SweepAnswer
 	lower := []byte{prefix, kindExpiry}
 	upper := binary.BigEndian.AppendUint64([]byte{prefix, kindExpiry}, uint64(at.Stamp)+1)
