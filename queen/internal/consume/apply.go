@@ -19,15 +19,10 @@ func Appliers() map[raftlog.OpKind]raftlog.Applier { return applier.Appliers(OpC
 // whose names the contract refuses, is refused (raftlog.ErrRejected at
 // the proposer); stored state that does not decode halts the node.
 var applier = family.Applier[*state]{Decode: decodeChecked, Growing: grows,
-	State: func(tx *raftlog.Txn, at raftlog.ApplyInfo) *state { return &state{tx: tx, v: tx.View(at), at: at} }}
-
-// anyOp is a decoded op of the family: one pop, ack call, extension,
-// transaction part, position, subscription, group or DLQ administration,
-// queue drop or message delete.
-type anyOp = family.Op[*state]
+	State: func(e family.Entry) *state { return &state{tx: e.Tx, v: e.Tx.View(e.At), at: e.At} }}
 
 // decodeChecked decodes an op and checks its names (checkNames).
-func decodeChecked(data []byte) (anyOp, error) {
+func decodeChecked(data []byte) (family.Op[*state], error) {
 	op, err := decodeOp(data)
 	if err != nil {
 		return nil, err

@@ -256,9 +256,9 @@ func (x *ExtendOp) Op() raftlog.Op {
 	return op(e)
 }
 
-// decodeOp decodes an op (any of anyOp's).
-func decodeOp(b []byte) (anyOp, error) {
-	op, err := family.Decode(b, ErrCorrupt, func(d *family.Decoder) anyOp {
+// decodeOp decodes an op: any of the family's (kindPop…).
+func decodeOp(b []byte) (family.Op[*state], error) {
+	op, err := family.Decode(b, ErrCorrupt, func(d *family.Decoder) family.Op[*state] {
 		d.Version(opVersion, "op version")
 		switch kind := d.Byte(); kind {
 		case kindPop:

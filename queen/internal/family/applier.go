@@ -12,6 +12,13 @@ type Op[S any] interface {
 	Apply(s S) ([]byte, error)
 }
 
+// Entry is where an op applies: its entry's transaction and the op's
+// place in it (stamp, index, shard).
+type Entry struct {
+	Tx *raftlog.Txn
+	At raftlog.ApplyInfo
+}
+
 // Applier is a family's raftlog.Applier and raftlog.StorageGrower: it
 // decodes an op, makes the family's state for the entry, and applies the
 // op on it.
@@ -19,8 +26,8 @@ type Applier[S any] struct {
 	// Decode reads an op, refusing one that does not decode or that the
 	// contract refuses (as the proposer's check did).
 	Decode func(data []byte) (Op[S], error)
-	// State is the family's state for an op of the entry tx applies.
-	State func(tx *raftlog.Txn, at raftlog.ApplyInfo) S
+	// State is the family's state for an op applied in e.
+	State func(e Entry) S
 	// Growing says whether an op may grow the store, and is refused while
 	// a disk is full (nil: no op does). It reads the op's bytes.
 	Growing func(data []byte) bool
@@ -33,7 +40,7 @@ func (a Applier[S]) Apply(tx *raftlog.Txn, at raftlog.ApplyInfo, data []byte) ([
 	if err != nil {
 		return nil, err
 	}
-	return op.Apply(a.State(tx, at))
+	return op.Apply(a.State(Entry{Tx: tx, At: at}))
 }
 
 // Grows implements raftlog.StorageGrower with Growing.

@@ -22,7 +22,7 @@ func Appliers() map[raftlog.OpKind]raftlog.Applier { return applier.Appliers(OpL
 // through KV calls of the same entry (raftlog.Txn.Apply): a permit is a
 // KV row and nothing else. A call that does not decode is refused.
 var applier = family.Applier[*state]{Decode: func(data []byte) (family.Op[*state], error) { return decodeCall(data) }, Growing: grows,
-	State: func(tx *raftlog.Txn, at raftlog.ApplyInfo) *state { return &state{tx: tx, at: at} }}
+	State: func(e family.Entry) *state { return &state{tx: e.Tx, at: e.At} }}
 
 // Apply answers the call's operations as a JSON array of Answer. A KV
 // call of its own that fails is a bug and refuses the entry.

@@ -14,29 +14,21 @@ import (
 func Appliers() map[raftlog.OpKind]raftlog.Applier { return applier.Appliers(OpStreams) }
 
 // applier applies one op, judged on the entry's stamp and index alone.
-var applier = family.Applier[*state]{Decode: decodeOp, Growing: grows,
-	State: func(tx *raftlog.Txn, at raftlog.ApplyInfo) *state { return &state{tx: tx, at: at} }}
-
-// anyOp is a decoded op of the family: a *RegisterOp, *CycleOp, *DeleteOp
-// or *DropSourceOp.
-type anyOp = family.Op[*state]
+var applier = family.Applier[*state]{Decode: decodeOp, Growing: grows, State: func(e family.Entry) *state { return &state{e} }}
 
 // state is an op's access to the queries of the shard.
-type state struct {
-	tx *raftlog.Txn
-	at raftlog.ApplyInfo
-}
+type state struct{ family.Entry }
 
 func (s *state) load(tenant, name string) (Query, bool, error) {
-	return getQuery(s.tx.Get, tenant, name)
+	return getQuery(s.Tx.Get, tenant, name)
 }
 
-func (s *state) save(tenant string, q *Query) { s.tx.Set(queryKey(tenant, q.Name), q.encode()) }
+func (s *state) save(tenant string, q *Query) { s.Tx.Set(queryKey(tenant, q.Name), q.encode()) }
 
 // wipe deletes a query's state rows.
 func (s *state) wipe(tenant string, q *Query) {
 	p := stateOf(tenant, q.ID)
-	s.tx.DeleteRange(p, wire.PrefixEnd(p))
+	s.Tx.DeleteRange(p, wire.PrefixEnd(p))
 	q.Rows, q.Bytes = 0, 0
 }
 
@@ -59,11 +51,11 @@ func (op *RegisterOp) Apply(s *state) ([]byte, error) {
 	a := RegisterAnswer{}
 	switch {
 	case !found:
-		q = Query{Name: op.Name, Group: DefaultGroup(op.Name), Created: s.at.Stamp}
+		q = Query{Name: op.Name, Group: DefaultGroup(op.Name), Created: s.At.Stamp}
 		a.Fresh = true
 	case op.Reset:
 		s.wipe(op.Tenant, &q)
-		s.tx.Delete(idKey(op.Tenant, q.ID))
+		s.Tx.Delete(idKey(op.Tenant, q.ID))
 		q.Resets++
 		a.Fresh, a.Reset = true, true
 	case q.ConfigHash != op.ConfigHash:
@@ -71,11 +63,11 @@ func (op *RegisterOp) Apply(s *state) ([]byte, error) {
 		return appendRegister(nil, &a), nil
 	}
 	if a.Fresh {
-		q.ID, q.Registered = mintID(op.Tenant, op.Name, s.at.Index), s.at.Stamp
-		s.tx.Set(idKey(op.Tenant, q.ID), []byte(op.Name))
+		q.ID, q.Registered = mintID(op.Tenant, op.Name, s.At.Index), s.At.Stamp
+		s.Tx.Set(idKey(op.Tenant, q.ID), []byte(op.Name))
 	}
 	if a.Fresh || q.Source != op.Source || q.Sink != op.Sink {
-		q.Source, q.Sink, q.ConfigHash, q.Updated = op.Source, op.Sink, op.ConfigHash, s.at.Stamp
+		q.Source, q.Sink, q.ConfigHash, q.Updated = op.Source, op.Sink, op.ConfigHash, s.At.Stamp
 		s.save(op.Tenant, &q)
 	}
 	a.Query = q
@@ -113,7 +105,7 @@ type CycleAnswer struct {
 
 // Apply writes the cycle's state rows, judged against the query's rows.
 func (op *CycleOp) Apply(s *state) ([]byte, error) {
-	q, ok, err := queryByID(s.tx.Get, op.Tenant, op.ID)
+	q, ok, err := queryByID(s.Tx.Get, op.Tenant, op.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +114,7 @@ func (op *CycleOp) Apply(s *state) ([]byte, error) {
 	}
 	for i, w := range op.Ops {
 		k := stateKey(op.Tenant, q.ID, op.Partition, w.Key)
-		old, had, err := s.tx.Get(k)
+		old, had, err := s.Tx.Get(k)
 		if err != nil {
 			return nil, err
 		}
@@ -131,11 +123,11 @@ func (op *CycleOp) Apply(s *state) ([]byte, error) {
 			if !had {
 				return nil, rollback(RollbackState, "state_ops[%d]: delete of state row %q of partition %s, which is not there: this cycle's effects are applied already (a retry), or another worker's cycle took the row", i, w.Key, op.Partition)
 			}
-			s.tx.Delete(k)
+			s.Tx.Delete(k)
 			q.Rows--
 			q.Bytes -= int64(len(w.Key) + len(old))
 		case StateUpsert:
-			s.tx.Set(k, w.Value)
+			s.Tx.Set(k, w.Value)
 			if had {
 				q.Bytes += int64(len(w.Value) - len(old))
 			} else {
@@ -148,7 +140,7 @@ func (op *CycleOp) Apply(s *state) ([]byte, error) {
 		q.Group = op.Group
 	}
 	q.Cycles++
-	q.Updated = s.at.Stamp
+	q.Updated = s.At.Stamp
 	s.save(op.Tenant, &q)
 	var e family.Encoder
 	e.Varint(q.Rows, q.Bytes)
@@ -174,8 +166,8 @@ func (op *DeleteOp) Apply(s *state) ([]byte, error) {
 	}
 	rows := q.Rows
 	s.wipe(op.Tenant, &q)
-	s.tx.Delete(idKey(op.Tenant, q.ID))
-	s.tx.Delete(queryKey(op.Tenant, q.Name))
+	s.Tx.Delete(idKey(op.Tenant, q.ID))
+	s.Tx.Delete(queryKey(op.Tenant, q.Name))
 	e := family.Encoder{1}
 	e.Varint(rows)
 	return e, nil
@@ -196,7 +188,7 @@ func DecodeDelete(b []byte) (DeleteAnswer, error) {
 // answers how many queries and rows.
 func (op *DropSourceOp) Apply(s *state) ([]byte, error) {
 	var hit []Query
-	err := eachQuery(s.tx.Scan, queriesPrefix(op.Tenant), func(_ string, q Query) bool {
+	err := eachQuery(s.Tx.Scan, queriesPrefix(op.Tenant), func(_ string, q Query) bool {
 		if q.Source == op.Queue {
 			hit = append(hit, q)
 		}
@@ -209,7 +201,7 @@ func (op *DropSourceOp) Apply(s *state) ([]byte, error) {
 	for i := range hit {
 		rows += hit[i].Rows
 		s.wipe(op.Tenant, &hit[i])
-		hit[i].Updated = s.at.Stamp
+		hit[i].Updated = s.At.Stamp
 		s.save(op.Tenant, &hit[i])
 	}
 	var e family.Encoder

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/queen/internal/familytest"
 )
 
@@ -17,7 +18,7 @@ func FuzzDecodeOp(f *testing.F) {
 		{Kind: StateUpsert, Key: "tumb:1\x1fw\x1fk", Value: []byte(`{"acc":1}`)}, {Kind: StateDelete, Key: "old"}}}
 	del := DeleteOp{Tenant: fuzzTenant, Name: "q"}
 	drop := DropSourceOp{Tenant: fuzzTenant, Queue: "src"}
-	familytest.FuzzOps(f, decodeOp, func(o anyOp) error { return check(o) },
+	familytest.FuzzOps(f, decodeOp, func(o family.Op[*state]) error { return check(o) },
 		reg.Op().Data, cy.Op().Data, del.Op().Data, drop.Op().Data, []byte{opVersion}, []byte{})
 }
 

@@ -109,8 +109,8 @@ func tenantOp(kind byte, tenant, name string) raftlog.Op {
 }
 
 // decodeOp decodes an op and checks it as Check does.
-func decodeOp(b []byte) (anyOp, error) {
-	out, err := family.Decode(b, ErrCorrupt, func(d *family.Decoder) anyOp {
+func decodeOp(b []byte) (family.Op[*state], error) {
+	out, err := family.Decode(b, ErrCorrupt, func(d *family.Decoder) family.Op[*state] {
 		d.Version(opVersion, "op version")
 		switch kind := d.Byte(); kind {
 		case kindRegister:

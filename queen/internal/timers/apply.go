@@ -16,17 +16,10 @@ import (
 func Appliers() map[raftlog.OpKind]raftlog.Applier { return applier.Appliers(OpTimers) }
 
 // applier applies a call or a fire, judged on the entry's stamp.
-var applier = family.Applier[*state]{Decode: decodeOp, Growing: grows,
-	State: func(tx *raftlog.Txn, at raftlog.ApplyInfo) *state { return &state{tx: tx, at: at} }}
-
-// anyOp is a decoded op of the family: a *Call or a FireOp.
-type anyOp = family.Op[*state]
+var applier = family.Applier[*state]{Decode: decodeOp, Growing: grows, State: func(e family.Entry) *state { return &state{e} }}
 
 // state is an op's access to the timers of the shard.
-type state struct {
-	tx *raftlog.Txn
-	at raftlog.ApplyInfo
-}
+type state struct{ family.Entry }
 
 // The statuses of an Answer.
 const (
@@ -51,7 +44,7 @@ type Answer struct {
 }
 
 func (s *state) load(tenant, queue, key string) (Timer, bool, error) {
-	b, ok, err := s.tx.Get(timerKey(tenant, queue, key))
+	b, ok, err := s.Tx.Get(timerKey(tenant, queue, key))
 	if err != nil || !ok {
 		return Timer{}, false, err
 	}
@@ -60,13 +53,13 @@ func (s *state) load(tenant, queue, key string) (Timer, bool, error) {
 }
 
 func (s *state) save(tenant string, t *Timer) {
-	s.tx.Set(timerKey(tenant, t.Queue, t.Key), t.encode())
-	s.tx.Set(dueKey(t.Due, tenant, t.Queue, t.Key), nil)
+	s.Tx.Set(timerKey(tenant, t.Queue, t.Key), t.encode())
+	s.Tx.Set(dueKey(t.Due, tenant, t.Queue, t.Key), nil)
 }
 
 func (s *state) remove(tenant string, t *Timer) {
-	s.tx.Delete(timerKey(tenant, t.Queue, t.Key))
-	s.tx.Delete(dueKey(t.Due, tenant, t.Queue, t.Key))
+	s.Tx.Delete(timerKey(tenant, t.Queue, t.Key))
+	s.Tx.Delete(dueKey(t.Due, tenant, t.Queue, t.Key))
 }
 
 // Apply applies a call's operations in order: a schedule replaces the
@@ -89,9 +82,9 @@ func (c *Call) Apply(s *state) ([]byte, error) {
 			}
 			continue
 		}
-		at := s.at.Stamp + min(max(o.DelayMicros, 0), MaxDelayMicros)
+		at := s.At.Stamp + min(max(o.DelayMicros, 0), MaxDelayMicros)
 		t := Timer{Queue: o.Queue, Key: o.Key, Partition: o.Partition, Txn: o.Txn, MessageID: o.MessageID,
-			Payload: o.Payload, Sealed: o.Sealed, Created: s.at.Stamp, DeliverAt: at, Due: at}
+			Payload: o.Payload, Sealed: o.Sealed, Created: s.At.Stamp, DeliverAt: at, Due: at}
 		s.save(c.Tenant, &t)
 		out[i] = Answer{Status: StatusScheduled, Txn: t.Txn, MessageID: t.MessageID, DeliverAt: at}
 		if had {
@@ -117,9 +110,9 @@ type FireAnswer struct {
 // this entry: whichever of a fire and a cancel applies first wins.
 func (f FireOp) Apply(s *state) ([]byte, error) {
 	var a FireAnswer
-	upper := binary.BigEndian.AppendUint64([]byte{prefixDue}, uint64(s.at.Stamp)+1)
+	upper := binary.BigEndian.AppendUint64([]byte{prefixDue}, uint64(s.At.Stamp)+1)
 	var due [][]byte
-	err := s.tx.Scan([]byte{prefixDue}, upper, func(k, _ []byte) bool {
+	err := s.Tx.Scan([]byte{prefixDue}, upper, func(k, _ []byte) bool {
 		if len(due) == f.Limit {
 			a.More = true
 			return false
@@ -141,7 +134,7 @@ func (f FireOp) Apply(s *state) ([]byte, error) {
 			return nil, err
 		}
 		if !found || t.Due != when {
-			s.tx.Delete(k) // INVARIANT: never written so; repaired rather than fired
+			s.Tx.Delete(k) // INVARIANT: never written so; repaired rather than fired
 			continue
 		}
 		if size += len(t.Payload); size > FireBytes && i > 0 {
@@ -158,18 +151,18 @@ func (f FireOp) Apply(s *state) ([]byte, error) {
 			a.Fired++
 		case permanent && t.Permanent+1 >= MaxPermanent:
 			s.remove(tenant, &t)
-			consume.FileTimer(s.tx, s.at, tenant, consume.DeadLetter{Queue: t.Queue, Partition: t.Partition,
+			consume.FileTimer(s.Tx, s.At, tenant, consume.DeadLetter{Queue: t.Queue, Partition: t.Partition,
 				MessageID: t.MessageID, TransactionID: t.Txn, Payload: t.Payload, Created: t.Created,
 				Attempts: t.Attempts + 1, Error: why}, a.Filed)
 			a.Filed++
 		default:
-			s.tx.Delete(k)
+			s.Tx.Delete(k)
 			t.Attempts++
 			if permanent {
 				t.Permanent++
 			}
 			t.LastError = why
-			t.Due = s.at.Stamp + Backoff(t.Attempts)
+			t.Due = s.At.Stamp + Backoff(t.Attempts)
 			s.save(tenant, &t)
 			a.Failed++
 		}
@@ -192,7 +185,7 @@ func Backoff(n int) int64 {
 // payload sealed for an encrypted queue is delivered only to a queue that
 // is still encrypted, and a plain one only to a plain one.
 func (s *state) push(tenant string, t *Timer) (why string, permanent bool, err error) {
-	q, ok, err := s.tx.View(s.at).Queue(tenant, t.Queue)
+	q, ok, err := s.Tx.View(s.At).Queue(tenant, t.Queue)
 	if err != nil {
 		return "", false, err
 	}
@@ -204,7 +197,7 @@ func (s *state) push(tenant string, t *Timer) (why string, permanent bool, err e
 	}
 	op := raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: t.Queue, Partition: t.Partition,
 		TransactionID: t.Txn, MessageID: t.MessageID, Dedup: true, Payload: t.Payload}}}
-	answer, applied, err := s.tx.Apply(s.at, op.Op())
+	answer, applied, err := s.Tx.Apply(s.At, op.Op())
 	if err != nil {
 		return "", false, err
 	}

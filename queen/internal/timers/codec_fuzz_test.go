@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/queen/internal/familytest"
 )
 
@@ -18,7 +19,7 @@ func FuzzDecodeOp(f *testing.F) {
 }
 
 // checkOp is Check of a call (a fire has nothing to check).
-func checkOp(o anyOp) error {
+func checkOp(o family.Op[*state]) error {
 	if c, ok := o.(*Call); ok {
 		return Check(c.Ops)
 	}

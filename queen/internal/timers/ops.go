@@ -101,8 +101,8 @@ func (f FireOp) Op() raftlog.Op {
 }
 
 // decodeOp reads a Call or a FireOp, and checks a call as Check does.
-func decodeOp(b []byte) (anyOp, error) {
-	out, err := family.Decode(b, ErrCorrupt, func(d *family.Decoder) anyOp {
+func decodeOp(b []byte) (family.Op[*state], error) {
+	out, err := family.Decode(b, ErrCorrupt, func(d *family.Decoder) family.Op[*state] {
 		d.Version(codecVersion, "version")
 		switch tag := d.Byte(); {
 		case d.Err != nil:

@@ -16,17 +16,7 @@ import (
 func Appliers() map[raftlog.OpKind]raftlog.Applier { return applier.Appliers(OpTraces) }
 
 // applier applies a record or a sweep, judged on the entry's stamp.
-var applier = family.Applier[entry]{Decode: decodeOp, Growing: grows,
-	State: func(tx *raftlog.Txn, at raftlog.ApplyInfo) entry { return entry{tx, at} }}
-
-// anyOp is a decoded op of the family: a *Record or a SweepOp.
-type anyOp = family.Op[entry]
-
-// entry is where an op applies: the entry's transaction and its place.
-type entry struct {
-	tx *raftlog.Txn
-	at raftlog.ApplyInfo
-}
+var applier = family.Applier[family.Entry]{Decode: decodeOp, Growing: grows, State: func(e family.Entry) family.Entry { return e }}
 
 // Recorded is what a record did: the event's id, its expiry, and what its
 // partition id names (Known false: nothing the tenant's consumers popped;
@@ -43,8 +33,8 @@ func (r Recorded) Created() int64 { return r.ID.Stamp() }
 
 // Apply stores the event under its message, indexes it by each of its
 // names and by its expiry, and counts it in its names.
-func (r *Record) Apply(en entry) ([]byte, error) {
-	tx, at := en.tx, en.at
+func (r *Record) Apply(en family.Entry) ([]byte, error) {
+	tx, at := en.Tx, en.At
 	id := newID(at.Stamp, at.Op, at.Nested)
 	e := Event{Group: r.Group, EventType: r.EventType, Names: r.Names, Data: r.Data,
 		ExpiresAt: contract.AddSat(at.Stamp, contract.Micros(r.TTLSeconds))}
@@ -112,8 +102,8 @@ type SweepAnswer struct {
 // Apply deletes the events whose expiry is at or before the entry's
 // stamp, in expiry order, at most op.Limit: each with its expiry entry,
 // its name index entries and its part of its names' counts.
-func (op SweepOp) Apply(en entry) ([]byte, error) {
-	tx, at := en.tx, en.at
+func (op SweepOp) Apply(en family.Entry) ([]byte, error) {
+	tx, at := en.Tx, en.At
 	var a SweepAnswer
 	lower := []byte{prefix, kindExpiry}
 	upper := binary.BigEndian.AppendUint64([]byte{prefix, kindExpiry}, uint64(at.Stamp)+1)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/queen/internal/familytest"
 )
 
@@ -20,7 +21,7 @@ func FuzzDecodeOp(f *testing.F) {
 }
 
 // checkOp is Check of a record (a sweep has nothing to check).
-func checkOp(o anyOp) error {
+func checkOp(o family.Op[family.Entry]) error {
 	if r, ok := o.(*Record); ok {
 		return r.Check()
 	}

@@ -90,8 +90,8 @@ func (s SweepOp) Op() raftlog.Op {
 }
 
 // decodeOp reads a *Record (checked as Check does) or a SweepOp.
-func decodeOp(b []byte) (anyOp, error) {
-	out, err := family.Decode(b, ErrCorrupt, func(d *family.Decoder) anyOp {
+func decodeOp(b []byte) (family.Op[family.Entry], error) {
+	out, err := family.Decode(b, ErrCorrupt, func(d *family.Decoder) family.Op[family.Entry] {
 		d.Version(codecVersion, "version")
 		switch tag := d.Byte(); {
 		case d.Err != nil:
