@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
@@ -123,19 +124,10 @@ func (op *PurgeOp) Apply(s *state) ([]byte, error) {
 		p = name(p, op.Group)
 	}
 	var ids []string
-	var derr error
-	err := s.tx.Scan(p, wire.PrefixEnd(p), func(_, val []byte) bool {
-		l, err := decodeLetter(val)
-		if err != nil {
-			derr = err
-			return false
-		}
+	err := family.Rows(s.tx.Scan, p, wire.PrefixEnd(p), family.Value(decodeLetter), func(l DeadLetter) bool {
 		ids = append(ids, l.ID)
 		return true
 	})
-	if err == nil {
-		err = derr
-	}
 	if err != nil {
 		return nil, err
 	}

@@ -47,21 +47,12 @@ func (op *DropQueueOp) Apply(s *state) ([]byte, error) {
 	}
 	gp := name(name([]byte{prefixGP}, op.Tenant), op.Queue)
 	var leases []string
-	var derr error
-	err := s.v.Scan(gp, wire.PrefixEnd(gp), func(_, val []byte) bool {
-		g, err := decodeGP(val)
-		if err != nil {
-			derr = err
-			return false
-		}
+	err := family.Rows(s.v.Scan, gp, wire.PrefixEnd(gp), family.Value(decodeGP), func(g gpState) bool {
 		if g.LeaseID != "" {
 			leases = append(leases, g.LeaseID)
 		}
 		return true
 	})
-	if err == nil {
-		err = derr
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -69,19 +60,11 @@ func (op *DropQueueOp) Apply(s *state) ([]byte, error) {
 		s.tx.Delete(leaseKey(id))
 	}
 	letters := letterPrefix(op.Tenant, op.Queue)
-	err = s.v.Scan(letters, wire.PrefixEnd(letters), func(_, val []byte) bool {
-		l, err := decodeLetter(val)
-		if err != nil {
-			derr = err
-			return false
-		}
+	err = family.Rows(s.v.Scan, letters, wire.PrefixEnd(letters), family.Value(decodeLetter), func(l DeadLetter) bool {
 		s.tx.Delete(letterIDKey(op.Tenant, l.ID))
 		a.DeadLetters++
 		return true
 	})
-	if err == nil {
-		err = derr
-	}
 	if err != nil {
 		return nil, err
 	}

@@ -62,21 +62,12 @@ func DeadLetters(v *raftlog.View, tenant, queue, group string, limit int) ([]Dea
 		}
 	}
 	var out []DeadLetter
-	var derr error
-	err := v.Scan(prefix, wire.PrefixEnd(prefix), func(_, val []byte) bool {
-		l, err := decodeLetter(val)
-		if err != nil {
-			derr = err
-			return false
-		}
+	err := family.Rows(v.Scan, prefix, wire.PrefixEnd(prefix), family.Value(decodeLetter), func(l DeadLetter) bool {
 		if group == "" || l.Group == group {
 			out = append(out, l)
 		}
 		return limit <= 0 || len(out) < limit
 	})
-	if err == nil {
-		err = derr
-	}
 	return out, err
 }
 

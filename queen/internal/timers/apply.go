@@ -111,15 +111,8 @@ type FireAnswer struct {
 func (f FireOp) Apply(s *state) ([]byte, error) {
 	var a FireAnswer
 	upper := binary.BigEndian.AppendUint64([]byte{prefixDue}, uint64(s.At.Stamp)+1)
-	var due [][]byte
-	err := s.Tx.Scan([]byte{prefixDue}, upper, func(k, _ []byte) bool {
-		if len(due) == f.Limit {
-			a.More = true
-			return false
-		}
-		due = append(due, append([]byte(nil), k...))
-		return true
-	})
+	due, more, err := family.Keys(s.Tx.Scan, []byte{prefixDue}, upper, f.Limit)
+	a.More = more
 	if err != nil {
 		return nil, err
 	}

@@ -105,17 +105,9 @@ type SweepAnswer struct {
 func (op SweepOp) Apply(en family.Entry) ([]byte, error) {
 	tx, at := en.Tx, en.At
 	var a SweepAnswer
-	lower := []byte{prefix, kindExpiry}
 	upper := binary.BigEndian.AppendUint64([]byte{prefix, kindExpiry}, uint64(at.Stamp)+1)
-	var due [][]byte
-	err := tx.Scan(lower, upper, func(k, _ []byte) bool {
-		if len(due) == op.Limit {
-			a.More = true
-			return false
-		}
-		due = append(due, append([]byte(nil), k...))
-		return true
-	})
+	due, more, err := family.Keys(tx.Scan, []byte{prefix, kindExpiry}, upper, op.Limit)
+	a.More = more
 	if err != nil {
 		return nil, err
 	}
