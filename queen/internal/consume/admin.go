@@ -1,7 +1,6 @@
 package consume
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -37,7 +36,7 @@ func (op *SeekOp) Apply(s *state) ([]byte, error) {
 		return nil, err
 	}
 	s.released(op.Tenant, op.Queue)
-	return binary.AppendUvarint(nil, uint64(moved)), nil
+	return countAnswer(moved), nil
 }
 
 // seekOne moves the group's cursor on one partition and releases its lease.
@@ -99,7 +98,7 @@ func (op *DeleteOp) Apply(s *state) ([]byte, error) {
 		s.tx.DeleteRange(m, wire.PrefixEnd(m))
 		s.released(op.Tenant, q)
 	}
-	return binary.AppendUvarint(nil, uint64(n)), nil
+	return countAnswer(n), nil
 }
 
 // Apply takes a dead letter out of the DLQ, or rolls the entry back when
@@ -135,5 +134,5 @@ func (op *PurgeOp) Apply(s *state) ([]byte, error) {
 		s.tx.Delete(letterIDKey(op.Tenant, id))
 	}
 	s.tx.DeleteRange(p, wire.PrefixEnd(p))
-	return binary.AppendUvarint(nil, uint64(len(ids))), nil
+	return countAnswer(len(ids)), nil
 }

@@ -10,7 +10,10 @@ import (
 	"github.com/queen-mq/queen-go/raftlog"
 )
 
-// count reads the answer of an op that answers how many it changed.
+// countAnswer is the answer of an op that answers how many it changed,
+// and count reads it.
+func countAnswer(n int) []byte { return binary.AppendUvarint(nil, uint64(n)) }
+
 func count(b []byte) (int, error) {
 	n, _ := binary.Uvarint(b)
 	return int(n), nil

@@ -1,13 +1,11 @@
 package consume
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 
 	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
-	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
 const kindPosition byte = 9
@@ -38,17 +36,16 @@ type PositionOp struct {
 
 // Op encodes o as an op of a command.
 func (o *PositionOp) Op() raftlog.Op {
-	b := wire.AppendString([]byte{opVersion, kindPosition}, o.Tenant)
-	b = binary.AppendUvarint(b, uint64(len(o.Items)))
+	e := newOp(kindPosition)
+	e.Str(o.Tenant)
+	e.Uvarint(uint64(len(o.Items)))
 	for _, p := range o.Items {
-		for _, x := range []string{p.Queue, p.Group, p.Partition} {
-			b = wire.AppendString(b, x)
-		}
-		b = binary.AppendVarint(b, p.Offset)
-		b = wire.AppendString(b, p.Metadata)
-		b = append(b, p.Mode)
+		e.Str(p.Queue, p.Group, p.Partition)
+		e.Varint(p.Offset)
+		e.Str(p.Metadata)
+		e.Byte(p.Mode)
 	}
-	return raftlog.Op{Kind: OpConsume, Data: b}
+	return op(e)
 }
 
 func decodePositionOp(d *family.Decoder) *PositionOp {
@@ -131,7 +128,11 @@ func PositionMetadata(v *raftlog.View, tenant, queue, group, partition string) (
 }
 
 func appendPositionRollback(i int, reason byte, why string) []byte {
-	return wire.AppendString(append(binary.AppendUvarint(nil, uint64(i)), reason), why)
+	var e family.Encoder
+	e.Uvarint(uint64(i))
+	e.Byte(reason)
+	e.Str(why)
+	return e
 }
 
 // DecodePositionRollback reads the answer of a PositionOp that rolled its

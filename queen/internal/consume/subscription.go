@@ -46,7 +46,7 @@ func (op *SubscriptionOp) Apply(s *state) ([]byte, error) {
 		m.From = op.From
 		s.tx.Set(k, m.encode())
 	}
-	return binary.AppendUvarint(nil, uint64(len(subs))), nil
+	return countAnswer(len(subs)), nil
 }
 
 // SetSubscription moves a group's subscription time (see SubscriptionOp)

@@ -1,7 +1,6 @@
 package timers
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"github.com/queen-mq/queen-go/contract"
@@ -110,8 +109,7 @@ type FireAnswer struct {
 // this entry: whichever of a fire and a cancel applies first wins.
 func (f FireOp) Apply(s *state) ([]byte, error) {
 	var a FireAnswer
-	upper := binary.BigEndian.AppendUint64([]byte{prefixDue}, uint64(s.At.Stamp)+1)
-	due, more, err := family.Keys(s.Tx.Scan, []byte{prefixDue}, upper, f.Limit)
+	due, more, err := family.Keys(s.Tx.Scan, []byte{prefixDue}, dueBy(s.At.Stamp), f.Limit)
 	a.More = more
 	if err != nil {
 		return nil, err

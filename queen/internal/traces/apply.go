@@ -1,7 +1,6 @@
 package traces
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"github.com/queen-mq/queen-go/contract"
@@ -89,7 +88,10 @@ func saveCount(tx *raftlog.Txn, tenant, traceName string, c nameCount) {
 		tx.Delete(countKey(tenant, traceName))
 		return
 	}
-	tx.Set(countKey(tenant, traceName), binary.AppendVarint(binary.AppendUvarint(nil, c.n), c.last))
+	var e family.Encoder
+	e.Uvarint(c.n)
+	e.Varint(c.last)
+	tx.Set(countKey(tenant, traceName), e)
 }
 
 // SweepAnswer is what a sweep did: events deleted, and More when it
@@ -105,8 +107,7 @@ type SweepAnswer struct {
 func (op SweepOp) Apply(en family.Entry) ([]byte, error) {
 	tx, at := en.Tx, en.At
 	var a SweepAnswer
-	upper := binary.BigEndian.AppendUint64([]byte{prefix, kindExpiry}, uint64(at.Stamp)+1)
-	due, more, err := family.Keys(tx.Scan, []byte{prefix, kindExpiry}, upper, op.Limit)
+	due, more, err := family.Keys(tx.Scan, []byte{prefix, kindExpiry}, expiredBy(at.Stamp), op.Limit)
 	a.More = more
 	if err != nil {
 		return nil, err
