@@ -1,8 +1,6 @@
 package consume
 
 import (
-	"fmt"
-
 	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 )
@@ -258,60 +256,55 @@ func (x *ExtendOp) Op() raftlog.Op {
 
 // decodeOp decodes an op: any of the family's (kindPop…).
 func decodeOp(b []byte) (family.Op[*state], error) {
-	op, err := family.Decode(b, ErrCorrupt, func(d *family.Decoder) family.Op[*state] {
-		d.Version(opVersion, "op version")
-		switch kind := d.Byte(); kind {
-		case kindPop:
-			p := &PopOp{Tenant: d.Str(), Queue: d.Str(), Group: d.Str(), Partition: d.Str(), LeaseID: d.Str()}
-			p.Start = d.Uvarint()
-			p.Batch, p.MaxPartitions = int(d.Uvarint()), int(d.Uvarint())
-			p.LeaseMicros, p.SkewMicros = d.Varint(), d.Varint()
-			p.AutoAck = d.Flag("flag")
-			p.Mode = d.Byte()
-			p.From = d.Varint()
-			p.Conflate = d.Optional("pop flag")
-			d.Expect(p.Batch >= 1 && p.MaxPartitions >= 1 && p.LeaseMicros >= 0 && p.SkewMicros >= 0 && p.Mode <= ModeAll, "pop bounds")
-			return p
-		case kindAck:
-			return &AckOp{Tenant: d.Str(), SkewMicros: d.Varint(), Items: decodeAckItems(d)}
-		case kindTxn:
-			return decodeTxn(d)
-		case kindExtend:
-			x := &ExtendOp{Tenant: d.Str(), LeaseID: d.Str(), Micros: d.Varint(), SkewMicros: d.Varint()}
-			d.Expect(x.Micros >= 0 && x.SkewMicros >= 0, "extend bounds")
-			return x
-		case kindSeek:
-			o := &SeekOp{Tenant: d.Str(), Queue: d.Str(), Group: d.Str(), Partition: d.Str()}
-			o.ToEnd = d.Flag("flag")
-			o.To = d.Varint()
-			return o
-		case kindDelete:
-			o := &DeleteOp{Tenant: d.Str(), Queue: d.Str(), Group: d.Str()}
-			o.KeepSubscription = d.Optional("delete flag")
-			return o
-		case kindReplay:
-			return &ReplayOp{Tenant: d.Str(), ID: d.Str()}
-		case kindPurge:
-			return &PurgeOp{Tenant: d.Str(), Queue: d.Str(), Group: d.Str()}
-		case kindPosition:
-			return decodePositionOp(d)
-		case kindSubscription:
-			return &SubscriptionOp{Tenant: d.Str(), Group: d.Str(), From: d.Varint()}
-		case kindDropQueue:
-			return &DropQueueOp{Tenant: d.Str(), Queue: d.Str()}
-		case kindDeleteMessage:
-			o := &DeleteMessageOp{Tenant: d.Str(), Queue: d.Str(), Partition: d.Str(), UID: d.Uvarint(), Offset: d.Varint(), TransactionID: d.Str()}
-			d.Expect(o.Offset >= 0, "delete message offset")
-			return o
-		default:
-			d.Fail(fmt.Sprintf("op kind %d", kind))
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	return family.DecodeOp(family.OpCodec{Corrupt: ErrCorrupt, Version: opVersion, VersionWhat: "op version", TagWhat: "op kind"}, b, readOp, nil)
+}
+
+func readOp(kind byte, d *family.Decoder) family.Op[*state] {
+	switch kind {
+	case kindPop:
+		p := &PopOp{Tenant: d.Str(), Queue: d.Str(), Group: d.Str(), Partition: d.Str(), LeaseID: d.Str()}
+		p.Start = d.Uvarint()
+		p.Batch, p.MaxPartitions = int(d.Uvarint()), int(d.Uvarint())
+		p.LeaseMicros, p.SkewMicros = d.Varint(), d.Varint()
+		p.AutoAck = d.Flag("flag")
+		p.Mode = d.Byte()
+		p.From = d.Varint()
+		p.Conflate = d.Optional("pop flag")
+		d.Expect(p.Batch >= 1 && p.MaxPartitions >= 1 && p.LeaseMicros >= 0 && p.SkewMicros >= 0 && p.Mode <= ModeAll, "pop bounds")
+		return p
+	case kindAck:
+		return &AckOp{Tenant: d.Str(), SkewMicros: d.Varint(), Items: decodeAckItems(d)}
+	case kindTxn:
+		return decodeTxn(d)
+	case kindExtend:
+		x := &ExtendOp{Tenant: d.Str(), LeaseID: d.Str(), Micros: d.Varint(), SkewMicros: d.Varint()}
+		d.Expect(x.Micros >= 0 && x.SkewMicros >= 0, "extend bounds")
+		return x
+	case kindSeek:
+		o := &SeekOp{Tenant: d.Str(), Queue: d.Str(), Group: d.Str(), Partition: d.Str()}
+		o.ToEnd = d.Flag("flag")
+		o.To = d.Varint()
+		return o
+	case kindDelete:
+		o := &DeleteOp{Tenant: d.Str(), Queue: d.Str(), Group: d.Str()}
+		o.KeepSubscription = d.Optional("delete flag")
+		return o
+	case kindReplay:
+		return &ReplayOp{Tenant: d.Str(), ID: d.Str()}
+	case kindPurge:
+		return &PurgeOp{Tenant: d.Str(), Queue: d.Str(), Group: d.Str()}
+	case kindPosition:
+		return decodePositionOp(d)
+	case kindSubscription:
+		return &SubscriptionOp{Tenant: d.Str(), Group: d.Str(), From: d.Varint()}
+	case kindDropQueue:
+		return &DropQueueOp{Tenant: d.Str(), Queue: d.Str()}
+	case kindDeleteMessage:
+		o := &DeleteMessageOp{Tenant: d.Str(), Queue: d.Str(), Partition: d.Str(), UID: d.Uvarint(), Offset: d.Varint(), TransactionID: d.Str()}
+		d.Expect(o.Offset >= 0, "delete message offset")
+		return o
 	}
-	return op, nil
+	return nil
 }
 
 func decodeTxn(d *family.Decoder) *TxnOp {

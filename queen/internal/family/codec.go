@@ -148,3 +148,38 @@ func (d *Decoder) End() error {
 	d.Expect(len(d.B) == 0, "trailing bytes")
 	return d.Err
 }
+
+// OpCodec is how a family's ops start: a version byte, then a tag byte
+// that says which op follows. Its names are those of the failures.
+type OpCodec struct {
+	Corrupt error
+	Version byte
+	// VersionWhat and TagWhat name a bad version or an unknown tag in a
+	// failure ("<what> <byte>").
+	VersionWhat, TagWhat string
+}
+
+// DecodeOp reads an op that starts as c says: read reads the op of a tag
+// (nil: no op has it), and check (nil: none) refuses what the contract
+// refuses. What does not decode, or check refuses, is an error and no op.
+func DecodeOp[S any](c OpCodec, b []byte, read func(tag byte, d *Decoder) Op[S], check func(Op[S]) error) (Op[S], error) {
+	op, err := Decode(b, c.Corrupt, func(d *Decoder) Op[S] {
+		d.Version(c.Version, c.VersionWhat)
+		tag := d.Byte()
+		if d.Err != nil {
+			return nil
+		}
+		op := read(tag, d)
+		if op == nil {
+			d.Fail(fmt.Sprintf("%s %d", c.TagWhat, tag))
+		}
+		return op
+	})
+	if err == nil && check != nil {
+		err = check(op)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return op, nil
+}

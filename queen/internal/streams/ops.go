@@ -110,36 +110,29 @@ func tenantOp(kind byte, tenant, name string) raftlog.Op {
 
 // decodeOp decodes an op and checks it as Check does.
 func decodeOp(b []byte) (family.Op[*state], error) {
-	out, err := family.Decode(b, ErrCorrupt, func(d *family.Decoder) family.Op[*state] {
-		d.Version(opVersion, "op version")
-		switch kind := d.Byte(); kind {
-		case kindRegister:
-			o := &RegisterOp{Tenant: d.Str(), Name: d.Str(), Source: d.Str(), Sink: d.Str(), ConfigHash: d.Str()}
-			o.Reset = d.Flag("register flag")
-			return o
-		case kindCycle:
-			o := &CycleOp{Tenant: d.Str(), ID: d.ID("query id"), Partition: d.Str(), Group: d.Str()}
-			n := d.Count(3)
-			for i := 0; i < n && d.Err == nil; i++ {
-				o.Ops = append(o.Ops, StateOp{Kind: d.Byte(), Key: d.Str(), Value: d.Bytes()})
-			}
-			return o
-		case kindDelete:
-			return &DeleteOp{Tenant: d.Str(), Name: d.Str()}
-		case kindDropSource:
-			return &DropSourceOp{Tenant: d.Str(), Queue: d.Str()}
-		default:
-			d.Fail(fmt.Sprintf("op kind %d", kind))
+	return family.DecodeOp(family.OpCodec{Corrupt: ErrCorrupt, Version: opVersion, VersionWhat: "op version", TagWhat: "op kind"}, b, readOp,
+		func(op family.Op[*state]) error { return check(op) })
+}
+
+func readOp(kind byte, d *family.Decoder) family.Op[*state] {
+	switch kind {
+	case kindRegister:
+		o := &RegisterOp{Tenant: d.Str(), Name: d.Str(), Source: d.Str(), Sink: d.Str(), ConfigHash: d.Str()}
+		o.Reset = d.Flag("register flag")
+		return o
+	case kindCycle:
+		o := &CycleOp{Tenant: d.Str(), ID: d.ID("query id"), Partition: d.Str(), Group: d.Str()}
+		n := d.Count(3)
+		for i := 0; i < n && d.Err == nil; i++ {
+			o.Ops = append(o.Ops, StateOp{Kind: d.Byte(), Key: d.Str(), Value: d.Bytes()})
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		return o
+	case kindDelete:
+		return &DeleteOp{Tenant: d.Str(), Name: d.Str()}
+	case kindDropSource:
+		return &DropSourceOp{Tenant: d.Str(), Queue: d.Str()}
 	}
-	if err := check(out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return nil
 }
 
 // check refuses an op the contract refuses, naming the field. The

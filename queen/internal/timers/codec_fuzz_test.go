@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/queen/internal/familytest"
 )
 
@@ -16,14 +15,6 @@ func FuzzDecodeOp(f *testing.F) {
 		{Kind: KindCancel, Queue: "q", Key: "j"},
 		{Kind: KindReschedule, Queue: "r", Partition: "Default", Key: "k", DelayMicros: 1e6}}}
 	familytest.FuzzOps(f, decodeOp, checkOp, c.Op().Data, FireOp{Limit: 3}.Op().Data, []byte{codecVersion, tagFire}, []byte{})
-}
-
-// checkOp is Check of a call (a fire has nothing to check).
-func checkOp(o family.Op[*state]) error {
-	if c, ok := o.(*Call); ok {
-		return Check(c.Ops)
-	}
-	return nil
 }
 
 // FuzzDecodeStored: a stored row, a due key and the answers decode or

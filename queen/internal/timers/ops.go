@@ -100,40 +100,39 @@ func (f FireOp) Op() raftlog.Op {
 	return raftlog.Op{Kind: OpTimers, Data: binary.AppendUvarint([]byte{codecVersion, tagFire}, uint64(f.Limit))}
 }
 
+var codec = family.OpCodec{Corrupt: ErrCorrupt, Version: codecVersion, VersionWhat: "version", TagWhat: "tag"}
+
 // decodeOp reads a Call or a FireOp, and checks a call as Check does.
-func decodeOp(b []byte) (family.Op[*state], error) {
-	out, err := family.Decode(b, ErrCorrupt, func(d *family.Decoder) family.Op[*state] {
-		d.Version(codecVersion, "version")
-		switch tag := d.Byte(); {
-		case d.Err != nil:
-		case tag == tagFire:
-			return FireOp{Limit: d.Limit(FireLimit, "fire limit")}
-		case tag == tagCall:
-			c := &Call{Tenant: d.Str()}
-			n := d.Count(1 + 4 + 16 + 1 + 1 + 1)
-			for i := 0; i < n && d.Err == nil; i++ {
-				o := Op{Kind: d.Byte(), Queue: d.Str(), Partition: d.Str(), Key: d.Str(), Txn: d.Str(), MessageID: d.ID("message id")}
-				o.DelayMicros, o.Payload, o.Sealed = d.Varint(), d.Blob(), d.Flag("sealed")
-				c.Ops = append(c.Ops, o)
-			}
-			return c
-		default:
-			d.Fail(fmt.Sprintf("tag %d", tag))
+func decodeOp(b []byte) (family.Op[*state], error) { return family.DecodeOp(codec, b, readOp, checkOp) }
+
+func readOp(tag byte, d *family.Decoder) family.Op[*state] {
+	switch tag {
+	case tagFire:
+		return FireOp{Limit: d.Limit(FireLimit, "fire limit")}
+	case tagCall:
+		c := &Call{Tenant: d.Str()}
+		n := d.Count(1 + 4 + 16 + 1 + 1 + 1)
+		for i := 0; i < n && d.Err == nil; i++ {
+			o := Op{Kind: d.Byte(), Queue: d.Str(), Partition: d.Str(), Key: d.Str(), Txn: d.Str(), MessageID: d.ID("message id")}
+			o.DelayMicros, o.Payload, o.Sealed = d.Varint(), d.Blob(), d.Flag("sealed")
+			c.Ops = append(c.Ops, o)
 		}
+		return c
+	}
+	return nil
+}
+
+// checkOp checks a call's tenant and operations (a fire has nothing to
+// check).
+func checkOp(op family.Op[*state]) error {
+	c, ok := op.(*Call)
+	if !ok {
 		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
-	if c, ok := out.(*Call); ok {
-		if err := contract.Tenant.Check("tenant", c.Tenant); err != nil {
-			return nil, err
-		}
-		if err := Check(c.Ops); err != nil {
-			return nil, err
-		}
+	if err := contract.Tenant.Check("tenant", c.Tenant); err != nil {
+		return err
 	}
-	return out, nil
+	return Check(c.Ops)
 }
 
 // Check refuses what the contract refuses of a call, naming the

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/queen/internal/familytest"
 )
 
@@ -18,14 +17,6 @@ func FuzzDecodeOp(f *testing.F) {
 	r.Names, r.PartitionUID, r.TTLSeconds = nil, 1<<63, MaxTTLSeconds
 	familytest.FuzzOps(f, decodeOp, checkOp, full, r.Op().Data, SweepOp{Limit: 3}.Op().Data,
 		[]byte{codecVersion, tagSweep}, []byte{codecVersion, tagRecord}, []byte{})
-}
-
-// checkOp is Check of a record (a sweep has nothing to check).
-func checkOp(o family.Op[family.Entry]) error {
-	if r, ok := o.(*Record); ok {
-		return r.Check()
-	}
-	return nil
 }
 
 // FuzzDecodeStored: a stored row, its key, an index or expiry key and the

@@ -91,30 +91,27 @@ func (s SweepOp) Op() raftlog.Op {
 
 // decodeOp reads a *Record (checked as Check does) or a SweepOp.
 func decodeOp(b []byte) (family.Op[family.Entry], error) {
-	out, err := family.Decode(b, ErrCorrupt, func(d *family.Decoder) family.Op[family.Entry] {
-		d.Version(codecVersion, "version")
-		switch tag := d.Byte(); {
-		case d.Err != nil:
-		case tag == tagSweep:
-			return SweepOp{Limit: d.Limit(SweepLimit, "sweep limit")}
-		case tag == tagRecord:
-			r := &Record{Tenant: d.Str(), PartitionUID: d.Uvarint(), TransactionID: d.Str(), Group: d.Str(), EventType: d.Str()}
-			r.Names, r.Data, r.TTLSeconds = d.Strs(), d.Blob(), d.Varint()
-			return r
-		default:
-			d.Fail(fmt.Sprintf("tag %d", tag))
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	return family.DecodeOp(family.OpCodec{Corrupt: ErrCorrupt, Version: codecVersion, VersionWhat: "version", TagWhat: "tag"}, b, readOp, checkOp)
+}
+
+func readOp(tag byte, d *family.Decoder) family.Op[family.Entry] {
+	switch tag {
+	case tagSweep:
+		return SweepOp{Limit: d.Limit(SweepLimit, "sweep limit")}
+	case tagRecord:
+		r := &Record{Tenant: d.Str(), PartitionUID: d.Uvarint(), TransactionID: d.Str(), Group: d.Str(), EventType: d.Str()}
+		r.Names, r.Data, r.TTLSeconds = d.Strs(), d.Blob(), d.Varint()
+		return r
 	}
-	if r, ok := out.(*Record); ok {
-		if err := r.Check(); err != nil {
-			return nil, err
-		}
+	return nil
+}
+
+// checkOp is Check of a record (a sweep has nothing to check).
+func checkOp(op family.Op[family.Entry]) error {
+	if r, ok := op.(*Record); ok {
+		return r.Check()
 	}
-	return out, nil
+	return nil
 }
 
 // Check refuses what the contract refuses of an event, naming the field:
