@@ -16,6 +16,19 @@ func Refused(err error) error {
 	return fmt.Errorf("%w: %w", raftlog.ErrRejected, err)
 }
 
+// Call runs a call of n operations: one check refuses (wrapped in
+// raftlog.ErrRejected) is refused before anything is read or proposed, an
+// empty one answers no answers and proposes nothing, any other is run.
+func Call[A any](n int, check error, run func() ([]A, error)) ([]A, error) {
+	if err := Refused(check); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return []A{}, nil
+	}
+	return run()
+}
+
 // Propose proposes op alone on shard and decodes its answer, unless
 // check (the family's check of the op) refused it: then it answers the
 // refusal wrapped in raftlog.ErrRejected and proposes nothing. Other

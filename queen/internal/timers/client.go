@@ -21,17 +21,13 @@ type Timers struct {
 // proposed; other errors are raftlog's (ErrTimeout: outcome unknown; a
 // retry upserts the same timer again).
 func (t *Timers) Do(ctx context.Context, c Call) ([]Answer, error) {
-	if err := family.Refused(Check(c.Ops)); err != nil {
-		return nil, err
-	}
-	if len(c.Ops) == 0 {
-		return []Answer{}, nil
-	}
-	got, err := family.Propose(ctx, t.Shard, nil, c.Op(), DecodeAnswers)
-	if err == nil && len(got) != len(c.Ops) {
-		err = fmt.Errorf("%w: %d answers for %d operations", ErrCorrupt, len(got), len(c.Ops))
-	}
-	return got, err
+	return family.Call(len(c.Ops), Check(c.Ops), func() ([]Answer, error) {
+		got, err := family.Propose(ctx, t.Shard, nil, c.Op(), DecodeAnswers)
+		if err == nil && len(got) != len(c.Ops) {
+			err = fmt.Errorf("%w: %d answers for %d operations", ErrCorrupt, len(got), len(c.Ops))
+		}
+		return got, err
+	})
 }
 
 // Read runs fn on a linearizable view (peek, list, count).
