@@ -8,13 +8,18 @@
 //     encoding in order, Decoder reads them back strictly (raftlog/wire's
 //     varints and length-prefixed strings, plus versions, flags, ids,
 //     bounded counts and the check that nothing trails), failing with the
-//     family's own ErrCorrupt.
+//     family's own ErrCorrupt; DecodeOp reads an op's version and tag and
+//     leaves the op of each tag, and its check, to the family (OpCodec).
 //   - The applier (applier.go): a family's raftlog.Applier and
-//     raftlog.StorageGrower from its decoder, what applies a decoded op,
-//     and what says an op grows the store.
+//     raftlog.StorageGrower from its decoder, the family's state of an
+//     Entry, and its ops, each of which applies itself (Op).
 //   - The proposer's side (propose.go): a call refused by the family's
-//     check wraps raftlog.ErrRejected and proposes nothing; any other is
-//     one op, whose answer the family decodes.
+//     check wraps raftlog.ErrRejected and proposes nothing, an empty call
+//     answers nothing (Call); any other is one op, whose answer the
+//     family decodes (Propose).
+//   - The scans apply and reads share (scan.go): the keys of an index up
+//     to a limit (Keys: what is due, what expired), and decoded rows
+//     (Rows), a row that does not decode ending the scan with its error.
 //
 // # Invariants
 //

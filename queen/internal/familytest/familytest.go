@@ -4,7 +4,9 @@
 // script's hands: every entry is proposed with the clock "at=<seconds>"
 // after a base an hour ahead of the wall clock, so stamps (lifetimes,
 // delays, expiries) are the script's and the leader's own ticks never
-// move them.
+// move them. The scripts' common steps are here too (Tenant, Appliers,
+// Lines, Fields, MustPropose, Answered, Read, ReadPage), and the codecs'
+// fuzz harness (fuzz.go: FuzzOps, FuzzRoundTrip).
 package familytest
 
 import (
