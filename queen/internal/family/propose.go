@@ -7,6 +7,17 @@ import (
 	"github.com/queen-mq/queen-go/raftlog"
 )
 
+// FirstErr is the first of errs that is not nil: the first refusal of a
+// list of checks of an op's fields, each naming its field.
+func FirstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Refused wraps a refusal of the family's check in raftlog.ErrRejected
 // (nil stays nil): the proposer refuses what apply would.
 func Refused(err error) error {

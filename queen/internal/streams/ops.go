@@ -163,37 +163,24 @@ func check(op any) error {
 // CheckRegister refuses a registration the contract refuses, naming the
 // field.
 func CheckRegister(o *RegisterOp) error {
-	if err := contract.Tenant.Check("tenant", o.Tenant); err != nil {
-		return err
-	}
-	if err := contract.StreamQuery.Check("name", o.Name); err != nil {
-		return err
-	}
-	if err := contract.Queue.Check("source_queue", o.Source); err != nil {
-		return err
-	}
+	var sink error
 	if o.Sink != "" {
-		if err := contract.Queue.Check("sink_queue", o.Sink); err != nil {
-			return err
-		}
+		sink = contract.Queue.Check("sink_queue", o.Sink)
 	}
-	return contract.StreamConfigHash.Check("config_hash", o.ConfigHash)
+	return family.FirstErr(contract.Tenant.Check("tenant", o.Tenant), contract.StreamQuery.Check("name", o.Name),
+		contract.Queue.Check("source_queue", o.Source), sink, contract.StreamConfigHash.Check("config_hash", o.ConfigHash))
 }
 
 // CheckCycle refuses a cycle's state part the contract refuses, naming
 // the field: the partition, the group, more than StreamStateOps ops, a
 // bad key or kind, a value over StreamValue bytes, an upsert without one.
 func CheckCycle(o *CycleOp) error {
-	if err := contract.Tenant.Check("tenant", o.Tenant); err != nil {
-		return err
-	}
-	if err := contract.StreamPartition.Check("partition_id", o.Partition); err != nil {
-		return err
-	}
+	var group error
 	if o.Group != "" {
-		if err := contract.ConsumerGroup.Check("consumer_group", o.Group); err != nil {
-			return err
-		}
+		group = contract.ConsumerGroup.Check("consumer_group", o.Group)
+	}
+	if err := family.FirstErr(contract.Tenant.Check("tenant", o.Tenant), contract.StreamPartition.Check("partition_id", o.Partition), group); err != nil {
+		return err
 	}
 	if int64(len(o.Ops)) > contract.StreamStateOps.Max {
 		return fmt.Errorf("state_ops: %d ops, at most %d in one cycle", len(o.Ops), contract.StreamStateOps.Max)

@@ -126,13 +126,9 @@ func (r *Record) Check() error {
 	if r.TransactionID == "" {
 		return errors.New("transactionId is required")
 	}
-	if err := contract.TransactionID.Check("transactionId", r.TransactionID); err != nil {
-		return err
-	}
-	if err := contract.ConsumerGroup.Check("consumerGroup", r.Group); err != nil {
-		return err
-	}
-	if err := contract.TraceEventType.Check("eventType", r.EventType); err != nil {
+	err := family.FirstErr(contract.TransactionID.Check("transactionId", r.TransactionID), contract.ConsumerGroup.Check("consumerGroup", r.Group),
+		contract.TraceEventType.Check("eventType", r.EventType))
+	if err != nil {
 		return err
 	}
 	if r.EventType == "" {
