@@ -10,9 +10,9 @@ import (
 	"github.com/queen-mq/queen-go/contract"
 )
 
-// ack settles an ack call's items (settleAll); a refused item refuses no
+// Apply settles an ack call's items (settleAll); a refused item refuses no
 // other.
-func (s *state) ack(op *AckOp) ([]byte, error) {
+func (op *AckOp) Apply(s *state) ([]byte, error) {
 	out, err := s.settleAll(op.Tenant, op.Items, false)
 	if err != nil {
 		return nil, err
@@ -75,8 +75,8 @@ func (c *ackCall) file(it *AckItem, ref gpRef, m *msgState) error {
 	return nil
 }
 
-// extend moves a live lease's end on every partition it still holds.
-func (s *state) extend(op *ExtendOp) ([]byte, error) {
+// Apply moves a live lease's end on every partition it still holds.
+func (op *ExtendOp) Apply(s *state) ([]byte, error) {
 	var a ExtendAnswer
 	b, ok, err := s.tx.Get(leaseKey(op.LeaseID))
 	if err != nil || !ok {

@@ -1,16 +1,16 @@
 package consume
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
-// seek moves the group's cursors; it answers how many partitions moved.
-func (s *state) seek(op *SeekOp) ([]byte, error) {
+// Apply moves the group's cursors; it answers how many partitions moved.
+func (op *SeekOp) Apply(s *state) ([]byte, error) {
 	if _, ok, err := s.tx.Get(groupKey(op.Tenant, op.Queue, op.Group)); err != nil {
 		return nil, err
 	} else if !ok {
@@ -36,7 +36,7 @@ func (s *state) seek(op *SeekOp) ([]byte, error) {
 		return nil, err
 	}
 	s.released(op.Tenant, op.Queue)
-	return binary.AppendUvarint(nil, uint64(moved)), nil
+	return countAnswer(moved), nil
 }
 
 // seekOne moves the group's cursor on one partition and releases its lease.
@@ -65,9 +65,9 @@ func (s *state) seekOne(op *SeekOp, pi raftlog.PartitionInfo) error {
 	return s.indexUID(op.Tenant, op.Queue, pi.Name, pi.UID)
 }
 
-// deleteGroup forgets a group on one queue or on all; it answers how many
+// Apply forgets a group on one queue or on all; it answers how many
 // queues it was subscribed to.
-func (s *state) deleteGroup(op *DeleteOp) ([]byte, error) {
+func (op *DeleteOp) Apply(s *state) ([]byte, error) {
 	queues := []string{op.Queue}
 	if op.Queue == "" {
 		subs, err := subscriptions(s.v, op.Tenant, "", op.Group)
@@ -98,12 +98,12 @@ func (s *state) deleteGroup(op *DeleteOp) ([]byte, error) {
 		s.tx.DeleteRange(m, wire.PrefixEnd(m))
 		s.released(op.Tenant, q)
 	}
-	return binary.AppendUvarint(nil, uint64(n)), nil
+	return countAnswer(n), nil
 }
 
-// replay takes a dead letter out of the DLQ, or rolls the entry back when
+// Apply takes a dead letter out of the DLQ, or rolls the entry back when
 // it is gone already.
-func (s *state) replay(op *ReplayOp) ([]byte, error) {
+func (op *ReplayOp) Apply(s *state) ([]byte, error) {
 	k, ok, err := s.tx.Get(letterIDKey(op.Tenant, op.ID))
 	if err != nil {
 		return nil, err
@@ -116,26 +116,17 @@ func (s *state) replay(op *ReplayOp) ([]byte, error) {
 	return nil, nil
 }
 
-// purge deletes dead letters; it answers how many.
-func (s *state) purge(op *PurgeOp) ([]byte, error) {
+// Apply deletes dead letters; it answers how many.
+func (op *PurgeOp) Apply(s *state) ([]byte, error) {
 	p := letterPrefix(op.Tenant, op.Queue)
 	if op.Group != "" {
 		p = name(p, op.Group)
 	}
 	var ids []string
-	var derr error
-	err := s.tx.Scan(p, wire.PrefixEnd(p), func(_, val []byte) bool {
-		l, err := decodeLetter(val)
-		if err != nil {
-			derr = err
-			return false
-		}
+	err := family.Rows(s.tx.Scan, p, wire.PrefixEnd(p), family.Value(decodeLetter), func(l DeadLetter) bool {
 		ids = append(ids, l.ID)
 		return true
 	})
-	if err == nil {
-		err = derr
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -143,5 +134,5 @@ func (s *state) purge(op *PurgeOp) ([]byte, error) {
 		s.tx.Delete(letterIDKey(op.Tenant, id))
 	}
 	s.tx.DeleteRange(p, wire.PrefixEnd(p))
-	return binary.AppendUvarint(nil, uint64(len(ids))), nil
+	return countAnswer(len(ids)), nil
 }

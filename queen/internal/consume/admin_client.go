@@ -6,8 +6,18 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 )
+
+// countAnswer is the answer of an op that answers how many it changed,
+// and count reads it.
+func countAnswer(n int) []byte { return binary.AppendUvarint(nil, uint64(n)) }
+
+func count(b []byte) (int, error) {
+	n, _ := binary.Uvarint(b)
+	return int(n), nil
+}
 
 // ErrGone is returned by Replay for a dead letter that is not (or no
 // longer) in the DLQ.
@@ -16,33 +26,18 @@ var ErrGone = errors.New("consume: dead letter gone")
 // Seek moves a group's cursors (see SeekOp) and answers how many
 // partitions moved.
 func (c *Consumer) Seek(ctx context.Context, op SeekOp) (int, error) {
-	ans, _, err := c.Shard.ProposeOp(ctx, op.Op())
-	if err != nil {
-		return 0, err
-	}
-	n, _ := binary.Uvarint(ans)
-	return int(n), nil
+	return family.Propose(ctx, c.Shard, nil, op.Op(), count)
 }
 
 // DeleteGroup forgets a group (see DeleteOp) and answers on how many
 // queues it was subscribed.
 func (c *Consumer) DeleteGroup(ctx context.Context, op DeleteOp) (int, error) {
-	ans, _, err := c.Shard.ProposeOp(ctx, op.Op())
-	if err != nil {
-		return 0, err
-	}
-	n, _ := binary.Uvarint(ans)
-	return int(n), nil
+	return family.Propose(ctx, c.Shard, nil, op.Op(), count)
 }
 
 // Purge deletes dead letters (see PurgeOp) and answers how many.
 func (c *Consumer) Purge(ctx context.Context, op PurgeOp) (int, error) {
-	ans, _, err := c.Shard.ProposeOp(ctx, op.Op())
-	if err != nil {
-		return 0, err
-	}
-	n, _ := binary.Uvarint(ans)
-	return int(n), nil
+	return family.Propose(ctx, c.Shard, nil, op.Op(), count)
 }
 
 // Replay pushes a copy of dead letter id to queue/partition (its own when

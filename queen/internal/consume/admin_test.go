@@ -11,8 +11,7 @@ import (
 )
 
 func TestSeekMovesTheCursorAndReleasesLeases(t *testing.T) {
-	e := start(t)
-	e.push("q", "p", 0, 3)
+	e := startWith(t, "q", "p", 3)
 	_, stamp, err := e.shard.Push(e.ctx(), raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: "q", Partition: "p",
 		TransactionID: "p-3", MessageID: [16]byte{3}, Payload: []byte(`{"i":3}`)}}})
 	if err != nil {
@@ -42,8 +41,7 @@ func TestSeekMovesTheCursorAndReleasesLeases(t *testing.T) {
 }
 
 func TestGroupsReportCursorsLagAndLeases(t *testing.T) {
-	e := start(t)
-	e.push("q", "a", 0, 4)
+	e := startWith(t, "q", "a", 4)
 	e.push("q", "b", 0, 2)
 	res := e.pop(consume.PopRequest{Queue: "q", Group: "g", Mode: consume.ModeAll, Partition: "a", Batch: 3})
 	e.ack(res, "g", consume.StatusCompleted, true)
@@ -70,8 +68,7 @@ func TestGroupsReportCursorsLagAndLeases(t *testing.T) {
 // group's state: what the live lease holds, what was acked out of order,
 // and what is left to settle; an expired lease holds nothing.
 func TestGroupsCountLeasedAndSettled(t *testing.T) {
-	e := start(t)
-	e.push("q", "a", 0, 5)
+	e := startWith(t, "q", "a", 5)
 	res := e.pop(consume.PopRequest{Queue: "q", Group: "g", Mode: consume.ModeAll, Batch: 3, Lease: time.Hour})
 	second := res
 	second.Parts = []consume.Popped{res.Parts[0]}
@@ -104,8 +101,7 @@ func TestGroupsCountLeasedAndSettled(t *testing.T) {
 }
 
 func TestReplayMovesADeadLetterBackOnce(t *testing.T) {
-	e := start(t)
-	e.push("q", "p", 0, 1)
+	e := startWith(t, "q", "p", 1)
 	res := e.pop(consume.PopRequest{Queue: "q"})
 	e.ack(res, "", consume.StatusDLQ, true)
 	letters := e.letters("q", "")
@@ -127,8 +123,7 @@ func TestReplayMovesADeadLetterBackOnce(t *testing.T) {
 }
 
 func TestPurgeDeletesOneGroupsLettersOrAll(t *testing.T) {
-	e := start(t)
-	e.push("q", "p", 0, 2)
+	e := startWith(t, "q", "p", 2)
 	for _, g := range []string{"a", "b"} {
 		res := e.pop(consume.PopRequest{Queue: "q", Group: g, Mode: consume.ModeAll, Batch: 2})
 		e.ack(res, g, consume.StatusDLQ, true)
@@ -145,8 +140,7 @@ func TestPurgeDeletesOneGroupsLettersOrAll(t *testing.T) {
 }
 
 func TestDeletingAGroupButNotItsSubscriptionStartsItAgainWhereItSubscribed(t *testing.T) {
-	e := start(t)
-	e.push("q", "p", 0, 2)
+	e := startWith(t, "q", "p", 2)
 	if got := e.pop(consume.PopRequest{Queue: "q", Group: "g", Mode: consume.ModeNew}); len(got.Parts) != 0 {
 		t.Fatalf("a new group read what came before it: %v", txids(got))
 	}
@@ -169,8 +163,7 @@ func TestDeletingAGroupButNotItsSubscriptionStartsItAgainWhereItSubscribed(t *te
 }
 
 func TestASubscriptionTimeMovesWhereAGroupStartsOnPartitionsItHasNotRead(t *testing.T) {
-	e := start(t)
-	e.push("q", "a", 0, 1)
+	e := startWith(t, "q", "a", 1)
 	if got := e.pop(consume.PopRequest{Queue: "q", Group: "g", Mode: consume.ModeNew}); len(got.Parts) != 0 {
 		t.Fatalf("a new group read %v", txids(got))
 	}
@@ -229,8 +222,7 @@ func TestASubscriptionTimeRewindsAGroupThatReadNothing(t *testing.T) {
 }
 
 func TestDeletingAQueueForgetsItsGroupsLettersLeasesAndPartitionIDs(t *testing.T) {
-	e := start(t)
-	e.push("q", "p", 0, 3)
+	e := startWith(t, "q", "p", 3)
 	e.push("kept", "p", 0, 1)
 	res := e.pop(consume.PopRequest{Queue: "q", Group: "g", Mode: consume.ModeAll, Batch: 3})
 	kept := e.pop(consume.PopRequest{Queue: "kept", Group: "g", Mode: consume.ModeAll})
@@ -270,8 +262,7 @@ func TestDeletingAQueueForgetsItsGroupsLettersLeasesAndPartitionIDs(t *testing.T
 }
 
 func TestADeletedMessageIsDeliveredToNoGroup(t *testing.T) {
-	e := start(t)
-	e.push("q", "p", 0, 3)
+	e := startWith(t, "q", "p", 3)
 	held := e.pop(consume.PopRequest{Queue: "q", Group: "a", Mode: consume.ModeAll, Batch: 3})
 	only := e.pop(consume.PopRequest{Queue: "q", Group: "c", Mode: consume.ModeAll, Batch: 2})
 	e.ack(sub(only, 0), "c", consume.StatusCompleted, true) // c holds p-1 alone now

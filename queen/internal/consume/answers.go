@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
@@ -59,33 +60,30 @@ type ExtendAnswer struct {
 }
 
 func appendPopResult(b []byte, r *PopResult) []byte {
-	b = wire.AppendString(b, r.LeaseID)
-	b = binary.AppendVarint(b, r.End)
-	b = binary.AppendVarint(b, r.NextAt)
-	b = append(b, boolByte(r.Conflation)|boolByte(r.Conflict)<<1)
-	b = binary.AppendUvarint(b, uint64(len(r.Parts)))
+	e := family.Encoder(b)
+	e.Str(r.LeaseID)
+	e.Varint(r.End, r.NextAt)
+	e.Byte(family.Bit(r.Conflation) | family.Bit(r.Conflict)<<1)
+	e.Uvarint(uint64(len(r.Parts)))
 	for _, p := range r.Parts {
-		b = wire.AppendString(b, p.Partition)
-		b = binary.AppendUvarint(b, p.UID)
-		b = binary.AppendUvarint(b, uint64(len(p.Messages)))
+		e.Str(p.Partition)
+		e.Uvarint(p.UID, uint64(len(p.Messages)))
 		for _, m := range p.Messages {
-			b = binary.AppendVarint(b, m.Offset)
-			b = binary.AppendVarint(b, m.Ts)
-			b = append(b, m.MessageID[:]...)
-			b = wire.AppendString(b, m.TransactionID)
-			b = wire.AppendString(b, string(m.Payload))
-			b = binary.AppendUvarint(b, uint64(m.Attempt))
-			b = append(b, m.TraceID[:]...)
-			b = wire.AppendString(b, m.ProducerSub)
+			e.Varint(m.Offset, m.Ts)
+			e.Byte(m.MessageID[:]...)
+			e.Str(m.TransactionID, string(m.Payload))
+			e.Uvarint(uint64(m.Attempt))
+			e.Byte(m.TraceID[:]...)
+			e.Str(m.ProducerSub)
 		}
 	}
-	return b
+	return e
 }
 
 // DecodePopResult decodes a pop's answer.
 func DecodePopResult(b []byte) (PopResult, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	r := PopResult{LeaseID: str(&d), End: d.Varint(), NextAt: d.Varint()}
+	d := family.NewDecoder(b, ErrCorrupt)
+	r := PopResult{LeaseID: d.Str(), End: d.Varint(), NextAt: d.Varint()}
 	flags := d.Byte()
 	if flags&^3 != 0 {
 		d.Fail(fmt.Sprintf("pop answer flags %#x", flags))
@@ -93,34 +91,21 @@ func DecodePopResult(b []byte) (PopResult, error) {
 	r.Conflation, r.Conflict = flags&1 != 0, flags&2 != 0
 	n := d.Count(3)
 	for range n {
-		p := Popped{Partition: str(&d), UID: d.Uvarint()}
+		p := Popped{Partition: d.Str(), UID: d.Uvarint()}
 		m := d.Count(38)
 		for range m {
 			var x Delivered
-			x.Offset, x.Ts = d.Varint(), d.Varint()
-			if len(d.B) < 16 {
-				d.Fail("message id")
+			x.Offset, x.Ts, x.MessageID = d.Varint(), d.Varint(), d.ID("message id")
+			x.TransactionID, x.Payload, x.Attempt = d.Str(), d.Blob(), int(d.Uvarint())
+			x.TraceID, x.ProducerSub = d.ID("trace id"), d.Str()
+			if d.Err != nil {
 				break
 			}
-			copy(x.MessageID[:], d.B[:16])
-			d.B = d.B[16:]
-			x.TransactionID = str(&d)
-			x.Payload = append([]byte(nil), d.Bytes()...)
-			x.Attempt = int(d.Uvarint())
-			if len(d.B) < 16 {
-				d.Fail("trace id")
-				break
-			}
-			copy(x.TraceID[:], d.B[:16])
-			d.B = d.B[16:]
-			x.ProducerSub = str(&d)
 			p.Messages = append(p.Messages, x)
 		}
 		r.Parts = append(r.Parts, p)
 	}
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
+	d.Expect(len(d.B) == 0, "trailing bytes")
 	if d.Err != nil {
 		return PopResult{}, fmt.Errorf("pop answer: %w", d.Err)
 	}
@@ -130,20 +115,7 @@ func DecodePopResult(b []byte) (PopResult, error) {
 func appendAckAnswers(b []byte, as []AckAnswer) []byte {
 	b = binary.AppendUvarint(b, uint64(len(as)))
 	for _, a := range as {
-		var flags byte
-		if a.OK {
-			flags |= 1
-		}
-		if a.Released {
-			flags |= 2
-		}
-		if a.DLQ {
-			flags |= 4
-		}
-		if a.Noop {
-			flags |= 8
-		}
-		b = append(b, flags)
+		b = append(b, family.Bit(a.OK)|family.Bit(a.Released)<<1|family.Bit(a.DLQ)<<2|family.Bit(a.Noop)<<3)
 		b = wire.AppendString(b, a.Error)
 	}
 	return b
@@ -151,7 +123,7 @@ func appendAckAnswers(b []byte, as []AckAnswer) []byte {
 
 // DecodeAckAnswers decodes an ack call's answers.
 func DecodeAckAnswers(b []byte) ([]AckAnswer, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
+	d := family.NewDecoder(b, ErrCorrupt)
 	n := d.Count(2)
 	out := make([]AckAnswer, 0, n)
 	for range n {
@@ -160,11 +132,9 @@ func DecodeAckAnswers(b []byte) ([]AckAnswer, error) {
 			d.Fail(fmt.Sprintf("ack answer flags %#x", f))
 			break
 		}
-		out = append(out, AckAnswer{OK: f&1 != 0, Released: f&2 != 0, DLQ: f&4 != 0, Noop: f&8 != 0, Error: str(&d)})
+		out = append(out, AckAnswer{OK: f&1 != 0, Released: f&2 != 0, DLQ: f&4 != 0, Noop: f&8 != 0, Error: d.Str()})
 	}
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
+	d.Expect(len(d.B) == 0, "trailing bytes")
 	if d.Err != nil {
 		return nil, fmt.Errorf("ack answer: %w", d.Err)
 	}
@@ -178,11 +148,9 @@ func appendExtend(b []byte, e ExtendAnswer) []byte {
 
 // DecodeExtendAnswer decodes an extension's answer.
 func DecodeExtendAnswer(b []byte) (ExtendAnswer, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
+	d := family.NewDecoder(b, ErrCorrupt)
 	e := ExtendAnswer{Renewed: int(d.Uvarint()), End: d.Varint()}
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
+	d.Expect(len(d.B) == 0, "trailing bytes")
 	if d.Err != nil {
 		return ExtendAnswer{}, fmt.Errorf("extend answer: %w", d.Err)
 	}

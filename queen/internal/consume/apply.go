@@ -4,60 +4,30 @@ import (
 	"bytes"
 	"errors"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 )
 
 // Appliers returns the consuming family's applier by op kind, to pass to
 // raftlog.Host.StartShard beside the other families'. Every node of a
 // shard must run it.
-func Appliers() map[raftlog.OpKind]raftlog.Applier {
-	return map[raftlog.OpKind]raftlog.Applier{OpConsume: applier{}}
-}
+func Appliers() map[raftlog.OpKind]raftlog.Applier { return applier.Appliers(OpConsume) }
 
 // applier applies OpConsume ops through the entry's Txn, judged on the
 // entry's stamp. It reads the queue log through Txn.View and never a
-// clock, a random number or map order.
-type applier struct{}
+// clock, a random number or map order. An op that does not decode, or
+// whose names the contract refuses, is refused (raftlog.ErrRejected at
+// the proposer); stored state that does not decode halts the node.
+var applier = family.Applier[*state]{Decode: decodeChecked, Growing: grows,
+	State: func(e family.Entry) *state { return &state{tx: e.Tx, v: e.Tx.View(e.At), at: e.At} }}
 
-// Apply applies one pop, ack call or extension. An op that does not decode
-// is refused (raftlog.ErrRejected at the proposer); stored state that does
-// not decode halts the node.
-func (applier) Apply(tx *raftlog.Txn, at raftlog.ApplyInfo, data []byte) ([]byte, error) {
+// decodeChecked decodes an op and checks its names (checkNames).
+func decodeChecked(data []byte) (family.Op[*state], error) {
 	op, err := decodeOp(data)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkNames(op); err != nil {
-		return nil, err
-	}
-	s := &state{tx: tx, v: tx.View(at), at: at}
-	switch op := op.(type) {
-	case *PopOp:
-		return s.pop(op)
-	case *AckOp:
-		return s.ack(op)
-	case *ExtendOp:
-		return s.extend(op)
-	case *TxnOp:
-		return s.txn(op)
-	case *SeekOp:
-		return s.seek(op)
-	case *DeleteOp:
-		return s.deleteGroup(op)
-	case *ReplayOp:
-		return s.replay(op)
-	case *PurgeOp:
-		return s.purge(op)
-	case *PositionOp:
-		return s.positions(op)
-	case *SubscriptionOp:
-		return s.subscription(op)
-	case *DropQueueOp:
-		return s.dropQueue(op)
-	case *DeleteMessageOp:
-		return s.deleteMessage(op)
-	}
-	return nil, errors.New("consume: unknown op")
+	return op, checkNames(op)
 }
 
 // state is one op's access to the store.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"reflect"
 	"testing"
+
+	"github.com/queen-mq/queen-go/queen/internal/familytest"
 )
 
 // FuzzDecodeOp: any bytes decode to an op that encodes back to the same
@@ -26,47 +28,9 @@ func FuzzDecodeOp(f *testing.F) {
 	rep := ReplayOp{Tenant: "t", ID: "i"}
 	purge := PurgeOp{Tenant: "t", Queue: "q"}
 	pos := PositionOp{Tenant: "t", Items: []Position{{Queue: "q", Group: "g", Partition: "p", Offset: Forget, Metadata: "m", Mode: ModeAll}}}
-	for _, b := range [][]byte{pop.Op().Data, ack.Op().Data, ext.Op().Data, txn.Op().Data, seek.Op().Data, del.Op().Data,
+	familytest.FuzzOps(f, decodeOp, nil, pop.Op().Data, ack.Op().Data, ext.Op().Data, txn.Op().Data, seek.Op().Data, del.Op().Data,
 		rep.Op().Data, purge.Op().Data, pos.Op().Data, keep.Op().Data, subscribe.Op().Data, drop.Op().Data, conflate.Op().Data, delMsg.Op().Data,
-		cycle.Op().Data, counted.Op().Data, {1}, {}} {
-		f.Add(b)
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		op, err := decodeOp(b)
-		if err != nil {
-			return
-		}
-		var again []byte
-		switch op := op.(type) {
-		case *PopOp:
-			again = op.Op().Data
-		case *AckOp:
-			again = op.Op().Data
-		case *ExtendOp:
-			again = op.Op().Data
-		case *TxnOp:
-			again = op.Op().Data
-		case *SeekOp:
-			again = op.Op().Data
-		case *DeleteOp:
-			again = op.Op().Data
-		case *ReplayOp:
-			again = op.Op().Data
-		case *PurgeOp:
-			again = op.Op().Data
-		case *PositionOp:
-			again = op.Op().Data
-		case *SubscriptionOp:
-			again = op.Op().Data
-		case *DropQueueOp:
-			again = op.Op().Data
-		case *DeleteMessageOp:
-			again = op.Op().Data
-		}
-		if !bytes.Equal(again, b) {
-			t.Fatalf("%x decoded to %+v, which encodes to %x", b, op, again)
-		}
-	})
+		cycle.Op().Data, counted.Op().Data, []byte{1}, []byte{})
 }
 
 // FuzzDecodeGP: stored group state decodes to what encodes back, or fails.
@@ -94,18 +58,9 @@ func FuzzDecodePopResult(f *testing.F) {
 	r := PopResult{LeaseID: "l", End: 5, NextAt: 6, Conflation: true, Parts: []Popped{{Partition: "p", UID: 2, Messages: []Delivered{{Attempt: 1}}}}}
 	r.Parts[0].Messages[0].Payload = []byte(`{"a":1}`)
 	r.Parts[0].Messages[0].TransactionID = "x"
-	f.Add(appendPopResult(nil, &r))
+	plain := appendPopResult(nil, &r)
 	r.Parts[0].Messages[0].ProducerSub = "svc-orders" // the subject a JWT push stamped
-	f.Add(appendPopResult(nil, &r))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		got, err := DecodePopResult(b)
-		if err != nil {
-			return
-		}
-		if again := appendPopResult(nil, &got); !bytes.Equal(again, b) {
-			t.Fatalf("%x decoded to %+v, which encodes to %x", b, got, again)
-		}
-	})
+	familytest.FuzzRoundTrip(f, DecodePopResult, func(r PopResult) []byte { return appendPopResult(nil, &r) }, plain, appendPopResult(nil, &r))
 }
 
 // FuzzDecodeLease: a stored lease row (with its length, or from before it
@@ -129,16 +84,6 @@ func FuzzDecodeLease(f *testing.F) {
 // FuzzDecodeAckAnswers: any bytes decode to answers that encode back to
 // the same bytes (every flag kept, Noop too), or to an error.
 func FuzzDecodeAckAnswers(f *testing.F) {
-	f.Add(appendAckAnswers(nil, []AckAnswer{{OK: true, Noop: true}, {Error: "e", Released: true, DLQ: true}}))
-	f.Add([]byte{1, 15, 0})
-	f.Add([]byte{})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		as, err := DecodeAckAnswers(b)
-		if err != nil {
-			return
-		}
-		if again := appendAckAnswers(nil, as); !bytes.Equal(again, b) {
-			t.Fatalf("%x decoded to %+v, which encodes to %x", b, as, again)
-		}
-	})
+	familytest.FuzzRoundTrip(f, DecodeAckAnswers, func(as []AckAnswer) []byte { return appendAckAnswers(nil, as) },
+		appendAckAnswers(nil, []AckAnswer{{OK: true, Noop: true}, {Error: "e", Released: true, DLQ: true}}), []byte{1, 15, 0}, []byte{})
 }

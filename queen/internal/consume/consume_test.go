@@ -11,8 +11,7 @@ import (
 )
 
 func TestPopDeliversInOrderAndHoldsThePartition(t *testing.T) {
-	e := start(t)
-	e.push("q", "p", 0, 10)
+	e := startWith(t, "q", "p", 10)
 	first := e.pop(consume.PopRequest{Queue: "q", Batch: 4})
 	equal(t, "first pop", txids(first), seq("p", 0, 4, 1))
 	if first.LeaseID == "" || first.End <= 0 {
@@ -32,8 +31,7 @@ func TestPopDeliversInOrderAndHoldsThePartition(t *testing.T) {
 }
 
 func TestAckedMessagesAreNeverDeliveredAgainAndAckingAgainIsANoop(t *testing.T) {
-	e := start(t)
-	e.push("q", "p", 0, 3)
+	e := startWith(t, "q", "p", 3)
 	res := e.pop(consume.PopRequest{Queue: "q", Batch: 3})
 	for _, a := range e.ack(res, "", consume.StatusCompleted, true) {
 		if !a.OK || a.Noop {
@@ -63,8 +61,7 @@ func TestAckedMessagesAreNeverDeliveredAgainAndAckingAgainIsANoop(t *testing.T) 
 }
 
 func TestAnAckFencedByAnotherLeaseIsRefused(t *testing.T) {
-	e := start(t)
-	e.push("q", "p", 0, 1)
+	e := startWith(t, "q", "p", 1)
 	res := e.pop(consume.PopRequest{Queue: "q"})
 	res.LeaseID = "not-the-lease"
 	a := e.ack(res, "", consume.StatusCompleted, true)
@@ -85,8 +82,7 @@ func sub(res consume.PopResult, idx ...int) consume.PopResult {
 }
 
 func TestAnAckCommitsEveryEarlierMessageOfItsLease(t *testing.T) {
-	e := start(t)
-	e.push("q", "p", 0, 5)
+	e := startWith(t, "q", "p", 5)
 	res := e.pop(consume.PopRequest{Queue: "q", Batch: 3})
 	if a := e.ack(sub(res, 1), "", consume.StatusCompleted, true); !a[0].OK || a[0].Noop || a[0].Released {
 		t.Fatalf("ack of p-1: %+v (p-2 is still held)", a[0])
@@ -165,8 +161,7 @@ func TestAFailedAckReturnsTheRestOfTheLeaseAtOnce(t *testing.T) {
 }
 
 func TestAnAckOfAnUnknownTransactionIsUnresolvable(t *testing.T) {
-	e := start(t)
-	e.push("q", "p", 0, 1)
+	e := startWith(t, "q", "p", 1)
 	res := e.pop(consume.PopRequest{Queue: "q"})
 	res.Parts[0].Messages[0].TransactionID = "never-pushed"
 	for _, st := range []byte{consume.StatusCompleted, consume.StatusFailed} {
@@ -199,8 +194,7 @@ func TestAcksFindMessagesPushedWithoutDeduplication(t *testing.T) {
 }
 
 func TestGroupsReadIndependentlyAndNewGroupsStartAtTheirSubscription(t *testing.T) {
-	e := start(t)
-	e.push("q", "p", 0, 2)
+	e := startWith(t, "q", "p", 2)
 	all := e.pop(consume.PopRequest{Queue: "q", Group: "a", Mode: consume.ModeAll, Batch: 10})
 	equal(t, "group a (all)", txids(all), seq("p", 0, 2, 1))
 	none := e.pop(consume.PopRequest{Queue: "q", Group: "b", Mode: consume.ModeNew, Batch: 10})
@@ -244,8 +238,7 @@ func TestAFailedMessageWaitsItsRetryDelayAndBlocksThePartition(t *testing.T) {
 }
 
 func TestAnExpiredLeaseRedeliversAndFencesItsAcks(t *testing.T) {
-	e := start(t)
-	e.push("q", "p", 0, 2)
+	e := startWith(t, "q", "p", 2)
 	first := e.pop(consume.PopRequest{Queue: "q", Batch: 2, Lease: 200 * time.Millisecond})
 	// The long poll wakes at the lease's end and takes the partition.
 	second := e.pop(consume.PopRequest{Queue: "q", Batch: 2, Wait: 10 * time.Second})
@@ -279,8 +272,7 @@ func TestTheSkewMarginHoldsThePartitionPastTheLeaseEnd(t *testing.T) {
 }
 
 func TestExtendRenewsOnlyALiveLease(t *testing.T) {
-	e := start(t)
-	e.push("q", "p", 0, 1)
+	e := startWith(t, "q", "p", 1)
 	res := e.pop(consume.PopRequest{Queue: "q", Lease: time.Minute})
 	got, err := e.c.Extend(e.ctx(), tenant, res.LeaseID, time.Hour)
 	if err != nil || got.Renewed != 1 || got.End < res.End+int64(50*time.Minute/time.Microsecond) {
@@ -298,8 +290,7 @@ func TestExtendRenewsOnlyALiveLease(t *testing.T) {
 // end by the length its pop gave it (7 minutes from the extension), not
 // by the queue's leaseTime (60 s for a queue a push created).
 func TestExtendByOwnLength(t *testing.T) {
-	e := start(t)
-	e.push("q", "p", 0, 1)
+	e := startWith(t, "q", "p", 1)
 	res := e.pop(consume.PopRequest{Queue: "q", Lease: 7 * time.Minute})
 	got, err := e.c.Extend(e.ctx(), tenant, res.LeaseID, 0)
 	if err != nil || got.Renewed != 1 || got.End < res.End || got.End-res.End > int64(time.Minute/time.Microsecond) {
@@ -338,8 +329,7 @@ func TestALongPollIsWokenByAPush(t *testing.T) {
 }
 
 func TestAutoAckLeavesNoLease(t *testing.T) {
-	e := start(t)
-	e.push("q", "p", 0, 3)
+	e := startWith(t, "q", "p", 3)
 	res := e.pop(consume.PopRequest{Queue: "q", Batch: 2, AutoAck: true})
 	if res.LeaseID != "" {
 		t.Fatalf("autoAck pop has lease %q", res.LeaseID)
@@ -375,8 +365,7 @@ func TestAQueueWidePopWalksFromItsStartAndWraps(t *testing.T) {
 // group's first pop fixes its policy, and a later pop that asks otherwise
 // is told of the conflict and served by the stored one.
 func TestConflationDeliversTheNewestAndRetiresTheRest(t *testing.T) {
-	e := start(t)
-	e.push("q", "a", 0, 3)
+	e := startWith(t, "q", "a", 3)
 	e.push("q", "b", 0, 1)
 	req := consume.PopRequest{Queue: "q", Group: "latest", Mode: consume.ModeAll, Batch: 10, MaxPartitions: 2, Conflate: true}
 	res := e.pop(req)
@@ -409,8 +398,7 @@ func TestConflationDeliversTheNewestAndRetiresTheRest(t *testing.T) {
 // autoAck of a group that conflates (its stored policy, whatever the pop
 // asks) settles the newest message it delivers: it never comes back.
 func TestAConflatingGroupPoppedWithAutoAckSettlesWhatItDelivers(t *testing.T) {
-	e := start(t)
-	e.push("q", "a", 0, 3)
+	e := startWith(t, "q", "a", 3)
 	first := e.pop(consume.PopRequest{Queue: "q", Group: "latest", Mode: consume.ModeAll, Conflate: true})
 	e.ack(first, "latest", consume.StatusCompleted, true)
 	e.push("q", "a", 3, 2)

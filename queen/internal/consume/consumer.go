@@ -100,7 +100,7 @@ func (c *Consumer) pop(ctx context.Context, op *PopOp) (PopResult, int64, error)
 	c.tries.Add(1)
 	got, err := c.Shard.DryRun(ctx, func(tx *raftlog.Txn, at raftlog.ApplyInfo) (any, error) {
 		s := &state{tx: tx, v: tx.View(at), at: at}
-		ans, err := s.pop(op)
+		ans, err := op.Apply(s)
 		if err != nil {
 			return nil, err
 		}

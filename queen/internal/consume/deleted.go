@@ -50,10 +50,10 @@ func delCountKey(tenant, queue, partition string) []byte {
 	return name(name(name([]byte{prefixDelCount}, tenant), queue), partition)
 }
 
-// deleteMessage marks the message deleted and settles it for every group
+// Apply marks the message deleted and settles it for every group
 // that has state on its partition; it answers 1, or 0 when it was deleted
 // already or is not the record the op names.
-func (s *state) deleteMessage(op *DeleteMessageOp) ([]byte, error) {
+func (op *DeleteMessageOp) Apply(s *state) ([]byte, error) {
 	pi, err := s.v.Partition(op.Tenant, op.Queue, op.Partition)
 	if errors.Is(err, raftlog.ErrUnknownPartition) {
 		return []byte{0}, nil

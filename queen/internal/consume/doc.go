@@ -24,8 +24,25 @@
 // through Txn.View. A group that conflates (its first pop asked) is
 // delivered per partition only the newest message, the cursor moved to it.
 //
+// # Shape
+//
+// The family has the shape queen/internal/family gives every family: an
+// op is one of PopOp, AckOp, ExtendOp, TxnOp, SeekOp, DeleteOp, ReplayOp,
+// PurgeOp, PositionOp, SubscriptionOp, DropQueueOp and DeleteMessageOp
+// (ops.go: family.DecodeOp reads the version and the kind, readOp the op;
+// checkNames the names it carries), encoded with family.Encoder; each
+// op's Apply applies it on the family's state of the entry (family.Op,
+// through family.Applier, which Appliers registers under OpConsume); the
+// Consumer proposes them (family.Propose for the administration calls
+// that answer a count).
+//
 // # Invariants
 //
+//   - The op codec is strict (family.Decoder): an op that decodes encodes
+//     back to the same bytes, one that does not is refused
+//     (FuzzDecodeOp); stored state that does not decode halts the node.
+//     Rows keep reading what older brokers wrote (a lease row without its
+//     length, a group row without its conflation flag).
 //   - A partition is leased to one consumer of a group at a time: a pop
 //     claims it only when no lease holds it at the entry's stamp, and a
 //     lease holds it until its end plus the clock-skew margin

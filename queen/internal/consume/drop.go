@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
@@ -33,10 +34,10 @@ type DropQueueAnswer struct {
 	DeadLetters int
 }
 
-// dropQueue walks the queue's group states (for the leases they name) and
+// Apply walks the queue's group states (for the leases they name) and
 // dead letters (for their ids), then deletes each of the family's key
 // ranges of the queue.
-func (s *state) dropQueue(op *DropQueueOp) ([]byte, error) {
+func (op *DropQueueOp) Apply(s *state) ([]byte, error) {
 	var a DropQueueAnswer
 	if err := s.v.EachPartition(op.Tenant, op.Queue, 0, func(p raftlog.PartitionInfo) (bool, error) {
 		s.tx.Delete(uidKey(p.UID))
@@ -46,21 +47,12 @@ func (s *state) dropQueue(op *DropQueueOp) ([]byte, error) {
 	}
 	gp := name(name([]byte{prefixGP}, op.Tenant), op.Queue)
 	var leases []string
-	var derr error
-	err := s.v.Scan(gp, wire.PrefixEnd(gp), func(_, val []byte) bool {
-		g, err := decodeGP(val)
-		if err != nil {
-			derr = err
-			return false
-		}
+	err := family.Rows(s.v.Scan, gp, wire.PrefixEnd(gp), family.Value(decodeGP), func(g gpState) bool {
 		if g.LeaseID != "" {
 			leases = append(leases, g.LeaseID)
 		}
 		return true
 	})
-	if err == nil {
-		err = derr
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -68,19 +60,11 @@ func (s *state) dropQueue(op *DropQueueOp) ([]byte, error) {
 		s.tx.Delete(leaseKey(id))
 	}
 	letters := letterPrefix(op.Tenant, op.Queue)
-	err = s.v.Scan(letters, wire.PrefixEnd(letters), func(_, val []byte) bool {
-		l, err := decodeLetter(val)
-		if err != nil {
-			derr = err
-			return false
-		}
+	err = family.Rows(s.v.Scan, letters, wire.PrefixEnd(letters), family.Value(decodeLetter), func(l DeadLetter) bool {
 		s.tx.Delete(letterIDKey(op.Tenant, l.ID))
 		a.DeadLetters++
 		return true
 	})
-	if err == nil {
-		err = derr
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -104,11 +88,9 @@ func (s *state) dropQueue(op *DropQueueOp) ([]byte, error) {
 
 // DecodeDropQueueAnswer reads the answer of a DropQueueOp.
 func DecodeDropQueueAnswer(b []byte) (DropQueueAnswer, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
+	d := family.NewDecoder(b, ErrCorrupt)
 	a := DropQueueAnswer{Groups: int(d.Uvarint()), DeadLetters: int(d.Uvarint())}
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
+	d.Expect(len(d.B) == 0, "trailing bytes")
 	if d.Err != nil {
 		return DropQueueAnswer{}, fmt.Errorf("drop queue answer: %w", d.Err)
 	}

@@ -1,6 +1,7 @@
 package consume
 
 import (
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
@@ -74,8 +75,8 @@ func subscriptions(v *raftlog.View, tenant, queue, group string) ([]GroupInfo, e
 	var out []GroupInfo
 	var derr error
 	err := v.Scan(lower, wire.PrefixEnd(lower), func(k, val []byte) bool {
-		d := wire.NewDecoder(k[len(p):], ErrCorrupt)
-		q, g := str(&d), str(&d)
+		d := family.NewDecoder(k[len(p):], ErrCorrupt)
+		q, g := d.Str(), d.Str()
 		m, err := decodeGroup(val)
 		if err == nil && d.Err != nil {
 			err = storageErr("group key", d.Err)

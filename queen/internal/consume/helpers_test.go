@@ -29,6 +29,14 @@ func start(t testing.TB) *env {
 	return &env{t: t, shard: s, c: &consume.Consumer{Shard: s, Skew: 0}}
 }
 
+// startWith starts a node with n records on queue/partition (push from 0).
+func startWith(t testing.TB, queue, partition string, n int) *env {
+	t.Helper()
+	e := start(t)
+	e.push(queue, partition, 0, n)
+	return e
+}
+
 func (e *env) ctx() context.Context { return raftlogtest.Ctx(e.t, 30*time.Second) }
 
 // push appends n records to queue/partition with transaction ids

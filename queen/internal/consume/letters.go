@@ -1,8 +1,7 @@
 package consume
 
 import (
-	"encoding/binary"
-
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
@@ -26,38 +25,25 @@ type DeadLetter struct {
 }
 
 func (l *DeadLetter) encode() []byte {
-	b := []byte{stateVersion}
-	b = wire.AppendString(b, l.ID)
-	b = wire.AppendString(b, l.Queue)
-	b = wire.AppendString(b, l.Group)
-	b = wire.AppendString(b, l.Partition)
-	b = binary.AppendVarint(b, l.Offset)
-	b = append(b, l.MessageID[:]...)
-	b = wire.AppendString(b, l.TransactionID)
-	b = wire.AppendString(b, string(l.Payload))
-	b = binary.AppendVarint(b, l.Created)
-	b = binary.AppendVarint(b, l.Filed)
-	b = binary.AppendUvarint(b, uint64(l.Attempts))
-	return wire.AppendString(b, l.Error)
+	e := family.Encoder{stateVersion}
+	e.Str(l.ID, l.Queue, l.Group, l.Partition)
+	e.Varint(l.Offset)
+	e.Byte(l.MessageID[:]...)
+	e.Str(l.TransactionID, string(l.Payload))
+	e.Varint(l.Created, l.Filed)
+	e.Uvarint(uint64(l.Attempts))
+	e.Str(l.Error)
+	return e
 }
 
 func decodeLetter(b []byte) (DeadLetter, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	if v := d.Byte(); d.Err == nil && v != stateVersion {
-		d.Fail("dead letter version")
-	}
-	l := DeadLetter{ID: str(&d), Queue: str(&d), Group: str(&d), Partition: str(&d), Offset: d.Varint()}
-	if len(d.B) >= 16 {
-		copy(l.MessageID[:], d.B[:16])
-		d.B = d.B[16:]
-	} else {
-		d.Fail("message id")
-	}
-	l.TransactionID = str(&d)
-	l.Payload = append([]byte(nil), d.Bytes()...)
+	d := family.NewDecoder(b, ErrCorrupt)
+	d.Expect(d.Byte() == stateVersion, "dead letter version")
+	l := DeadLetter{ID: d.Str(), Queue: d.Str(), Group: d.Str(), Partition: d.Str(), Offset: d.Varint(), MessageID: d.ID("message id")}
+	l.TransactionID, l.Payload = d.Str(), d.Blob()
 	l.Created, l.Filed = d.Varint(), d.Varint()
 	l.Attempts = int(d.Uvarint())
-	l.Error = str(&d)
+	l.Error = d.Str()
 	if d.Err != nil {
 		return DeadLetter{}, storageErr("dead letter", d.Err)
 	}
@@ -76,21 +62,12 @@ func DeadLetters(v *raftlog.View, tenant, queue, group string, limit int) ([]Dea
 		}
 	}
 	var out []DeadLetter
-	var derr error
-	err := v.Scan(prefix, wire.PrefixEnd(prefix), func(_, val []byte) bool {
-		l, err := decodeLetter(val)
-		if err != nil {
-			derr = err
-			return false
-		}
+	err := family.Rows(v.Scan, prefix, wire.PrefixEnd(prefix), family.Value(decodeLetter), func(l DeadLetter) bool {
 		if group == "" || l.Group == group {
 			out = append(out, l)
 		}
 		return limit <= 0 || len(out) < limit
 	})
-	if err == nil {
-		err = derr
-	}
 	return out, err
 }
 

@@ -1,11 +1,8 @@
 package consume
 
 import (
-	"encoding/binary"
-	"fmt"
-
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
-	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
 // OpConsume is the raftlog op kind of the consuming family: one pop, ack
@@ -149,54 +146,52 @@ type ExtendOp struct {
 
 const opVersion = 1
 
+// newOp starts the encoding of an op of kind.
+func newOp(kind byte) *family.Encoder { return &family.Encoder{opVersion, kind} }
+
+// op is the raftlog op of an encoding newOp started.
+func op(e *family.Encoder) raftlog.Op { return raftlog.Op{Kind: OpConsume, Data: *e} }
+
 // Op encodes p as an op of a command.
 func (p *PopOp) Op() raftlog.Op {
-	b := []byte{opVersion, kindPop}
-	for _, s := range []string{p.Tenant, p.Queue, p.Group, p.Partition, p.LeaseID} {
-		b = wire.AppendString(b, s)
-	}
-	b = binary.AppendUvarint(b, p.Start)
-	b = binary.AppendUvarint(b, uint64(p.Batch))
-	b = binary.AppendUvarint(b, uint64(p.MaxPartitions))
-	b = binary.AppendVarint(b, p.LeaseMicros)
-	b = binary.AppendVarint(b, p.SkewMicros)
-	b = append(b, boolByte(p.AutoAck), p.Mode)
-	b = binary.AppendVarint(b, p.From)
+	e := newOp(kindPop)
+	e.Str(p.Tenant, p.Queue, p.Group, p.Partition, p.LeaseID)
+	e.Uvarint(p.Start, uint64(p.Batch), uint64(p.MaxPartitions))
+	e.Varint(p.LeaseMicros, p.SkewMicros)
+	e.Byte(family.Bit(p.AutoAck), p.Mode)
+	e.Varint(p.From)
 	if p.Conflate { // absent in the ops of older brokers
-		b = append(b, 1)
+		e.Byte(1)
 	}
-	return raftlog.Op{Kind: OpConsume, Data: b}
+	return op(e)
 }
 
 // Op encodes a as an op of a command.
 func (a *AckOp) Op() raftlog.Op {
-	b := []byte{opVersion, kindAck}
-	b = wire.AppendString(b, a.Tenant)
-	b = binary.AppendVarint(b, a.SkewMicros)
-	return raftlog.Op{Kind: OpConsume, Data: appendAckItems(b, a.Items)}
+	e := newOp(kindAck)
+	e.Str(a.Tenant)
+	e.Varint(a.SkewMicros)
+	appendAckItems(e, a.Items)
+	return op(e)
 }
 
-func appendAckItems(b []byte, items []AckItem) []byte {
-	b = binary.AppendUvarint(b, uint64(len(items)))
+func appendAckItems(e *family.Encoder, items []AckItem) {
+	e.Uvarint(uint64(len(items)))
 	for _, it := range items {
-		b = wire.AppendString(b, it.TransactionID)
-		b = binary.AppendUvarint(b, it.PartitionUID)
-		b = wire.AppendString(b, it.Group)
-		b = wire.AppendString(b, it.LeaseID)
-		b = append(b, it.Status)
-		b = wire.AppendString(b, it.Error)
+		e.Str(it.TransactionID)
+		e.Uvarint(it.PartitionUID)
+		e.Str(it.Group, it.LeaseID)
+		e.Byte(it.Status)
+		e.Str(it.Error)
 	}
-	return b
 }
 
-func decodeAckItems(d *wire.Decoder) []AckItem {
+func decodeAckItems(d *family.Decoder) []AckItem {
 	var out []AckItem
 	n := d.Count(6)
 	for range n {
-		it := AckItem{TransactionID: str(d), PartitionUID: d.Uvarint(), Group: str(d), LeaseID: str(d), Status: d.Byte(), Error: str(d)}
-		if d.Err == nil && it.Status > StatusDLQ {
-			d.Fail("ack status")
-		}
+		it := AckItem{TransactionID: d.Str(), PartitionUID: d.Uvarint(), Group: d.Str(), LeaseID: d.Str(), Status: d.Byte(), Error: d.Str()}
+		d.Expect(it.Status <= StatusDLQ, "ack status")
 		out = append(out, it)
 	}
 	return out
@@ -204,198 +199,133 @@ func decodeAckItems(d *wire.Decoder) []AckItem {
 
 // Op encodes o as an op of a command.
 func (o *SeekOp) Op() raftlog.Op {
-	b := []byte{opVersion, kindSeek}
-	for _, x := range []string{o.Tenant, o.Queue, o.Group, o.Partition} {
-		b = wire.AppendString(b, x)
-	}
-	b = append(b, boolByte(o.ToEnd))
-	return raftlog.Op{Kind: OpConsume, Data: binary.AppendVarint(b, o.To)}
+	e := newOp(kindSeek)
+	e.Str(o.Tenant, o.Queue, o.Group, o.Partition)
+	e.Bool(o.ToEnd)
+	e.Varint(o.To)
+	return op(e)
 }
 
 // Op encodes o as an op of a command.
 func (o *DeleteOp) Op() raftlog.Op {
-	b := []byte{opVersion, kindDelete}
-	for _, x := range []string{o.Tenant, o.Queue, o.Group} {
-		b = wire.AppendString(b, x)
-	}
+	e := newOp(kindDelete)
+	e.Str(o.Tenant, o.Queue, o.Group)
 	if o.KeepSubscription { // absent in the ops of older brokers
-		b = append(b, 1)
+		e.Byte(1)
 	}
-	return raftlog.Op{Kind: OpConsume, Data: b}
+	return op(e)
 }
 
 // Op encodes o as an op of a command.
-func (o *ReplayOp) Op() raftlog.Op {
-	b := wire.AppendString([]byte{opVersion, kindReplay}, o.Tenant)
-	return raftlog.Op{Kind: OpConsume, Data: wire.AppendString(b, o.ID)}
-}
+func (o *ReplayOp) Op() raftlog.Op { return strOp(kindReplay, o.Tenant, o.ID) }
 
 // Op encodes o as an op of a command.
-func (o *PurgeOp) Op() raftlog.Op {
-	b := []byte{opVersion, kindPurge}
-	for _, x := range []string{o.Tenant, o.Queue, o.Group} {
-		b = wire.AppendString(b, x)
-	}
-	return raftlog.Op{Kind: OpConsume, Data: b}
+func (o *PurgeOp) Op() raftlog.Op { return strOp(kindPurge, o.Tenant, o.Queue, o.Group) }
+
+// strOp is an op of strings alone.
+func strOp(kind byte, ss ...string) raftlog.Op {
+	e := newOp(kind)
+	e.Str(ss...)
+	return op(e)
 }
 
 // Op encodes t as an op of a command.
 func (t *TxnOp) Op() raftlog.Op {
-	b := []byte{opVersion, kindTxn}
-	b = wire.AppendString(b, t.Tenant)
-	b = binary.AppendVarint(b, t.SkewMicros)
-	b = binary.AppendUvarint(b, uint64(len(t.RequiredLeases)))
-	for _, l := range t.RequiredLeases {
-		b = wire.AppendString(b, l)
+	e := newOp(kindTxn)
+	e.Str(t.Tenant)
+	e.Varint(t.SkewMicros)
+	e.Strs(t.RequiredLeases)
+	appendAckItems(e, t.Acks)
+	// absent in the ops of older brokers
+	if flags := family.Bit(t.Release) | family.Bit(t.Counts != nil)<<1; flags != 0 {
+		e.Byte(flags)
 	}
-	b = appendAckItems(b, t.Acks)
-	var flags byte // absent in the ops of older brokers
-	if t.Release {
-		flags |= 1
+	for _, n := range t.Counts {
+		e.Uvarint(uint64(max(n, 0)))
 	}
-	if t.Counts != nil {
-		flags |= 2
-	}
-	if flags != 0 {
-		b = append(b, flags)
-	}
-	if t.Counts != nil {
-		for _, n := range t.Counts {
-			b = binary.AppendUvarint(b, uint64(max(n, 0)))
-		}
-	}
-	return raftlog.Op{Kind: OpConsume, Data: b}
+	return op(e)
 }
 
-// Op encodes e as an op of a command.
-func (e *ExtendOp) Op() raftlog.Op {
-	b := []byte{opVersion, kindExtend}
-	b = wire.AppendString(b, e.Tenant)
-	b = wire.AppendString(b, e.LeaseID)
-	b = binary.AppendVarint(b, e.Micros)
-	b = binary.AppendVarint(b, e.SkewMicros)
-	return raftlog.Op{Kind: OpConsume, Data: b}
+// Op encodes x as an op of a command.
+func (x *ExtendOp) Op() raftlog.Op {
+	e := newOp(kindExtend)
+	e.Str(x.Tenant, x.LeaseID)
+	e.Varint(x.Micros, x.SkewMicros)
+	return op(e)
 }
 
-func boolByte(v bool) byte {
-	if v {
-		return 1
-	}
-	return 0
+// decodeOp decodes an op: any of the family's (kindPop…).
+func decodeOp(b []byte) (family.Op[*state], error) {
+	return family.DecodeOp(family.OpCodec{Corrupt: ErrCorrupt, Version: opVersion, VersionWhat: "op version", TagWhat: "op kind"}, b, readOp, nil)
 }
 
-// decodeOp decodes an op into a *PopOp, *AckOp or *ExtendOp.
-func decodeOp(b []byte) (any, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	if v := d.Byte(); d.Err == nil && v != opVersion {
-		d.Fail(fmt.Sprintf("op version %d", v))
-	}
-	var out any
-	switch kind := d.Byte(); kind {
+func readOp(kind byte, d *family.Decoder) family.Op[*state] {
+	switch kind {
 	case kindPop:
-		p := &PopOp{Tenant: str(&d), Queue: str(&d), Group: str(&d), Partition: str(&d), LeaseID: str(&d)}
+		p := &PopOp{Tenant: d.Str(), Queue: d.Str(), Group: d.Str(), Partition: d.Str(), LeaseID: d.Str()}
 		p.Start = d.Uvarint()
 		p.Batch, p.MaxPartitions = int(d.Uvarint()), int(d.Uvarint())
 		p.LeaseMicros, p.SkewMicros = d.Varint(), d.Varint()
-		p.AutoAck = flag(&d)
+		p.AutoAck = d.Flag("flag")
 		p.Mode = d.Byte()
 		p.From = d.Varint()
-		if d.Err == nil && len(d.B) > 0 {
-			if p.Conflate = d.Byte() == 1; !p.Conflate {
-				d.Fail("pop flag")
-			}
-		}
-		if d.Err == nil && (p.Batch < 1 || p.MaxPartitions < 1 || p.LeaseMicros < 0 || p.SkewMicros < 0 || p.Mode > ModeAll) {
-			d.Fail("pop bounds")
-		}
-		out = p
+		p.Conflate = d.Optional("pop flag")
+		d.Expect(p.Batch >= 1 && p.MaxPartitions >= 1 && p.LeaseMicros >= 0 && p.SkewMicros >= 0 && p.Mode <= ModeAll, "pop bounds")
+		return p
 	case kindAck:
-		out = &AckOp{Tenant: str(&d), SkewMicros: d.Varint(), Items: decodeAckItems(&d)}
+		return &AckOp{Tenant: d.Str(), SkewMicros: d.Varint(), Items: decodeAckItems(d)}
 	case kindTxn:
-		t := &TxnOp{Tenant: str(&d), SkewMicros: d.Varint()}
-		n := d.Count(1)
-		for range n {
-			t.RequiredLeases = append(t.RequiredLeases, str(&d))
-		}
-		t.Acks = decodeAckItems(&d)
-		if d.Err == nil && len(d.B) > 0 {
-			flags := d.Byte()
-			if flags == 0 || flags > 3 {
-				d.Fail("txn flags")
-			}
-			t.Release = flags&1 != 0
-			if flags&2 != 0 && d.Err == nil {
-				t.Counts = make([]int, len(t.Acks))
-				for i := range t.Counts {
-					// A count is at most a pop's batch (contract.PopBatch):
-					// one past maxCount is no entry a broker wrote.
-					c := d.Uvarint()
-					if c > maxCount {
-						d.Fail("txn count")
-					}
-					t.Counts[i] = int(c)
-				}
-			}
-		}
-		out = t
+		return decodeTxn(d)
 	case kindExtend:
-		e := &ExtendOp{Tenant: str(&d), LeaseID: str(&d), Micros: d.Varint(), SkewMicros: d.Varint()}
-		if d.Err == nil && (e.Micros < 0 || e.SkewMicros < 0) {
-			d.Fail("extend bounds")
-		}
-		out = e
+		x := &ExtendOp{Tenant: d.Str(), LeaseID: d.Str(), Micros: d.Varint(), SkewMicros: d.Varint()}
+		d.Expect(x.Micros >= 0 && x.SkewMicros >= 0, "extend bounds")
+		return x
 	case kindSeek:
-		o := &SeekOp{Tenant: str(&d), Queue: str(&d), Group: str(&d), Partition: str(&d)}
-		o.ToEnd = flag(&d)
+		o := &SeekOp{Tenant: d.Str(), Queue: d.Str(), Group: d.Str(), Partition: d.Str()}
+		o.ToEnd = d.Flag("flag")
 		o.To = d.Varint()
-		out = o
+		return o
 	case kindDelete:
-		o := &DeleteOp{Tenant: str(&d), Queue: str(&d), Group: str(&d)}
-		if d.Err == nil && len(d.B) > 0 {
-			if o.KeepSubscription = d.Byte() == 1; !o.KeepSubscription {
-				d.Fail("delete flag")
-			}
-		}
-		out = o
+		o := &DeleteOp{Tenant: d.Str(), Queue: d.Str(), Group: d.Str()}
+		o.KeepSubscription = d.Optional("delete flag")
+		return o
 	case kindReplay:
-		out = &ReplayOp{Tenant: str(&d), ID: str(&d)}
+		return &ReplayOp{Tenant: d.Str(), ID: d.Str()}
 	case kindPurge:
-		out = &PurgeOp{Tenant: str(&d), Queue: str(&d), Group: str(&d)}
+		return &PurgeOp{Tenant: d.Str(), Queue: d.Str(), Group: d.Str()}
 	case kindPosition:
-		out = decodePositionOp(&d)
+		return decodePositionOp(d)
 	case kindSubscription:
-		out = &SubscriptionOp{Tenant: str(&d), Group: str(&d), From: d.Varint()}
+		return &SubscriptionOp{Tenant: d.Str(), Group: d.Str(), From: d.Varint()}
 	case kindDropQueue:
-		out = &DropQueueOp{Tenant: str(&d), Queue: str(&d)}
+		return &DropQueueOp{Tenant: d.Str(), Queue: d.Str()}
 	case kindDeleteMessage:
-		o := &DeleteMessageOp{Tenant: str(&d), Queue: str(&d), Partition: str(&d), UID: d.Uvarint(), Offset: d.Varint(), TransactionID: str(&d)}
-		if d.Err == nil && o.Offset < 0 {
-			d.Fail("delete message offset")
-		}
-		out = o
-	default:
-		d.Fail(fmt.Sprintf("op kind %d", kind))
+		o := &DeleteMessageOp{Tenant: d.Str(), Queue: d.Str(), Partition: d.Str(), UID: d.Uvarint(), Offset: d.Varint(), TransactionID: d.Str()}
+		d.Expect(o.Offset >= 0, "delete message offset")
+		return o
 	}
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	if d.Err != nil {
-		return nil, d.Err
-	}
-	return out, nil
+	return nil
 }
 
-func str(d *wire.Decoder) string { return string(d.Bytes()) }
-
-func flag(d *wire.Decoder) bool {
-	switch d.Byte() {
-	case 0:
-		return false
-	case 1:
-		return true
+func decodeTxn(d *family.Decoder) *TxnOp {
+	t := &TxnOp{Tenant: d.Str(), SkewMicros: d.Varint(), RequiredLeases: d.Strs(), Acks: decodeAckItems(d)}
+	if d.Err != nil || len(d.B) == 0 {
+		return t
 	}
-	d.Fail("flag")
-	return false
+	flags := d.Byte()
+	d.Expect(flags != 0 && flags <= 3, "txn flags")
+	t.Release = flags&1 != 0
+	if flags&2 != 0 && d.Err == nil {
+		t.Counts = make([]int, len(t.Acks))
+		for i := range t.Counts {
+			// A count is at most a pop's batch (contract.PopBatch): one
+			// past maxCount is no entry a broker wrote.
+			c := d.Uvarint()
+			d.Expect(c <= maxCount, "txn count")
+			t.Counts[i] = int(c)
+		}
+	}
+	return t
 }
 
 // maxCount bounds a TxnOp count in the codec: well above any pop batch,

@@ -12,8 +12,8 @@ import (
 // proposer's random Start spreads pops over a larger queue.
 const maxVisit = 4096
 
-// pop leases up to op.Batch messages on up to op.MaxPartitions partitions.
-func (s *state) pop(op *PopOp) ([]byte, error) {
+// Apply leases up to op.Batch messages on up to op.MaxPartitions partitions.
+func (op *PopOp) Apply(s *state) ([]byte, error) {
 	var res PopResult
 	q, ok, err := s.v.Queue(op.Tenant, op.Queue)
 	if err != nil || !ok {

@@ -1,12 +1,11 @@
 package consume
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
-	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
 const kindPosition byte = 9
@@ -37,24 +36,23 @@ type PositionOp struct {
 
 // Op encodes o as an op of a command.
 func (o *PositionOp) Op() raftlog.Op {
-	b := wire.AppendString([]byte{opVersion, kindPosition}, o.Tenant)
-	b = binary.AppendUvarint(b, uint64(len(o.Items)))
+	e := newOp(kindPosition)
+	e.Str(o.Tenant)
+	e.Uvarint(uint64(len(o.Items)))
 	for _, p := range o.Items {
-		for _, x := range []string{p.Queue, p.Group, p.Partition} {
-			b = wire.AppendString(b, x)
-		}
-		b = binary.AppendVarint(b, p.Offset)
-		b = wire.AppendString(b, p.Metadata)
-		b = append(b, p.Mode)
+		e.Str(p.Queue, p.Group, p.Partition)
+		e.Varint(p.Offset)
+		e.Str(p.Metadata)
+		e.Byte(p.Mode)
 	}
-	return raftlog.Op{Kind: OpConsume, Data: b}
+	return op(e)
 }
 
-func decodePositionOp(d *wire.Decoder) *PositionOp {
-	o := &PositionOp{Tenant: str(d)}
+func decodePositionOp(d *family.Decoder) *PositionOp {
+	o := &PositionOp{Tenant: d.Str()}
 	n := d.Count(1 + 1 + 1 + 1 + 1 + 1)
 	for i := 0; i < n && d.Err == nil; i++ {
-		p := Position{Queue: str(d), Group: str(d), Partition: str(d), Offset: d.Varint(), Metadata: str(d), Mode: d.Byte()}
+		p := Position{Queue: d.Str(), Group: d.Str(), Partition: d.Str(), Offset: d.Varint(), Metadata: d.Str(), Mode: d.Byte()}
 		if d.Err == nil && (p.Offset < Forget || p.Mode > ModeAll || len(p.Metadata) > 4096) {
 			d.Fail("position bounds")
 		}
@@ -69,7 +67,9 @@ const (
 	PositionPastEnd     byte = 2 // the offset is past the partition's last
 )
 
-func (s *state) positions(op *PositionOp) ([]byte, error) {
+// Apply sets the positions in order, or rolls the entry back at the first
+// that cannot be set.
+func (op *PositionOp) Apply(s *state) ([]byte, error) {
 	for i, p := range op.Items {
 		pi, err := s.v.Partition(op.Tenant, p.Queue, p.Partition)
 		if errors.Is(err, raftlog.ErrUnknownPartition) {
@@ -128,16 +128,18 @@ func PositionMetadata(v *raftlog.View, tenant, queue, group, partition string) (
 }
 
 func appendPositionRollback(i int, reason byte, why string) []byte {
-	return wire.AppendString(append(binary.AppendUvarint(nil, uint64(i)), reason), why)
+	var e family.Encoder
+	e.Uvarint(uint64(i))
+	e.Byte(reason)
+	e.Str(why)
+	return e
 }
 
 // DecodePositionRollback reads the answer of a PositionOp that rolled its
 // entry back: the position's index, the reason and why.
 func DecodePositionRollback(b []byte) (i int, reason byte, why string, err error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	i, reason, why = int(d.Uvarint()), d.Byte(), str(&d)
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
+	d := family.NewDecoder(b, ErrCorrupt)
+	i, reason, why = int(d.Uvarint()), d.Byte(), d.Str()
+	d.Expect(len(d.B) == 0, "trailing bytes")
 	return i, reason, why, d.Err
 }

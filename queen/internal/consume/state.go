@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
@@ -140,14 +141,7 @@ func (g *gpState) encode() []byte {
 		b = binary.AppendVarint(b, m.Offset)
 		b = binary.AppendUvarint(b, uint64(m.Attempts))
 		b = binary.AppendUvarint(b, uint64(m.Failures))
-		var flags byte
-		if m.Acked {
-			flags |= 1
-		}
-		if m.Pending {
-			flags |= 2
-		}
-		b = append(b, flags)
+		b = append(b, family.Bit(m.Acked)|family.Bit(m.Pending)<<1)
 		b = binary.AppendVarint(b, m.NotBefore)
 	}
 	return b
@@ -158,11 +152,9 @@ func storageErr(what string, err error) error {
 }
 
 func decodeGP(b []byte) (gpState, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	if v := d.Byte(); d.Err == nil && v != stateVersion {
-		d.Fail(fmt.Sprintf("state version %d", v))
-	}
-	g := gpState{Cursor: d.Varint(), LeaseID: string(d.Bytes()), End: d.Varint(), Hold: d.Varint()}
+	d := family.NewDecoder(b, ErrCorrupt)
+	d.Version(stateVersion, "state version")
+	g := gpState{Cursor: d.Varint(), LeaseID: d.Str(), End: d.Varint(), Hold: d.Varint()}
 	n := d.Count(5)
 	for range n {
 		m := msgState{Offset: d.Varint(), Attempts: uint32(d.Uvarint()), Failures: uint32(d.Uvarint())}
@@ -171,9 +163,7 @@ func decodeGP(b []byte) (gpState, error) {
 		m.NotBefore = d.Varint()
 		g.Msgs = append(g.Msgs, m)
 	}
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
+	d.Expect(len(d.B) == 0, "trailing bytes")
 	if d.Err != nil {
 		return gpState{}, storageErr("group partition state", d.Err)
 	}
@@ -201,10 +191,8 @@ func (m groupMeta) encode() []byte {
 }
 
 func decodeGroup(b []byte) (groupMeta, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	if v := d.Byte(); d.Err == nil && v != stateVersion {
-		d.Fail(fmt.Sprintf("group version %d", v))
-	}
+	d := family.NewDecoder(b, ErrCorrupt)
+	d.Version(stateVersion, "group version")
 	m := groupMeta{Created: d.Varint(), Mode: d.Byte(), From: d.Varint()}
 	if d.Err == nil && len(d.B) > 0 {
 		m.Conflate = d.Byte() == 1
@@ -227,27 +215,17 @@ type leaseRow struct {
 }
 
 func (l *leaseRow) encode() []byte {
-	b := []byte{stateVersion}
-	b = wire.AppendString(b, l.Tenant)
-	b = wire.AppendString(b, l.Queue)
-	b = wire.AppendString(b, l.Group)
-	b = binary.AppendUvarint(b, uint64(len(l.Partitions)))
-	for _, p := range l.Partitions {
-		b = wire.AppendString(b, p)
-	}
-	return binary.AppendVarint(b, l.Micros)
+	e := family.Encoder{stateVersion}
+	e.Str(l.Tenant, l.Queue, l.Group)
+	e.Strs(l.Partitions)
+	e.Varint(l.Micros)
+	return e
 }
 
 func decodeLease(b []byte) (leaseRow, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	if v := d.Byte(); d.Err == nil && v != stateVersion {
-		d.Fail(fmt.Sprintf("lease version %d", v))
-	}
-	l := leaseRow{Tenant: string(d.Bytes()), Queue: string(d.Bytes()), Group: string(d.Bytes())}
-	n := d.Count(1)
-	for range n {
-		l.Partitions = append(l.Partitions, string(d.Bytes()))
-	}
+	d := family.NewDecoder(b, ErrCorrupt)
+	d.Version(stateVersion, "lease version")
+	l := leaseRow{Tenant: d.Str(), Queue: d.Str(), Group: d.Str(), Partitions: d.Strs()}
 	if d.Err == nil && len(d.B) > 0 { // rows of older brokers end here
 		l.Micros = d.Varint()
 	}
@@ -261,15 +239,15 @@ func decodeLease(b []byte) (leaseRow, error) {
 type partRef struct{ Tenant, Queue, Partition string }
 
 func (p partRef) encode() []byte {
-	return wire.AppendString(wire.AppendString(wire.AppendString([]byte{stateVersion}, p.Tenant), p.Queue), p.Partition)
+	e := family.Encoder{stateVersion}
+	e.Str(p.Tenant, p.Queue, p.Partition)
+	return e
 }
 
 func decodePartRef(b []byte) (partRef, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	if v := d.Byte(); d.Err == nil && v != stateVersion {
-		d.Fail(fmt.Sprintf("partition ref version %d", v))
-	}
-	p := partRef{Tenant: string(d.Bytes()), Queue: string(d.Bytes()), Partition: string(d.Bytes())}
+	d := family.NewDecoder(b, ErrCorrupt)
+	d.Version(stateVersion, "partition ref version")
+	p := partRef{Tenant: d.Str(), Queue: d.Str(), Partition: d.Str()}
 	if d.Err != nil {
 		return partRef{}, storageErr("partition ref", d.Err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
@@ -25,9 +26,9 @@ func (o *SubscriptionOp) Op() raftlog.Op {
 	return raftlog.Op{Kind: OpConsume, Data: binary.AppendVarint(b, o.From)}
 }
 
-// subscription rewrites the group's subscriptions; it answers on how many
+// Apply rewrites the group's subscriptions; it answers on how many
 // queues.
-func (s *state) subscription(op *SubscriptionOp) ([]byte, error) {
+func (op *SubscriptionOp) Apply(s *state) ([]byte, error) {
 	subs, err := subscriptions(s.v, op.Tenant, "", op.Group)
 	if err != nil {
 		return nil, err
@@ -45,16 +46,11 @@ func (s *state) subscription(op *SubscriptionOp) ([]byte, error) {
 		m.From = op.From
 		s.tx.Set(k, m.encode())
 	}
-	return binary.AppendUvarint(nil, uint64(len(subs))), nil
+	return countAnswer(len(subs)), nil
 }
 
 // SetSubscription moves a group's subscription time (see SubscriptionOp)
 // and answers on how many queues; 0 when the group reads none.
 func (c *Consumer) SetSubscription(ctx context.Context, op SubscriptionOp) (int, error) {
-	ans, _, err := c.Shard.ProposeOp(ctx, op.Op())
-	if err != nil {
-		return 0, err
-	}
-	n, _ := binary.Uvarint(ans)
-	return int(n), nil
+	return family.Propose(ctx, c.Shard, nil, op.Op(), count)
 }

@@ -4,13 +4,14 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
-// txn checks the required leases, then applies the acks; the first that
+// Apply checks the required leases, then applies the acks; the first that
 // fails rolls the whole entry back with its index and why.
-func (s *state) txn(op *TxnOp) ([]byte, error) {
+func (op *TxnOp) Apply(s *state) ([]byte, error) {
 	for _, id := range op.RequiredLeases {
 		live, err := s.leaseLive(op.Tenant, id)
 		if err != nil {
@@ -116,10 +117,8 @@ func appendTxnRollback(ack int, why string) []byte {
 // back: the index of the ack that was refused (-1: a required lease) and
 // why.
 func DecodeTxnRollback(b []byte) (ack int, why string, err error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	ack, why = int(d.Varint()), str(&d)
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
+	d := family.NewDecoder(b, ErrCorrupt)
+	ack, why = int(d.Varint()), d.Str()
+	d.Expect(len(d.B) == 0, "trailing bytes")
 	return ack, why, d.Err
 }

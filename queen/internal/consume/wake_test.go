@@ -11,8 +11,7 @@ import (
 // nothing to change is answered from a read index: no raft entry. The
 // first pop of a new group does propose, since it fixes the group's start.
 func TestAnEmptyPopProposesNoEntry(t *testing.T) {
-	e := start(t)
-	e.push("q", "p", 0, 1)
+	e := startWith(t, "q", "p", 1)
 	first := consume.PopRequest{Queue: "q", Group: "g", Mode: consume.ModeAll}
 	if got := txids(e.pop(first)); len(got) != 1 {
 		t.Fatalf("first pop: %v", got)
@@ -43,8 +42,7 @@ func TestAnEmptyPopProposesNoEntry(t *testing.T) {
 // is not woken by pushes to other partitions of the queue (each wake was a
 // try, and was an entry), and is woken by a push to its own.
 func TestAPushWakesOnlyThePopsOfItsPartition(t *testing.T) {
-	e := start(t)
-	e.push("q", "a", 0, 1)
+	e := startWith(t, "q", "a", 1)
 	e.push("q", "b", 0, 1)
 	first := e.pop(consume.PopRequest{Queue: "q", Partition: "a", Group: "g", Mode: consume.ModeAll})
 	if got := txids(first); len(got) != 1 {

@@ -151,11 +151,7 @@ func (p *Plane) brokerOwner(ctx context.Context, bt string) (string, uint64, boo
 
 // Clusters lists the clusters, of one tenant or ("") of all.
 func (p *Plane) Clusters(ctx context.Context, tenant string) ([]httpd.CPCluster, error) {
-	cs, err := p.clusters(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ts, err := p.tenantStatuses(ctx)
+	cs, ts, err := p.clustersAndStatuses(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -199,6 +199,17 @@ func (p *Plane) clusters(ctx context.Context) ([]cluster, error) {
 	return out, nil
 }
 
+// clustersAndStatuses is clusters and tenantStatuses: what a listing of
+// clusters or of sinks shows.
+func (p *Plane) clustersAndStatuses(ctx context.Context) ([]cluster, map[string]string, error) {
+	cs, err := p.clusters(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	ts, err := p.tenantStatuses(ctx)
+	return cs, ts, err
+}
+
 // tenantStatuses maps every tenant's slug to its status.
 func (p *Plane) tenantStatuses(ctx context.Context) (map[string]string, error) {
 	rows, ts, err := listAs[tenantRow](ctx, p.kv, tenantPrefix)

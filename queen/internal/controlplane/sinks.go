@@ -217,11 +217,7 @@ func (p *Plane) Units(ctx context.Context) ([]sinks.Unit, error) {
 	if err != nil {
 		return nil, err
 	}
-	cs, err := p.clusters(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ts, err := p.tenantStatuses(ctx)
+	cs, ts, err := p.clustersAndStatuses(ctx)
 	if err != nil {
 		return nil, err
 	}

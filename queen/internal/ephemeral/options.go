@@ -83,50 +83,25 @@ type Patch struct {
 // apply returns o with p's fields, or an error wrapping ErrBadOption
 // naming the first one out of its range.
 func (p Patch) apply(o QueueOptions) (QueueOptions, error) {
-	bad := func(format string, args ...any) (QueueOptions, error) {
-		return o, fmt.Errorf("%w: "+format, append([]any{ErrBadOption}, args...)...)
+	var err error
+	patch(&err, &o.MaxBytes, p.MaxBytes, func(v int64) bool { return v >= 0 }, "maxBytes %d is negative")
+	patch(&err, &o.MaxLength, p.MaxLength, func(v int64) bool { return v >= 0 }, "maxLength %d is negative")
+	patch(&err, &o.Policy, p.Policy, func(v Policy) bool { return v == PolicyReject || v == PolicyDropOldest }, "policy %q is not reject or drop_oldest")
+	patch(&err, &o.TTL, p.TTL, func(v time.Duration) bool { return v >= 0 }, "ttl %v is negative")
+	patch(&err, &o.Lease, p.Lease, func(v time.Duration) bool { return v >= time.Second }, "lease %v is under a second")
+	patch(&err, &o.RetryLimit, p.RetryLimit, func(v int) bool { return v >= 0 }, "retryLimit %d is negative")
+	patch(&err, &o.WindowBuffer, p.WindowBuffer, func(v WindowBuffer) bool { return v.Wait >= 0 && v.Count >= 0 }, "windowBuffer %+v is negative")
+	return o, err
+}
+
+// patch sets *to to *from when from is set and ok, else (unless *err is
+// set already) sets *err to ErrBadOption with bad's text of the value.
+func patch[T any](err *error, to, from *T, ok func(T) bool, bad string) {
+	switch {
+	case *err != nil || from == nil:
+	case !ok(*from):
+		*err = fmt.Errorf("%w: "+bad, ErrBadOption, *from)
+	default:
+		*to = *from
 	}
-	if p.MaxBytes != nil {
-		if *p.MaxBytes < 0 {
-			return bad("maxBytes %d is negative", *p.MaxBytes)
-		}
-		o.MaxBytes = *p.MaxBytes
-	}
-	if p.MaxLength != nil {
-		if *p.MaxLength < 0 {
-			return bad("maxLength %d is negative", *p.MaxLength)
-		}
-		o.MaxLength = *p.MaxLength
-	}
-	if p.Policy != nil {
-		if *p.Policy != PolicyReject && *p.Policy != PolicyDropOldest {
-			return bad("policy %q is not reject or drop_oldest", *p.Policy)
-		}
-		o.Policy = *p.Policy
-	}
-	if p.TTL != nil {
-		if *p.TTL < 0 {
-			return bad("ttl %v is negative", *p.TTL)
-		}
-		o.TTL = *p.TTL
-	}
-	if p.Lease != nil {
-		if *p.Lease < time.Second {
-			return bad("lease %v is under a second", *p.Lease)
-		}
-		o.Lease = *p.Lease
-	}
-	if p.RetryLimit != nil {
-		if *p.RetryLimit < 0 {
-			return bad("retryLimit %d is negative", *p.RetryLimit)
-		}
-		o.RetryLimit = *p.RetryLimit
-	}
-	if p.WindowBuffer != nil {
-		if p.WindowBuffer.Wait < 0 || p.WindowBuffer.Count < 0 {
-			return bad("windowBuffer %+v is negative", *p.WindowBuffer)
-		}
-		o.WindowBuffer = *p.WindowBuffer
-	}
-	return o, nil
 }

@@ -4,12 +4,16 @@
 // script's hands: every entry is proposed with the clock "at=<seconds>"
 // after a base an hour ahead of the wall clock, so stamps (lifetimes,
 // delays, expiries) are the script's and the leader's own ticks never
-// move them.
+// move them. The scripts' common steps are here too (Tenant, Appliers,
+// Lines, Fields, MustPropose, Answered, Read, ReadPage), and the codecs'
+// fuzz harness (fuzz.go: FuzzOps, FuzzRoundTrip).
 package familytest
 
 import (
 	"context"
+	"maps"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +22,19 @@ import (
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
+
+// Tenant is the tenant of the scripts' calls.
+const Tenant = "00000000-0000-0000-0000-000000000001"
+
+// Appliers merges families' appliers into one map, for a node that runs
+// them all.
+func Appliers(families ...map[raftlog.OpKind]raftlog.Applier) map[raftlog.OpKind]raftlog.Applier {
+	out := map[raftlog.OpKind]raftlog.Applier{}
+	for _, f := range families {
+		maps.Copy(out, f)
+	}
+	return out
+}
 
 // Node is one node of a script run.
 type Node struct {
@@ -57,6 +74,69 @@ func (n *Node) Propose(t *testing.T, d *datadriven.TestData, op raftlog.Op) (ans
 		return nil, why
 	}
 	return res.Ops[0], ""
+}
+
+// Answered proposes op as Propose does and renders what came of it:
+// "refused: <why>" when the applier refused it, else show of its answer.
+func (n *Node) Answered(t *testing.T, d *datadriven.TestData, op raftlog.Op, show func(answer []byte) string) string {
+	t.Helper()
+	answer, refused := n.Propose(t, d, op)
+	if refused != "" {
+		return "refused: " + refused + "\n"
+	}
+	return show(answer)
+}
+
+// MustPropose is Propose of an op the script expects applied: a refusal
+// fails the test.
+func (n *Node) MustPropose(t *testing.T, d *datadriven.TestData, op raftlog.Op) []byte {
+	t.Helper()
+	answer, refused := n.Propose(t, d, op)
+	if refused != "" {
+		t.Fatalf("refused: %s", refused)
+	}
+	return answer
+}
+
+// Read runs fn on the node's applied state; an error fails the test.
+func Read[T any](t *testing.T, n *Node, fn func(v *raftlog.View) (T, error)) T {
+	t.Helper()
+	got, err := n.Shard.LocalRead(func(v *raftlog.View) (any, error) { return fn(v) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got.(T)
+}
+
+// ReadPage is Read of a page: its rows, and whether more follow.
+func ReadPage[T any](t *testing.T, n *Node, fn func(v *raftlog.View) ([]T, bool, error)) ([]T, bool) {
+	t.Helper()
+	type page struct {
+		rows []T
+		more bool
+	}
+	p := Read(t, n, func(v *raftlog.View) (page, error) {
+		rows, more, err := fn(v)
+		return page{rows, more}, err
+	})
+	return p.rows, p.more
+}
+
+// Lines are the command's input lines.
+func Lines(d *datadriven.TestData) []string { return strings.Split(strings.TrimSpace(d.Input), "\n") }
+
+// Fields reads an input line "<word> key=value…": it calls set with each
+// field and answers the word; a field set does not know (false) fails the
+// test.
+func Fields(t *testing.T, line string, set func(k, v string) bool) string {
+	t.Helper()
+	f := strings.Fields(line)
+	for _, kv := range f[1:] {
+		if k, v, _ := strings.Cut(kv, "="); !set(k, v) {
+			t.Fatalf("unknown field %q in %q", k, line)
+		}
+	}
+	return f[0]
 }
 
 // Ctx is a context for a call of the script's own, ended at the test's

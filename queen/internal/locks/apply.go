@@ -9,30 +9,25 @@ import (
 	"strings"
 
 	"github.com/queen-mq/queen-go/kvstore"
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 )
 
 // Appliers returns the locks family's applier by op kind, to pass to
 // raftlog.Host.StartShard beside kvstore's, whose rows it writes. Every
 // node of a shard must run both.
-func Appliers() map[raftlog.OpKind]raftlog.Applier {
-	return map[raftlog.OpKind]raftlog.Applier{OpLocks: applier{}}
-}
+func Appliers() map[raftlog.OpKind]raftlog.Applier { return applier.Appliers(OpLocks) }
 
 // applier applies one call's operations in order, each on its own lock,
 // through KV calls of the same entry (raftlog.Txn.Apply): a permit is a
-// KV row and nothing else.
-type applier struct{}
+// KV row and nothing else. A call that does not decode is refused.
+var applier = family.Applier[*state]{Decode: func(data []byte) (family.Op[*state], error) { return decodeCall(data) }, Growing: grows,
+	State: func(e family.Entry) *state { return &state{tx: e.Tx, at: e.At} }}
 
-// Apply answers the call's operations as a JSON array of Answer. A call
-// that does not decode is refused; a KV call of its own that fails is a
-// bug and refuses the entry too.
-func (applier) Apply(tx *raftlog.Txn, at raftlog.ApplyInfo, data []byte) ([]byte, error) {
-	c, err := decodeCall(data)
-	if err != nil {
-		return nil, err
-	}
-	s := &state{tx: tx, at: at, tenant: c.Tenant}
+// Apply answers the call's operations as a JSON array of Answer. A KV
+// call of its own that fails is a bug and refuses the entry.
+func (c *Call) Apply(s *state) ([]byte, error) {
+	s.tenant = c.Tenant
 	out := make([]Answer, len(c.Ops))
 	for i, o := range c.Ops {
 		a, err := s.apply(&o)
@@ -45,7 +40,7 @@ func (applier) Apply(tx *raftlog.Txn, at raftlog.ApplyInfo, data []byte) ([]byte
 	return json.Marshal(out)
 }
 
-// state is one call's access to the KV rows of its tenant.
+// state is one call's access to the KV rows of its tenant (the call's).
 type state struct {
 	tx     *raftlog.Txn
 	at     raftlog.ApplyInfo

@@ -2,8 +2,8 @@ package locks
 
 import (
 	"context"
-	"fmt"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 )
 
@@ -22,28 +22,24 @@ type Locks struct {
 // other errors are raftlog's (ErrTimeout: the outcome is unknown, and a
 // retry with the same owner gets the permit the first attempt took).
 func (l *Locks) Do(ctx context.Context, c Call) ([]Answer, error) {
-	if err := Check(c.Ops); err != nil {
-		return nil, fmt.Errorf("%w: %w", raftlog.ErrRejected, err)
-	}
-	if len(c.Ops) == 0 {
-		return []Answer{}, nil
-	}
-	op := c.Op()
-	v, err := l.Shard.DryRun(ctx, func(tx *raftlog.Txn, at raftlog.ApplyInfo) (any, error) {
-		answer, err := applier{}.Apply(tx, at, op.Data)
-		if err != nil || tx.Writes() > 0 {
+	return family.Call(len(c.Ops), Check(c.Ops), func() ([]Answer, error) {
+		op := c.Op()
+		v, err := l.Shard.DryRun(ctx, func(tx *raftlog.Txn, at raftlog.ApplyInfo) (any, error) {
+			answer, err := applier.Apply(tx, at, op.Data)
+			if err != nil || tx.Writes() > 0 {
+				return nil, err
+			}
+			return answer, nil
+		})
+		if err != nil {
 			return nil, err
 		}
-		return answer, nil
+		answer, _ := v.([]byte)
+		if answer == nil {
+			if answer, _, err = l.Shard.ProposeOp(ctx, op); err != nil {
+				return nil, err
+			}
+		}
+		return DecodeAnswers(answer, len(c.Ops))
 	})
-	if err != nil {
-		return nil, err
-	}
-	answer, _ := v.([]byte)
-	if answer == nil {
-		if answer, _, err = l.Shard.ProposeOp(ctx, op); err != nil {
-			return nil, err
-		}
-	}
-	return DecodeAnswers(answer, len(c.Ops))
 }

@@ -1,8 +1,9 @@
 package locks
 
 import (
-	"bytes"
 	"testing"
+
+	"github.com/queen-mq/queen-go/queen/internal/familytest"
 )
 
 // FuzzDecodeCall: any bytes decode to a call that passes Check and
@@ -13,21 +14,7 @@ func FuzzDecodeCall(f *testing.F) {
 		{Kind: KindRenew, Name: "b", Token: 7, Slot: 2, TTLSeconds: 1},
 		{Kind: KindRelease, Name: "c", Token: 9},
 		{Kind: KindGet, Name: "d"}}}
-	f.Add(ok.Op().Data)
-	f.Add([]byte{codecVersion})
-	f.Add([]byte{})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		c, err := decodeCall(b)
-		if err != nil {
-			return
-		}
-		if err := Check(c.Ops); err != nil {
-			t.Fatalf("%x decoded to a call Check refuses: %v", b, err)
-		}
-		if again := c.Op().Data; !bytes.Equal(again, b) {
-			t.Fatalf("%x decoded to %+v, which encodes to %x", b, c, again)
-		}
-	})
+	familytest.FuzzOps(f, decodeCall, func(c *Call) error { return Check(c.Ops) }, ok.Op().Data, []byte{codecVersion}, []byte{})
 }
 
 // FuzzDecodeAnswers: any bytes give answers or an error, never a panic.

@@ -12,8 +12,20 @@
 // token is the row's version; the guard a holder carries into a
 // transaction or a KV call is a required check of the row at the token.
 //
+// # Shape
+//
+// The family has the shape queen/internal/family gives every family: an
+// op is a Call (ops.go), encoded with family.Encoder and read back with
+// family.Decode and Check; Call.Apply applies it on the call's state of
+// the entry (family.Op, through family.Applier, which Appliers registers
+// under OpLocks); Locks.Do refuses what Check refuses before reading or
+// proposing (family.Call), as apply checks again.
+//
 // # Invariants
 //
+//   - The op codec is strict (family.Decoder): a call that decodes passes
+//     Check and encodes back to the same bytes, one that does not is
+//     refused (FuzzDecodeCall holds it to that).
 //   - One acquire wins: an acquire reads the lock's rows and takes the
 //     lowest free slot below its limit in one entry, so two acquires of
 //     one slot are ordered by the log and the second finds it taken.

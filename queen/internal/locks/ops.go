@@ -1,13 +1,12 @@
 package locks
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 
 	"github.com/queen-mq/queen-go/contract"
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
-	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
 // OpLocks is the raftlog op kind of the locks family: one call of up to
@@ -65,39 +64,33 @@ const codecVersion byte = 1
 func (c *Call) Op() raftlog.Op { return raftlog.Op{Kind: OpLocks, Data: c.encode()} }
 
 func (c *Call) encode() []byte {
-	b := wire.AppendString([]byte{codecVersion}, c.Tenant)
-	b = binary.AppendUvarint(b, uint64(len(c.Ops)))
+	e := family.Encoder{codecVersion}
+	e.Str(c.Tenant)
+	e.Uvarint(uint64(len(c.Ops)))
 	for _, o := range c.Ops {
-		b = append(b, o.Kind)
-		b = wire.AppendString(b, o.Name)
-		b = wire.AppendString(b, o.Owner)
-		b = binary.AppendUvarint(b, uint64(o.Limit))
-		b = binary.AppendUvarint(b, uint64(o.TTLSeconds))
-		b = binary.AppendUvarint(b, o.Token)
-		b = binary.AppendUvarint(b, uint64(o.Slot))
+		e.Byte(o.Kind)
+		e.Str(o.Name, o.Owner)
+		e.Uvarint(uint64(o.Limit), uint64(o.TTLSeconds), o.Token, uint64(o.Slot))
 	}
-	return b
+	return e
 }
 
 // decodeCall reads a call and checks it as Check does.
 func decodeCall(b []byte) (*Call, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	if v := d.Byte(); d.Err == nil && v != codecVersion {
-		d.Fail(fmt.Sprintf("version %d", v))
-	}
-	c := &Call{Tenant: string(d.Bytes())}
-	n := d.Count(7)
-	for i := 0; i < n && d.Err == nil; i++ {
-		o := Op{Kind: d.Byte(), Name: string(d.Bytes()), Owner: string(d.Bytes())}
-		o.Limit, o.TTLSeconds = int(min(d.Uvarint(), MaxLimit+1)), int64(min(d.Uvarint(), maxTTL+1))
-		o.Token, o.Slot = d.Uvarint(), int(min(d.Uvarint(), MaxLimit+1))
-		c.Ops = append(c.Ops, o)
-	}
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	if d.Err != nil {
-		return nil, d.Err
+	c, err := family.Decode(b, ErrCorrupt, func(d *family.Decoder) *Call {
+		d.Version(codecVersion, "version")
+		c := &Call{Tenant: d.Str()}
+		n := d.Count(7)
+		for i := 0; i < n && d.Err == nil; i++ {
+			o := Op{Kind: d.Byte(), Name: d.Str(), Owner: d.Str()}
+			o.Limit, o.TTLSeconds = int(min(d.Uvarint(), MaxLimit+1)), int64(min(d.Uvarint(), maxTTL+1))
+			o.Token, o.Slot = d.Uvarint(), int(min(d.Uvarint(), MaxLimit+1))
+			c.Ops = append(c.Ops, o)
+		}
+		return c
+	})
+	if err != nil {
+		return nil, err
 	}
 	if err := contract.Tenant.Check("tenant", c.Tenant); err != nil {
 		return nil, err

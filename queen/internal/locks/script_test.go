@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,10 +13,7 @@ import (
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/queen/internal/familytest"
 	"github.com/queen-mq/queen-go/queen/internal/locks"
-	"github.com/queen-mq/queen-go/raftlog"
 )
-
-const tenant = "00000000-0000-0000-0000-000000000001"
 
 // TestScripts runs testdata/scripts/*.txt (familytest: the clock is the
 // script's "at=<seconds>") against one node running kvstore's and the
@@ -33,34 +28,33 @@ const tenant = "00000000-0000-0000-0000-000000000001"
 //
 // Rewrite the outputs with -rewrite and read the diff.
 func TestScripts(t *testing.T) {
-	familytest.Run(t, appliers(), func(t *testing.T, n *familytest.Node, d *datadriven.TestData) string {
+	appliers := familytest.Appliers(kvstore.Appliers(), locks.Appliers())
+	familytest.Run(t, appliers, func(t *testing.T, n *familytest.Node, d *datadriven.TestData) string {
 		switch d.Cmd {
 		case "call":
-			c := locks.Call{Tenant: tenant}
-			for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+			c := locks.Call{Tenant: familytest.Tenant}
+			for _, line := range familytest.Lines(d) {
 				c.Ops = append(c.Ops, parseOp(t, line))
 			}
-			answer, refused := n.Propose(t, d, c.Op())
-			if refused != "" {
-				return "refused: " + refused + "\n"
-			}
-			got, err := locks.DecodeAnswers(answer, len(c.Ops))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var out bytes.Buffer
-			for _, a := range got {
-				b, _ := json.Marshal(a)
-				out.Write(rebase(b, n))
-				out.WriteByte('\n')
-			}
-			return out.String()
+			return n.Answered(t, d, c.Op(), func(answer []byte) string {
+				got, err := locks.DecodeAnswers(answer, len(c.Ops))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var out bytes.Buffer
+				for _, a := range got {
+					b, _ := json.Marshal(a)
+					out.Write(rebase(b, n))
+					out.WriteByte('\n')
+				}
+				return out.String()
+			})
 		case "guarded":
 			var key string
 			var expect int64
 			d.ScanArgs(t, "key", &key)
 			d.ScanArgs(t, "expect", &expect)
-			op, err := kvstore.Encode(tenant, []kvstore.Op{
+			op, err := kvstore.Encode(familytest.Tenant, []kvstore.Op{
 				{Op: kvstore.OpCheck, NS: locks.NS, Key: key, Expect: &expect, Required: true},
 				{Op: kvstore.OpPut, NS: "work", Key: "done", Value: json.RawMessage(`1`), Forever: true}})
 			if err != nil {
@@ -81,19 +75,11 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-func appliers() map[raftlog.OpKind]raftlog.Applier {
-	m := kvstore.Appliers()
-	maps.Copy(m, locks.Appliers())
-	return m
-}
-
 // parseOp reads "<op> key=value…".
 func parseOp(t *testing.T, line string) locks.Op {
-	f := strings.Fields(line)
 	kinds := map[string]byte{"acquire": locks.KindAcquire, "renew": locks.KindRenew, "release": locks.KindRelease, "get": locks.KindGet}
-	o := locks.Op{Kind: kinds[f[0]], Limit: 1}
-	for _, kv := range f[1:] {
-		k, v, _ := strings.Cut(kv, "=")
+	o := locks.Op{Limit: 1}
+	o.Kind = kinds[familytest.Fields(t, line, func(k, v string) bool {
 		n, _ := strconv.ParseInt(v, 10, 64)
 		switch k {
 		case "name":
@@ -109,9 +95,10 @@ func parseOp(t *testing.T, line string) locks.Op {
 		case "slot":
 			o.Slot = int(n)
 		default:
-			t.Fatalf("unknown field %q in %q", k, line)
+			return false
 		}
-	}
+		return true
+	})]
 	return o
 }
 

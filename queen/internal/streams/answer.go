@@ -3,26 +3,22 @@ package streams
 import (
 	"fmt"
 
-	"github.com/queen-mq/queen-go/raftlog/wire"
+	"github.com/queen-mq/queen-go/queen/internal/family"
 )
 
 func appendRegister(b []byte, a *RegisterAnswer) []byte {
-	var flags byte
-	for i, f := range []bool{a.Fresh, a.Reset, a.Mismatch} {
-		if f {
-			flags |= 1 << i
-		}
-	}
-	b = append(b, flags)
-	b = wire.AppendString(b, a.Query.Name)
-	return append(b, a.Query.encode()...)
+	e := family.Encoder(b)
+	e.Byte(family.Bit(a.Fresh) | family.Bit(a.Reset)<<1 | family.Bit(a.Mismatch)<<2)
+	e.Str(a.Query.Name)
+	e.Byte(a.Query.encode()...)
+	return e
 }
 
 // DecodeRegister reads the answer of a RegisterOp.
 func DecodeRegister(b []byte) (RegisterAnswer, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
+	d := family.NewDecoder(b, ErrCorrupt)
 	flags := d.Byte()
-	n := string(d.Bytes())
+	n := d.Str()
 	if d.Err != nil {
 		return RegisterAnswer{}, fmt.Errorf("register answer: %w", d.Err)
 	}

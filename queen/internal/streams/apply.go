@@ -1,10 +1,9 @@
 package streams
 
 import (
-	"encoding/binary"
-	"errors"
 	"fmt"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
@@ -12,47 +11,24 @@ import (
 // Appliers returns the streams family's applier by op kind, to pass to
 // raftlog.Host.StartShard beside the others' (a cycle's ack is consume's,
 // its pushes the queue log's).
-func Appliers() map[raftlog.OpKind]raftlog.Applier {
-	return map[raftlog.OpKind]raftlog.Applier{OpStreams: applier{}}
-}
+func Appliers() map[raftlog.OpKind]raftlog.Applier { return applier.Appliers(OpStreams) }
 
-type applier struct{}
+// applier applies one op, judged on the entry's stamp and index alone.
+var applier = family.Applier[*state]{Decode: decodeOp, Growing: grows, State: func(e family.Entry) *state { return &state{e} }}
 
-// Apply applies one op, judged on the entry's stamp and index alone.
-func (applier) Apply(tx *raftlog.Txn, at raftlog.ApplyInfo, data []byte) ([]byte, error) {
-	op, err := decodeOp(data)
-	if err != nil {
-		return nil, err
-	}
-	s := &state{tx: tx, at: at}
-	switch op := op.(type) {
-	case *RegisterOp:
-		return s.register(op)
-	case *CycleOp:
-		return s.cycle(op)
-	case *DeleteOp:
-		return s.delete(op)
-	case *DropSourceOp:
-		return s.dropSource(op)
-	}
-	return nil, errors.New("streams: unknown op")
-}
-
-type state struct {
-	tx *raftlog.Txn
-	at raftlog.ApplyInfo
-}
+// state is an op's access to the queries of the shard.
+type state struct{ family.Entry }
 
 func (s *state) load(tenant, name string) (Query, bool, error) {
-	return getQuery(s.tx.Get, tenant, name)
+	return getQuery(s.Tx.Get, tenant, name)
 }
 
-func (s *state) save(tenant string, q *Query) { s.tx.Set(queryKey(tenant, q.Name), q.encode()) }
+func (s *state) save(tenant string, q *Query) { s.Tx.Set(queryKey(tenant, q.Name), q.encode()) }
 
 // wipe deletes a query's state rows.
 func (s *state) wipe(tenant string, q *Query) {
 	p := stateOf(tenant, q.ID)
-	s.tx.DeleteRange(p, wire.PrefixEnd(p))
+	s.Tx.DeleteRange(p, wire.PrefixEnd(p))
 	q.Rows, q.Bytes = 0, 0
 }
 
@@ -65,7 +41,9 @@ type RegisterAnswer struct {
 	Fresh, Reset, Mismatch bool
 }
 
-func (s *state) register(op *RegisterOp) ([]byte, error) {
+// Apply registers the query, resets it, or answers the registration that
+// stands.
+func (op *RegisterOp) Apply(s *state) ([]byte, error) {
 	q, found, err := s.load(op.Tenant, op.Name)
 	if err != nil {
 		return nil, err
@@ -73,11 +51,11 @@ func (s *state) register(op *RegisterOp) ([]byte, error) {
 	a := RegisterAnswer{}
 	switch {
 	case !found:
-		q = Query{Name: op.Name, Group: DefaultGroup(op.Name), Created: s.at.Stamp}
+		q = Query{Name: op.Name, Group: DefaultGroup(op.Name), Created: s.At.Stamp}
 		a.Fresh = true
 	case op.Reset:
 		s.wipe(op.Tenant, &q)
-		s.tx.Delete(idKey(op.Tenant, q.ID))
+		s.Tx.Delete(idKey(op.Tenant, q.ID))
 		q.Resets++
 		a.Fresh, a.Reset = true, true
 	case q.ConfigHash != op.ConfigHash:
@@ -85,11 +63,11 @@ func (s *state) register(op *RegisterOp) ([]byte, error) {
 		return appendRegister(nil, &a), nil
 	}
 	if a.Fresh {
-		q.ID, q.Registered = mintID(op.Tenant, op.Name, s.at.Index), s.at.Stamp
-		s.tx.Set(idKey(op.Tenant, q.ID), []byte(op.Name))
+		q.ID, q.Registered = mintID(op.Tenant, op.Name, s.At.Index), s.At.Stamp
+		s.Tx.Set(idKey(op.Tenant, q.ID), []byte(op.Name))
 	}
 	if a.Fresh || q.Source != op.Source || q.Sink != op.Sink {
-		q.Source, q.Sink, q.ConfigHash, q.Updated = op.Source, op.Sink, op.ConfigHash, s.at.Stamp
+		q.Source, q.Sink, q.ConfigHash, q.Updated = op.Source, op.Sink, op.ConfigHash, s.At.Stamp
 		s.save(op.Tenant, &q)
 	}
 	a.Query = q
@@ -114,12 +92,9 @@ func rollback(reason byte, format string, args ...any) error {
 // DecodeCycleRollback reads the answer of a CycleOp that rolled its
 // command back: the reason (a Rollback constant) and why.
 func DecodeCycleRollback(b []byte) (reason byte, why string, err error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	reason, why = d.Byte(), string(d.Bytes())
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	return reason, why, d.Err
+	d := family.NewDecoder(b, ErrCorrupt)
+	reason, why = d.Byte(), d.Str()
+	return reason, why, d.End()
 }
 
 // CycleAnswer is what a cycle's state part did: the query's state after
@@ -128,8 +103,9 @@ type CycleAnswer struct {
 	Rows, Bytes int64
 }
 
-func (s *state) cycle(op *CycleOp) ([]byte, error) {
-	q, ok, err := queryByID(s.tx.Get, op.Tenant, op.ID)
+// Apply writes the cycle's state rows, judged against the query's rows.
+func (op *CycleOp) Apply(s *state) ([]byte, error) {
+	q, ok, err := queryByID(s.Tx.Get, op.Tenant, op.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +114,7 @@ func (s *state) cycle(op *CycleOp) ([]byte, error) {
 	}
 	for i, w := range op.Ops {
 		k := stateKey(op.Tenant, q.ID, op.Partition, w.Key)
-		old, had, err := s.tx.Get(k)
+		old, had, err := s.Tx.Get(k)
 		if err != nil {
 			return nil, err
 		}
@@ -147,11 +123,11 @@ func (s *state) cycle(op *CycleOp) ([]byte, error) {
 			if !had {
 				return nil, rollback(RollbackState, "state_ops[%d]: delete of state row %q of partition %s, which is not there: this cycle's effects are applied already (a retry), or another worker's cycle took the row", i, w.Key, op.Partition)
 			}
-			s.tx.Delete(k)
+			s.Tx.Delete(k)
 			q.Rows--
 			q.Bytes -= int64(len(w.Key) + len(old))
 		case StateUpsert:
-			s.tx.Set(k, w.Value)
+			s.Tx.Set(k, w.Value)
 			if had {
 				q.Bytes += int64(len(w.Value) - len(old))
 			} else {
@@ -164,19 +140,16 @@ func (s *state) cycle(op *CycleOp) ([]byte, error) {
 		q.Group = op.Group
 	}
 	q.Cycles++
-	q.Updated = s.at.Stamp
+	q.Updated = s.At.Stamp
 	s.save(op.Tenant, &q)
-	return binary.AppendVarint(binary.AppendVarint(nil, q.Rows), q.Bytes), nil
+	var e family.Encoder
+	e.Varint(q.Rows, q.Bytes)
+	return e, nil
 }
 
 // DecodeCycle reads the answer of a CycleOp that applied.
 func DecodeCycle(b []byte) (CycleAnswer, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	a := CycleAnswer{Rows: d.Varint(), Bytes: d.Varint()}
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	return a, d.Err
+	return family.Decode(b, ErrCorrupt, func(d *family.Decoder) CycleAnswer { return CycleAnswer{Rows: d.Varint(), Bytes: d.Varint()} })
 }
 
 // DeleteAnswer is what a DeleteOp deleted.
@@ -185,36 +158,37 @@ type DeleteAnswer struct {
 	Rows  int64
 }
 
-func (s *state) delete(op *DeleteOp) ([]byte, error) {
+// Apply forgets the query: its registration, its id and its state.
+func (op *DeleteOp) Apply(s *state) ([]byte, error) {
 	q, found, err := s.load(op.Tenant, op.Name)
 	if err != nil || !found {
 		return []byte{0}, err
 	}
 	rows := q.Rows
 	s.wipe(op.Tenant, &q)
-	s.tx.Delete(idKey(op.Tenant, q.ID))
-	s.tx.Delete(queryKey(op.Tenant, q.Name))
-	return binary.AppendVarint([]byte{1}, rows), nil
+	s.Tx.Delete(idKey(op.Tenant, q.ID))
+	s.Tx.Delete(queryKey(op.Tenant, q.Name))
+	e := family.Encoder{1}
+	e.Varint(rows)
+	return e, nil
 }
 
 // DecodeDelete reads the answer of a DeleteOp.
 func DecodeDelete(b []byte) (DeleteAnswer, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	a := DeleteAnswer{Found: d.Byte() == 1}
-	if a.Found {
-		a.Rows = d.Varint()
-	}
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	return a, d.Err
+	return family.Decode(b, ErrCorrupt, func(d *family.Decoder) DeleteAnswer {
+		a := DeleteAnswer{Found: d.Byte() == 1}
+		if a.Found {
+			a.Rows = d.Varint()
+		}
+		return a
+	})
 }
 
-// dropSource wipes the state of the tenant's queries that read the
-// queue; it answers how many queries and rows.
-func (s *state) dropSource(op *DropSourceOp) ([]byte, error) {
+// Apply wipes the state of the tenant's queries that read the queue; it
+// answers how many queries and rows.
+func (op *DropSourceOp) Apply(s *state) ([]byte, error) {
 	var hit []Query
-	err := eachQuery(s.tx.Scan, queriesPrefix(op.Tenant), func(_ string, q Query) bool {
+	err := eachQuery(s.Tx.Scan, queriesPrefix(op.Tenant), func(_ string, q Query) bool {
 		if q.Source == op.Queue {
 			hit = append(hit, q)
 		}
@@ -227,19 +201,19 @@ func (s *state) dropSource(op *DropSourceOp) ([]byte, error) {
 	for i := range hit {
 		rows += hit[i].Rows
 		s.wipe(op.Tenant, &hit[i])
-		hit[i].Updated = s.at.Stamp
+		hit[i].Updated = s.At.Stamp
 		s.save(op.Tenant, &hit[i])
 	}
-	return binary.AppendVarint(binary.AppendUvarint(nil, uint64(len(hit))), rows), nil
+	var e family.Encoder
+	e.Uvarint(uint64(len(hit)))
+	e.Varint(rows)
+	return e, nil
 }
 
 // DecodeDropSource reads the answer of a DropSourceOp: the queries whose
 // state it wiped and the rows they held.
 func DecodeDropSource(b []byte) (queries int, rows int64, err error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
+	d := family.NewDecoder(b, ErrCorrupt)
 	queries, rows = int(d.Uvarint()), d.Varint()
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	return queries, rows, d.Err
+	return queries, rows, d.End()
 }

@@ -2,8 +2,8 @@ package streams
 
 import (
 	"context"
-	"fmt"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 )
 
@@ -21,27 +21,13 @@ type Streams struct {
 // hash answers the standing registration), but a retried reset resets
 // again.
 func (s *Streams) Register(ctx context.Context, op RegisterOp) (RegisterAnswer, error) {
-	if err := CheckRegister(&op); err != nil {
-		return RegisterAnswer{}, fmt.Errorf("%w: %w", raftlog.ErrRejected, err)
-	}
-	b, _, err := s.Shard.ProposeOp(ctx, op.Op())
-	if err != nil {
-		return RegisterAnswer{}, err
-	}
-	return DecodeRegister(b)
+	return family.Propose(ctx, s.Shard, CheckRegister(&op), op.Op(), DecodeRegister)
 }
 
 // Delete forgets a query, its registration and its state.
 func (s *Streams) Delete(ctx context.Context, tenant, name string) (DeleteAnswer, error) {
 	op := DeleteOp{Tenant: tenant, Name: name}
-	if err := check(&op); err != nil {
-		return DeleteAnswer{}, fmt.Errorf("%w: %w", raftlog.ErrRejected, err)
-	}
-	b, _, err := s.Shard.ProposeOp(ctx, op.Op())
-	if err != nil {
-		return DeleteAnswer{}, err
-	}
-	return DecodeDelete(b)
+	return family.Propose(ctx, s.Shard, check(&op), op.Op(), DecodeDelete)
 }
 
 // Read runs fn on a linearizable view (Get, ByID, List, State): a

@@ -3,6 +3,9 @@ package streams
 import (
 	"bytes"
 	"testing"
+
+	"github.com/queen-mq/queen-go/queen/internal/family"
+	"github.com/queen-mq/queen-go/queen/internal/familytest"
 )
 
 const fuzzTenant = "00000000-0000-0000-0000-000000000001"
@@ -15,34 +18,8 @@ func FuzzDecodeOp(f *testing.F) {
 		{Kind: StateUpsert, Key: "tumb:1\x1fw\x1fk", Value: []byte(`{"acc":1}`)}, {Kind: StateDelete, Key: "old"}}}
 	del := DeleteOp{Tenant: fuzzTenant, Name: "q"}
 	drop := DropSourceOp{Tenant: fuzzTenant, Queue: "src"}
-	for _, b := range [][]byte{reg.Op().Data, cy.Op().Data, del.Op().Data, drop.Op().Data, {opVersion}, {}} {
-		f.Add(b)
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		op, err := decodeOp(b)
-		if err != nil {
-			return
-		}
-		if err := check(op); err != nil {
-			t.Fatalf("%x decoded to an op check refuses: %v", b, err)
-		}
-		var again []byte
-		switch o := op.(type) {
-		case *RegisterOp:
-			again = o.Op().Data
-		case *CycleOp:
-			again = o.Op().Data
-		case *DeleteOp:
-			again = o.Op().Data
-		case *DropSourceOp:
-			again = o.Op().Data
-		default:
-			t.Fatalf("%x decoded to %T", b, op)
-		}
-		if !bytes.Equal(again, b) {
-			t.Fatalf("%x decoded to %+v, which encodes to %x", b, op, again)
-		}
-	})
+	familytest.FuzzOps(f, decodeOp, func(o family.Op[*state]) error { return check(o) },
+		reg.Op().Data, cy.Op().Data, del.Op().Data, drop.Op().Data, []byte{opVersion}, []byte{})
 }
 
 // FuzzDecodeAnswers: any bytes give an answer or an error, never a

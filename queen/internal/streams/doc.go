@@ -17,8 +17,23 @@
 // queue log's (a strict push); this family adds the state writes to the
 // same command (CycleOp), so a cycle is one raft entry.
 //
+// # Shape
+//
+// The family has the shape queen/internal/family gives every family: an
+// op is a RegisterOp, CycleOp, DeleteOp or DropSourceOp (ops.go:
+// family.DecodeOp reads the version and the kind, readOp the op, check
+// the contract), encoded with family.Encoder; each op's Apply applies it
+// on the family's state of the entry (family.Op, through family.Applier,
+// which Appliers registers under OpStreams); Streams.Register and Delete
+// refuse what the checks refuse before proposing (family.Propose), as
+// apply checks again.
+//
 // # Invariants
 //
+//   - The codec is strict (family.Decoder): an op that decodes passes
+//     check and encodes back to the same bytes, one that does not is
+//     refused; a query row that does not decode halts the node
+//     (FuzzDecodeOp, FuzzDecodeAnswers).
 //   - A cycle applies all or nothing: its ack, its state writes and its
 //     pushes are one command, and any op of it refused rolls every other
 //     back.

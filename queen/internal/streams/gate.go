@@ -1,14 +1,10 @@
 package streams
 
-import "github.com/queen-mq/queen-go/raftlog"
-
-var _ raftlog.StorageGrower = applier{}
-
-// Grows (raftlog.StorageGrower): registering a query, and a cycle that
+// grows (raftlog.StorageGrower): registering a query, and a cycle that
 // upserts state, may grow the store and are refused while a disk is full
 // (a cycle's pushes are refused by their own op); a cycle that only
 // deletes state and acks, a query's delete and a source's drop go on.
-func (applier) Grows(data []byte) bool {
+func grows(data []byte) bool {
 	op, err := decodeOp(data)
 	if err != nil {
 		return false

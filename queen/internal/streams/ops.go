@@ -1,13 +1,12 @@
 package streams
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 
 	"github.com/queen-mq/queen-go/contract"
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
-	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
 // OpStreams is the raftlog op kind of the streams family.
@@ -76,95 +75,64 @@ type DropSourceOp struct {
 
 // Op encodes o as an op of a command.
 func (o *RegisterOp) Op() raftlog.Op {
-	b := []byte{opVersion, kindRegister}
-	for _, s := range []string{o.Tenant, o.Name, o.Source, o.Sink, o.ConfigHash} {
-		b = wire.AppendString(b, s)
-	}
-	return raftlog.Op{Kind: OpStreams, Data: append(b, boolByte(o.Reset))}
+	e := family.Encoder{opVersion, kindRegister}
+	e.Str(o.Tenant, o.Name, o.Source, o.Sink, o.ConfigHash)
+	e.Bool(o.Reset)
+	return raftlog.Op{Kind: OpStreams, Data: e}
 }
 
 // Op encodes o as an op of a command.
 func (o *CycleOp) Op() raftlog.Op {
-	b := wire.AppendString([]byte{opVersion, kindCycle}, o.Tenant)
-	b = append(b, o.ID[:]...)
-	b = wire.AppendString(wire.AppendString(b, o.Partition), o.Group)
-	b = binary.AppendUvarint(b, uint64(len(o.Ops)))
+	e := family.Encoder{opVersion, kindCycle}
+	e.Str(o.Tenant)
+	e.Byte(o.ID[:]...)
+	e.Str(o.Partition, o.Group)
+	e.Uvarint(uint64(len(o.Ops)))
 	for _, s := range o.Ops {
-		b = wire.AppendString(append(b, s.Kind), s.Key)
-		b = wire.AppendString(b, string(s.Value))
+		e.Byte(s.Kind)
+		e.Str(s.Key, string(s.Value))
 	}
-	return raftlog.Op{Kind: OpStreams, Data: b}
+	return raftlog.Op{Kind: OpStreams, Data: e}
 }
 
 // Op encodes o as an op of a command.
-func (o *DeleteOp) Op() raftlog.Op {
-	b := wire.AppendString([]byte{opVersion, kindDelete}, o.Tenant)
-	return raftlog.Op{Kind: OpStreams, Data: wire.AppendString(b, o.Name)}
-}
+func (o *DeleteOp) Op() raftlog.Op { return tenantOp(kindDelete, o.Tenant, o.Name) }
 
 // Op encodes o as an op of a command.
-func (o *DropSourceOp) Op() raftlog.Op {
-	b := wire.AppendString([]byte{opVersion, kindDropSource}, o.Tenant)
-	return raftlog.Op{Kind: OpStreams, Data: wire.AppendString(b, o.Queue)}
-}
+func (o *DropSourceOp) Op() raftlog.Op { return tenantOp(kindDropSource, o.Tenant, o.Queue) }
 
-func boolByte(v bool) byte {
-	if v {
-		return 1
-	}
-	return 0
+// tenantOp is an op of two strings: the tenant and one name.
+func tenantOp(kind byte, tenant, name string) raftlog.Op {
+	e := family.Encoder{opVersion, kind}
+	e.Str(tenant, name)
+	return raftlog.Op{Kind: OpStreams, Data: e}
 }
 
 // decodeOp decodes an op and checks it as Check does.
-func decodeOp(b []byte) (any, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	if v := d.Byte(); d.Err == nil && v != opVersion {
-		d.Fail(fmt.Sprintf("op version %d", v))
-	}
-	str := func() string { return string(d.Bytes()) }
-	var out any
-	switch kind := d.Byte(); kind {
+func decodeOp(b []byte) (family.Op[*state], error) {
+	return family.DecodeOp(family.OpCodec{Corrupt: ErrCorrupt, Version: opVersion, VersionWhat: "op version", TagWhat: "op kind"}, b, readOp,
+		func(op family.Op[*state]) error { return check(op) })
+}
+
+func readOp(kind byte, d *family.Decoder) family.Op[*state] {
+	switch kind {
 	case kindRegister:
-		o := &RegisterOp{Tenant: str(), Name: str(), Source: str(), Sink: str(), ConfigHash: str()}
-		switch f := d.Byte(); {
-		case d.Err == nil && f > 1:
-			d.Fail("register flag")
-		default:
-			o.Reset = f == 1
-		}
-		out = o
+		o := &RegisterOp{Tenant: d.Str(), Name: d.Str(), Source: d.Str(), Sink: d.Str(), ConfigHash: d.Str()}
+		o.Reset = d.Flag("register flag")
+		return o
 	case kindCycle:
-		o := &CycleOp{Tenant: str()}
-		if d.Err == nil && len(d.B) < 16 {
-			d.Fail("query id")
-		}
-		if d.Err == nil {
-			copy(o.ID[:], d.B[:16])
-			d.B = d.B[16:]
-		}
-		o.Partition, o.Group = str(), str()
+		o := &CycleOp{Tenant: d.Str(), ID: d.ID("query id"), Partition: d.Str(), Group: d.Str()}
 		n := d.Count(3)
 		for i := 0; i < n && d.Err == nil; i++ {
-			o.Ops = append(o.Ops, StateOp{Kind: d.Byte(), Key: str(), Value: d.Bytes()})
+			o.Ops = append(o.Ops, StateOp{Kind: d.Byte(), Key: d.Str(), Value: d.Bytes()})
 		}
-		out = o
+		return o
 	case kindDelete:
-		out = &DeleteOp{Tenant: str(), Name: str()}
+		return &DeleteOp{Tenant: d.Str(), Name: d.Str()}
 	case kindDropSource:
-		out = &DropSourceOp{Tenant: str(), Queue: str()}
-	default:
-		d.Fail(fmt.Sprintf("op kind %d", kind))
+		return &DropSourceOp{Tenant: d.Str(), Queue: d.Str()}
 	}
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	if d.Err != nil {
-		return nil, d.Err
-	}
-	if err := check(out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return nil
 }
 
 // check refuses an op the contract refuses, naming the field. The
@@ -195,37 +163,24 @@ func check(op any) error {
 // CheckRegister refuses a registration the contract refuses, naming the
 // field.
 func CheckRegister(o *RegisterOp) error {
-	if err := contract.Tenant.Check("tenant", o.Tenant); err != nil {
-		return err
-	}
-	if err := contract.StreamQuery.Check("name", o.Name); err != nil {
-		return err
-	}
-	if err := contract.Queue.Check("source_queue", o.Source); err != nil {
-		return err
-	}
+	var sink error
 	if o.Sink != "" {
-		if err := contract.Queue.Check("sink_queue", o.Sink); err != nil {
-			return err
-		}
+		sink = contract.Queue.Check("sink_queue", o.Sink)
 	}
-	return contract.StreamConfigHash.Check("config_hash", o.ConfigHash)
+	return family.FirstErr(contract.Tenant.Check("tenant", o.Tenant), contract.StreamQuery.Check("name", o.Name),
+		contract.Queue.Check("source_queue", o.Source), sink, contract.StreamConfigHash.Check("config_hash", o.ConfigHash))
 }
 
 // CheckCycle refuses a cycle's state part the contract refuses, naming
 // the field: the partition, the group, more than StreamStateOps ops, a
 // bad key or kind, a value over StreamValue bytes, an upsert without one.
 func CheckCycle(o *CycleOp) error {
-	if err := contract.Tenant.Check("tenant", o.Tenant); err != nil {
-		return err
-	}
-	if err := contract.StreamPartition.Check("partition_id", o.Partition); err != nil {
-		return err
-	}
+	var group error
 	if o.Group != "" {
-		if err := contract.ConsumerGroup.Check("consumer_group", o.Group); err != nil {
-			return err
-		}
+		group = contract.ConsumerGroup.Check("consumer_group", o.Group)
+	}
+	if err := family.FirstErr(contract.Tenant.Check("tenant", o.Tenant), contract.StreamPartition.Check("partition_id", o.Partition), group); err != nil {
+		return err
 	}
 	if int64(len(o.Ops)) > contract.StreamStateOps.Max {
 		return fmt.Errorf("state_ops: %d ops, at most %d in one cycle", len(o.Ops), contract.StreamStateOps.Max)

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
@@ -37,41 +38,26 @@ type Query struct {
 const rowVersion byte = 1
 
 func (q *Query) encode() []byte {
-	b := append([]byte{rowVersion}, q.ID[:]...)
-	for _, s := range []string{q.Source, q.Sink, q.ConfigHash, q.Group} {
-		b = wire.AppendString(b, s)
-	}
-	for _, v := range []int64{q.Created, q.Registered, q.Updated} {
-		b = binary.AppendVarint(b, v)
-	}
-	b = binary.AppendUvarint(b, q.Resets)
-	b = binary.AppendUvarint(b, q.Cycles)
-	b = binary.AppendVarint(b, q.Rows)
-	return binary.AppendVarint(b, q.Bytes)
+	e := family.Encoder{rowVersion}
+	e.Byte(q.ID[:]...)
+	e.Str(q.Source, q.Sink, q.ConfigHash, q.Group)
+	e.Varint(q.Created, q.Registered, q.Updated)
+	e.Uvarint(q.Resets, q.Cycles)
+	e.Varint(q.Rows, q.Bytes)
+	return e
 }
 
 func decodeQuery(name string, b []byte) (Query, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	if v := d.Byte(); d.Err == nil && v != rowVersion {
-		d.Fail(fmt.Sprintf("query row version %d", v))
-	}
-	q := Query{Name: name}
-	if d.Err == nil && len(d.B) < 16 {
-		d.Fail("query id")
-	}
-	if d.Err == nil {
-		copy(q.ID[:], d.B[:16])
-		d.B = d.B[16:]
-	}
-	q.Source, q.Sink, q.ConfigHash, q.Group = string(d.Bytes()), string(d.Bytes()), string(d.Bytes()), string(d.Bytes())
-	q.Created, q.Registered, q.Updated = d.Varint(), d.Varint(), d.Varint()
-	q.Resets, q.Cycles = d.Uvarint(), d.Uvarint()
-	q.Rows, q.Bytes = d.Varint(), d.Varint()
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	if d.Err != nil {
-		return Query{}, fmt.Errorf("%w: query %q: %w", raftlog.ErrStorage, name, d.Err)
+	q, err := family.Decode(b, ErrCorrupt, func(d *family.Decoder) Query {
+		d.Version(rowVersion, "query row version")
+		q := Query{Name: name, ID: d.ID("query id"), Source: d.Str(), Sink: d.Str(), ConfigHash: d.Str(), Group: d.Str()}
+		q.Created, q.Registered, q.Updated = d.Varint(), d.Varint(), d.Varint()
+		q.Resets, q.Cycles = d.Uvarint(), d.Uvarint()
+		q.Rows, q.Bytes = d.Varint(), d.Varint()
+		return q
+	})
+	if err != nil {
+		return Query{}, fmt.Errorf("%w: query %q: %w", raftlog.ErrStorage, name, err)
 	}
 	return q, nil
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/queen-mq/queen-go/raftlog"
 )
 
-const tenant = "00000000-0000-0000-0000-000000000001"
+const tenant = familytest.Tenant
 
 // TestScripts runs testdata/scripts/*.txt against one node running the
 // streams family's applier. Ids are shown as #1, #2… in the order they
@@ -74,19 +74,17 @@ func (s *script) run(t *testing.T, d *datadriven.TestData) string {
 	case "register":
 		op := streams.RegisterOp{Tenant: tenant, Name: arg(t, d, "name"), Source: arg(t, d, "source"), Sink: arg(t, d, "sink"),
 			ConfigHash: arg(t, d, "hash"), Reset: d.HasArg("reset")}
-		b, refused := s.n.Propose(t, d, op.Op())
-		if refused != "" {
-			return "refused: " + refused + "\n"
-		}
-		a, err := streams.DecodeRegister(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fmt.Sprintf("id=%s fresh=%v reset=%v mismatch=%v hash=%s resets=%d\n", s.label(a.Query.ID), a.Fresh, a.Reset, a.Mismatch,
-			a.Query.ConfigHash, a.Query.Resets)
+		return s.n.Answered(t, d, op.Op(), func(b []byte) string {
+			a, err := streams.DecodeRegister(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fmt.Sprintf("id=%s fresh=%v reset=%v mismatch=%v hash=%s resets=%d\n", s.label(a.Query.ID), a.Fresh, a.Reset, a.Mismatch,
+				a.Query.ConfigHash, a.Query.Resets)
+		})
 	case "cycle":
 		op := streams.CycleOp{Tenant: tenant, ID: s.byLabel[arg(t, d, "id")], Partition: arg(t, d, "partition"), Group: arg(t, d, "group")}
-		for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+		for _, line := range familytest.Lines(d) {
 			if line == "" {
 				continue
 			}
@@ -166,26 +164,22 @@ func (s *script) run(t *testing.T, d *datadriven.TestData) string {
 		return out.String()
 	case "delete":
 		op := streams.DeleteOp{Tenant: tenant, Name: arg(t, d, "name")}
-		b, refused := s.n.Propose(t, d, op.Op())
-		if refused != "" {
-			return "refused: " + refused + "\n"
-		}
-		a, err := streams.DecodeDelete(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fmt.Sprintf("found=%v rows=%d\n", a.Found, a.Rows)
+		return s.n.Answered(t, d, op.Op(), func(b []byte) string {
+			a, err := streams.DecodeDelete(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fmt.Sprintf("found=%v rows=%d\n", a.Found, a.Rows)
+		})
 	case "drop":
 		op := streams.DropSourceOp{Tenant: tenant, Queue: arg(t, d, "queue")}
-		b, refused := s.n.Propose(t, d, op.Op())
-		if refused != "" {
-			return "refused: " + refused + "\n"
-		}
-		q, rows, err := streams.DecodeDropSource(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fmt.Sprintf("queries=%d rows=%d\n", q, rows)
+		return s.n.Answered(t, d, op.Op(), func(b []byte) string {
+			q, rows, err := streams.DecodeDropSource(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fmt.Sprintf("queries=%d rows=%d\n", q, rows)
+		})
 	}
 	t.Fatalf("unknown command %q", d.Cmd)
 	return ""

@@ -1,45 +1,24 @@
 package timers
 
 import (
-	"encoding/binary"
-	"errors"
 	"fmt"
 
 	"github.com/queen-mq/queen-go/contract"
 	"github.com/queen-mq/queen-go/queen/internal/consume"
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
-	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
 // Appliers returns the timers family's applier by op kind, to pass to
 // raftlog.Host.StartShard beside the queue log's (fires push through it)
 // and consume's (whose dead-letter queue takes the timers that fail).
-func Appliers() map[raftlog.OpKind]raftlog.Applier {
-	return map[raftlog.OpKind]raftlog.Applier{OpTimers: applier{}}
-}
+func Appliers() map[raftlog.OpKind]raftlog.Applier { return applier.Appliers(OpTimers) }
 
-type applier struct{}
+// applier applies a call or a fire, judged on the entry's stamp.
+var applier = family.Applier[*state]{Decode: decodeOp, Growing: grows, State: func(e family.Entry) *state { return &state{e} }}
 
-// Apply applies a call or a fire, judged on the entry's stamp.
-func (applier) Apply(tx *raftlog.Txn, at raftlog.ApplyInfo, data []byte) ([]byte, error) {
-	op, err := decodeOp(data)
-	if err != nil {
-		return nil, err
-	}
-	s := &state{tx: tx, at: at}
-	switch op := op.(type) {
-	case *Call:
-		return s.call(op)
-	case FireOp:
-		return s.fire(op)
-	}
-	return nil, errors.New("timers: unknown op")
-}
-
-type state struct {
-	tx *raftlog.Txn
-	at raftlog.ApplyInfo
-}
+// state is an op's access to the timers of the shard.
+type state struct{ family.Entry }
 
 // The statuses of an Answer.
 const (
@@ -64,7 +43,7 @@ type Answer struct {
 }
 
 func (s *state) load(tenant, queue, key string) (Timer, bool, error) {
-	b, ok, err := s.tx.Get(timerKey(tenant, queue, key))
+	b, ok, err := s.Tx.Get(timerKey(tenant, queue, key))
 	if err != nil || !ok {
 		return Timer{}, false, err
 	}
@@ -73,19 +52,19 @@ func (s *state) load(tenant, queue, key string) (Timer, bool, error) {
 }
 
 func (s *state) save(tenant string, t *Timer) {
-	s.tx.Set(timerKey(tenant, t.Queue, t.Key), t.encode())
-	s.tx.Set(dueKey(t.Due, tenant, t.Queue, t.Key), nil)
+	s.Tx.Set(timerKey(tenant, t.Queue, t.Key), t.encode())
+	s.Tx.Set(dueKey(t.Due, tenant, t.Queue, t.Key), nil)
 }
 
 func (s *state) remove(tenant string, t *Timer) {
-	s.tx.Delete(timerKey(tenant, t.Queue, t.Key))
-	s.tx.Delete(dueKey(t.Due, tenant, t.Queue, t.Key))
+	s.Tx.Delete(timerKey(tenant, t.Queue, t.Key))
+	s.Tx.Delete(dueKey(t.Due, tenant, t.Queue, t.Key))
 }
 
-// call applies a call's operations in order: a schedule replaces the
+// Apply applies a call's operations in order: a schedule replaces the
 // timer of its key (a new timer under an old name: attempts from 0), a
 // cancel removes it.
-func (s *state) call(c *Call) ([]byte, error) {
+func (c *Call) Apply(s *state) ([]byte, error) {
 	out := make([]Answer, len(c.Ops))
 	for i, o := range c.Ops {
 		old, had, err := s.load(c.Tenant, o.Queue, o.Key)
@@ -102,9 +81,9 @@ func (s *state) call(c *Call) ([]byte, error) {
 			}
 			continue
 		}
-		at := s.at.Stamp + min(max(o.DelayMicros, 0), MaxDelayMicros)
+		at := s.At.Stamp + min(max(o.DelayMicros, 0), MaxDelayMicros)
 		t := Timer{Queue: o.Queue, Key: o.Key, Partition: o.Partition, Txn: o.Txn, MessageID: o.MessageID,
-			Payload: o.Payload, Sealed: o.Sealed, Created: s.at.Stamp, DeliverAt: at, Due: at}
+			Payload: o.Payload, Sealed: o.Sealed, Created: s.At.Stamp, DeliverAt: at, Due: at}
 		s.save(c.Tenant, &t)
 		out[i] = Answer{Status: StatusScheduled, Txn: t.Txn, MessageID: t.MessageID, DeliverAt: at}
 		if had {
@@ -124,22 +103,14 @@ type FireAnswer struct {
 	More                 bool
 }
 
-// fire fires the timers due at the entry's stamp, in due order, up to the
-// limit. A fire is a push of one record through the queue log's applier
-// (deduplicated by the timer's txn) and the timer's deletion, in this
-// entry: whichever of a fire and a cancel applies first wins.
-func (s *state) fire(f FireOp) ([]byte, error) {
+// Apply fires the timers due at the entry's stamp, in due order, up to
+// the limit. A fire is a push of one record through the queue log's
+// applier (deduplicated by the timer's txn) and the timer's deletion, in
+// this entry: whichever of a fire and a cancel applies first wins.
+func (f FireOp) Apply(s *state) ([]byte, error) {
 	var a FireAnswer
-	upper := binary.BigEndian.AppendUint64([]byte{prefixDue}, uint64(s.at.Stamp)+1)
-	var due [][]byte
-	err := s.tx.Scan([]byte{prefixDue}, upper, func(k, _ []byte) bool {
-		if len(due) == f.Limit {
-			a.More = true
-			return false
-		}
-		due = append(due, append([]byte(nil), k...))
-		return true
-	})
+	due, more, err := family.Keys(s.Tx.Scan, []byte{prefixDue}, dueBy(s.At.Stamp), f.Limit)
+	a.More = more
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +125,7 @@ func (s *state) fire(f FireOp) ([]byte, error) {
 			return nil, err
 		}
 		if !found || t.Due != when {
-			s.tx.Delete(k) // INVARIANT: never written so; repaired rather than fired
+			s.Tx.Delete(k) // INVARIANT: never written so; repaired rather than fired
 			continue
 		}
 		if size += len(t.Payload); size > FireBytes && i > 0 {
@@ -171,18 +142,18 @@ func (s *state) fire(f FireOp) ([]byte, error) {
 			a.Fired++
 		case permanent && t.Permanent+1 >= MaxPermanent:
 			s.remove(tenant, &t)
-			consume.FileTimer(s.tx, s.at, tenant, consume.DeadLetter{Queue: t.Queue, Partition: t.Partition,
+			consume.FileTimer(s.Tx, s.At, tenant, consume.DeadLetter{Queue: t.Queue, Partition: t.Partition,
 				MessageID: t.MessageID, TransactionID: t.Txn, Payload: t.Payload, Created: t.Created,
 				Attempts: t.Attempts + 1, Error: why}, a.Filed)
 			a.Filed++
 		default:
-			s.tx.Delete(k)
+			s.Tx.Delete(k)
 			t.Attempts++
 			if permanent {
 				t.Permanent++
 			}
 			t.LastError = why
-			t.Due = s.at.Stamp + Backoff(t.Attempts)
+			t.Due = s.At.Stamp + Backoff(t.Attempts)
 			s.save(tenant, &t)
 			a.Failed++
 		}
@@ -205,7 +176,7 @@ func Backoff(n int) int64 {
 // payload sealed for an encrypted queue is delivered only to a queue that
 // is still encrypted, and a plain one only to a plain one.
 func (s *state) push(tenant string, t *Timer) (why string, permanent bool, err error) {
-	q, ok, err := s.tx.View(s.at).Queue(tenant, t.Queue)
+	q, ok, err := s.Tx.View(s.At).Queue(tenant, t.Queue)
 	if err != nil {
 		return "", false, err
 	}
@@ -217,7 +188,7 @@ func (s *state) push(tenant string, t *Timer) (why string, permanent bool, err e
 	}
 	op := raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: t.Queue, Partition: t.Partition,
 		TransactionID: t.Txn, MessageID: t.MessageID, Dedup: true, Payload: t.Payload}}}
-	answer, applied, err := s.tx.Apply(s.at, op.Op())
+	answer, applied, err := s.Tx.Apply(s.At, op.Op())
 	if err != nil {
 		return "", false, err
 	}
@@ -236,51 +207,44 @@ func (s *state) push(tenant string, t *Timer) (why string, permanent bool, err e
 }
 
 func appendAnswers(b []byte, as []Answer) []byte {
-	b = binary.AppendUvarint(b, uint64(len(as)))
+	e := family.Encoder(b)
+	e.Uvarint(uint64(len(as)))
 	for _, a := range as {
-		b = append(b, a.Status)
-		b = wire.AppendString(b, a.Txn)
-		b = append(b, a.MessageID[:]...)
-		b = binary.AppendVarint(b, a.DeliverAt)
+		e.Byte(a.Status)
+		e.Str(a.Txn)
+		e.Byte(a.MessageID[:]...)
+		e.Varint(a.DeliverAt)
 	}
-	return b
+	return e
 }
 
 // DecodeAnswers reads the answer of a Call.
 func DecodeAnswers(b []byte) ([]Answer, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	n := d.Count(1 + 1 + 16 + 1)
-	out := make([]Answer, 0, n)
-	for i := 0; i < n && d.Err == nil; i++ {
-		a := Answer{Status: d.Byte(), Txn: string(d.Bytes())}
-		if len(d.B) < 16 {
-			d.Fail("message id")
-			break
+	return family.Decode(b, ErrCorrupt, func(d *family.Decoder) []Answer {
+		n := d.Count(1 + 1 + 16 + 1)
+		out := make([]Answer, 0, n)
+		for i := 0; i < n && d.Err == nil; i++ {
+			a := Answer{Status: d.Byte(), Txn: d.Str(), MessageID: d.ID("message id")}
+			if d.Err != nil {
+				break
+			}
+			a.DeliverAt = d.Varint()
+			out = append(out, a)
 		}
-		copy(a.MessageID[:], d.B[:16])
-		d.B = d.B[16:]
-		a.DeliverAt = d.Varint()
-		out = append(out, a)
-	}
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	return out, d.Err
+		return out
+	})
 }
 
 func appendFire(b []byte, a FireAnswer) []byte {
-	b = binary.AppendUvarint(b, uint64(a.Fired))
-	b = binary.AppendUvarint(b, uint64(a.Failed))
-	b = binary.AppendUvarint(b, uint64(a.Filed))
-	return append(b, boolByte(a.More))
+	e := family.Encoder(b)
+	e.Uvarint(uint64(a.Fired), uint64(a.Failed), uint64(a.Filed))
+	e.Bool(a.More)
+	return e
 }
 
 // DecodeFire reads the answer of a FireOp.
 func DecodeFire(b []byte) (FireAnswer, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	a := FireAnswer{Fired: int(d.Uvarint()), Failed: int(d.Uvarint()), Filed: int(d.Uvarint()), More: d.Byte() == 1}
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	return a, d.Err
+	return family.Decode(b, ErrCorrupt, func(d *family.Decoder) FireAnswer {
+		return FireAnswer{Fired: int(d.Uvarint()), Failed: int(d.Uvarint()), Filed: int(d.Uvarint()), More: d.Byte() == 1}
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 )
 
@@ -20,21 +21,13 @@ type Timers struct {
 // proposed; other errors are raftlog's (ErrTimeout: outcome unknown; a
 // retry upserts the same timer again).
 func (t *Timers) Do(ctx context.Context, c Call) ([]Answer, error) {
-	if err := Check(c.Ops); err != nil {
-		return nil, fmt.Errorf("%w: %w", raftlog.ErrRejected, err)
-	}
-	if len(c.Ops) == 0 {
-		return []Answer{}, nil
-	}
-	b, _, err := t.Shard.ProposeOp(ctx, c.Op())
-	if err != nil {
-		return nil, err
-	}
-	got, err := DecodeAnswers(b)
-	if err == nil && len(got) != len(c.Ops) {
-		err = fmt.Errorf("%w: %d answers for %d operations", ErrCorrupt, len(got), len(c.Ops))
-	}
-	return got, err
+	return family.Call(len(c.Ops), Check(c.Ops), func() ([]Answer, error) {
+		got, err := family.Propose(ctx, t.Shard, nil, c.Op(), DecodeAnswers)
+		if err == nil && len(got) != len(c.Ops) {
+			err = fmt.Errorf("%w: %d answers for %d operations", ErrCorrupt, len(got), len(c.Ops))
+		}
+		return got, err
+	})
 }
 
 // Read runs fn on a linearizable view (peek, list, count).

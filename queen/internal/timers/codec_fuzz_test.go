@@ -3,6 +3,8 @@ package timers
 import (
 	"bytes"
 	"testing"
+
+	"github.com/queen-mq/queen-go/queen/internal/familytest"
 )
 
 // FuzzDecodeOp: any bytes decode to a call (that passes Check) or a fire
@@ -12,29 +14,7 @@ func FuzzDecodeOp(f *testing.F) {
 		{Kind: KindSchedule, Queue: "q", Partition: "p", Key: "k", Txn: "x", MessageID: [16]byte{1}, DelayMicros: -5, Payload: []byte(`{}`), Sealed: true},
 		{Kind: KindCancel, Queue: "q", Key: "j"},
 		{Kind: KindReschedule, Queue: "r", Partition: "Default", Key: "k", DelayMicros: 1e6}}}
-	f.Add(c.Op().Data)
-	f.Add(FireOp{Limit: 3}.Op().Data)
-	f.Add([]byte{codecVersion, tagFire})
-	f.Add([]byte{})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		op, err := decodeOp(b)
-		if err != nil {
-			return
-		}
-		var again []byte
-		switch op := op.(type) {
-		case *Call:
-			if err := Check(op.Ops); err != nil {
-				t.Fatalf("%x decoded to a call Check refuses: %v", b, err)
-			}
-			again = op.Op().Data
-		case FireOp:
-			again = op.Op().Data
-		}
-		if !bytes.Equal(again, b) {
-			t.Fatalf("%x decoded to %+v, which encodes to %x", b, op, again)
-		}
-	})
+	familytest.FuzzOps(f, decodeOp, checkOp, c.Op().Data, FireOp{Limit: 3}.Op().Data, []byte{codecVersion, tagFire}, []byte{})
 }
 
 // FuzzDecodeStored: a stored row, a due key and the answers decode or

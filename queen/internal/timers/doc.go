@@ -13,8 +13,22 @@
 // timer leaves no row (no tombstone): the authority on whether it fired
 // is its queue, where its txn is the record's transactionId.
 //
+// # Shape
+//
+// The family has the shape queen/internal/family gives every family: an
+// op is a Call or a FireOp (ops.go: family.DecodeOp reads the version and
+// the tag, readOp the op, checkOp the contract), encoded with
+// family.Encoder; each op's Apply applies it on the family's state of the
+// entry (family.Op, through family.Applier, which Appliers registers
+// under OpTimers); Timers.Do refuses what Check refuses before proposing
+// (family.Call, Propose), as apply checks again.
+//
 // # Invariants
 //
+//   - The codec is strict (family.Decoder): an op or a timer row that
+//     decodes encodes back to the same bytes; an op that does not decode
+//     is refused, a row that does not halts the node (FuzzDecodeOp,
+//     FuzzDecodeStored).
 //   - Judged on the broker clock: deliverAt is the schedule's entry stamp
 //     plus the delay (a past delay: the stamp), and a fire entry fires
 //     only timers due at its own stamp, so on the broker clock no timer

@@ -1,13 +1,9 @@
 package timers
 
-import "github.com/queen-mq/queen-go/raftlog"
-
-var _ raftlog.StorageGrower = applier{}
-
-// Grows (raftlog.StorageGrower): a call that schedules or reschedules may
+// grows (raftlog.StorageGrower): a call that schedules or reschedules may
 // add a timer and is refused while a disk is full; a cancel and a fire
 // (which appends its record and deletes its timer) go on.
-func (applier) Grows(data []byte) bool {
+func grows(data []byte) bool {
 	op, err := decodeOp(data)
 	c, ok := op.(*Call)
 	if err != nil || !ok {

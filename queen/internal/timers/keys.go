@@ -35,6 +35,11 @@ func dueKey(due int64, tenant, queue, key string) []byte {
 	return name(name(name(b, tenant), queue), key)
 }
 
+// dueBy is the end of the due index's keys due at stamp or before.
+func dueBy(stamp int64) []byte {
+	return binary.BigEndian.AppendUint64([]byte{prefixDue}, uint64(stamp)+1)
+}
+
 // parseDue reads a due index key.
 func parseDue(k []byte) (due int64, tenant, queue, key string, ok bool) {
 	if len(k) < 9 || k[0] != prefixDue {

@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/queen-mq/queen-go/contract"
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
-	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
 // OpTimers is the raftlog op kind of the timers family.
@@ -81,20 +81,18 @@ const (
 
 // Op returns the call as a raftlog op.
 func (c *Call) Op() raftlog.Op {
-	b := wire.AppendString([]byte{codecVersion, tagCall}, c.Tenant)
-	b = binary.AppendUvarint(b, uint64(len(c.Ops)))
+	e := family.Encoder{codecVersion, tagCall}
+	e.Str(c.Tenant)
+	e.Uvarint(uint64(len(c.Ops)))
 	for _, o := range c.Ops {
-		b = append(b, o.Kind)
-		b = wire.AppendString(b, o.Queue)
-		b = wire.AppendString(b, o.Partition)
-		b = wire.AppendString(b, o.Key)
-		b = wire.AppendString(b, o.Txn)
-		b = append(b, o.MessageID[:]...)
-		b = binary.AppendVarint(b, o.DelayMicros)
-		b = wire.AppendString(b, string(o.Payload))
-		b = append(b, boolByte(o.Sealed))
+		e.Byte(o.Kind)
+		e.Str(o.Queue, o.Partition, o.Key, o.Txn)
+		e.Byte(o.MessageID[:]...)
+		e.Varint(o.DelayMicros)
+		e.Str(string(o.Payload))
+		e.Bool(o.Sealed)
 	}
-	return raftlog.Op{Kind: OpTimers, Data: b}
+	return raftlog.Op{Kind: OpTimers, Data: e}
 }
 
 // Op returns the fire as a raftlog op.
@@ -102,68 +100,39 @@ func (f FireOp) Op() raftlog.Op {
 	return raftlog.Op{Kind: OpTimers, Data: binary.AppendUvarint([]byte{codecVersion, tagFire}, uint64(f.Limit))}
 }
 
-func boolByte(b bool) byte {
-	if b {
-		return 1
-	}
-	return 0
-}
+var codec = family.OpCodec{Corrupt: ErrCorrupt, Version: codecVersion, VersionWhat: "version", TagWhat: "tag"}
 
 // decodeOp reads a Call or a FireOp, and checks a call as Check does.
-func decodeOp(b []byte) (any, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	if v := d.Byte(); d.Err == nil && v != codecVersion {
-		d.Fail(fmt.Sprintf("version %d", v))
-	}
-	var out any
-	switch tag := d.Byte(); {
-	case d.Err != nil:
-	case tag == tagFire:
-		n := d.Uvarint()
-		if d.Err == nil && (n < 1 || n > FireLimit) {
-			d.Fail("fire limit")
-		}
-		out = FireOp{Limit: int(n)}
-	case tag == tagCall:
-		c := &Call{Tenant: string(d.Bytes())}
+func decodeOp(b []byte) (family.Op[*state], error) { return family.DecodeOp(codec, b, readOp, checkOp) }
+
+func readOp(tag byte, d *family.Decoder) family.Op[*state] {
+	switch tag {
+	case tagFire:
+		return FireOp{Limit: d.Limit(FireLimit, "fire limit")}
+	case tagCall:
+		c := &Call{Tenant: d.Str()}
 		n := d.Count(1 + 4 + 16 + 1 + 1 + 1)
 		for i := 0; i < n && d.Err == nil; i++ {
-			o := Op{Kind: d.Byte(), Queue: string(d.Bytes()), Partition: string(d.Bytes()), Key: string(d.Bytes()), Txn: string(d.Bytes())}
-			if len(d.B) < 16 {
-				d.Fail("message id")
-				break
-			}
-			copy(o.MessageID[:], d.B[:16])
-			d.B = d.B[16:]
-			o.DelayMicros = d.Varint()
-			o.Payload = append([]byte(nil), d.Bytes()...)
-			switch s := d.Byte(); s {
-			case 0, 1:
-				o.Sealed = s == 1
-			default:
-				d.Fail("sealed")
-			}
+			o := Op{Kind: d.Byte(), Queue: d.Str(), Partition: d.Str(), Key: d.Str(), Txn: d.Str(), MessageID: d.ID("message id")}
+			o.DelayMicros, o.Payload, o.Sealed = d.Varint(), d.Blob(), d.Flag("sealed")
 			c.Ops = append(c.Ops, o)
 		}
-		out = c
-	default:
-		d.Fail(fmt.Sprintf("tag %d", tag))
+		return c
 	}
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
+	return nil
+}
+
+// checkOp checks a call's tenant and operations (a fire has nothing to
+// check).
+func checkOp(op family.Op[*state]) error {
+	c, ok := op.(*Call)
+	if !ok {
+		return nil
 	}
-	if d.Err != nil {
-		return nil, d.Err
+	if err := contract.Tenant.Check("tenant", c.Tenant); err != nil {
+		return err
 	}
-	if c, ok := out.(*Call); ok {
-		if err := contract.Tenant.Check("tenant", c.Tenant); err != nil {
-			return nil, err
-		}
-		if err := Check(c.Ops); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return Check(c.Ops)
 }
 
 // Check refuses what the contract refuses of a call, naming the

@@ -1,11 +1,10 @@
 package timers
 
 import (
-	"encoding/binary"
 	"fmt"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
-	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
 // Timer is a pending timer as stored.
@@ -28,48 +27,30 @@ type Timer struct {
 const rowVersion byte = 1
 
 func (t *Timer) encode() []byte {
-	b := []byte{rowVersion}
-	b = wire.AppendString(b, t.Partition)
-	b = wire.AppendString(b, t.Txn)
-	b = append(b, t.MessageID[:]...)
-	b = wire.AppendString(b, string(t.Payload))
-	b = append(b, boolByte(t.Sealed))
-	b = binary.AppendVarint(b, t.Created)
-	b = binary.AppendVarint(b, t.DeliverAt)
-	b = binary.AppendVarint(b, t.Due)
-	b = binary.AppendUvarint(b, uint64(t.Attempts))
-	b = binary.AppendUvarint(b, uint64(t.Permanent))
-	return wire.AppendString(b, t.LastError)
+	e := family.Encoder{rowVersion}
+	e.Str(t.Partition, t.Txn)
+	e.Byte(t.MessageID[:]...)
+	e.Str(string(t.Payload))
+	e.Bool(t.Sealed)
+	e.Varint(t.Created, t.DeliverAt, t.Due)
+	e.Uvarint(uint64(t.Attempts), uint64(t.Permanent))
+	e.Str(t.LastError)
+	return e
 }
 
 // decodeTimer reads a stored row; a row that does not decode is a storage
 // error (the node halts rather than diverge).
 func decodeTimer(queue, key string, b []byte) (Timer, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	if v := d.Byte(); d.Err == nil && v != rowVersion {
-		d.Fail("row version")
-	}
-	t := Timer{Queue: queue, Key: key, Partition: string(d.Bytes()), Txn: string(d.Bytes())}
-	if len(d.B) >= 16 {
-		copy(t.MessageID[:], d.B[:16])
-		d.B = d.B[16:]
-	} else {
-		d.Fail("message id")
-	}
-	t.Payload = append([]byte(nil), d.Bytes()...)
-	switch s := d.Byte(); s {
-	case 0, 1:
-		t.Sealed = s == 1
-	default:
-		d.Fail("sealed")
-	}
-	t.Created, t.DeliverAt, t.Due = d.Varint(), d.Varint(), d.Varint()
-	t.Attempts, t.Permanent, t.LastError = int(d.Uvarint()), int(d.Uvarint()), string(d.Bytes())
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	if d.Err != nil {
-		return Timer{}, fmt.Errorf("%w: timer %q of %q: %w", raftlog.ErrStorage, key, queue, d.Err)
+	t, err := family.Decode(b, ErrCorrupt, func(d *family.Decoder) Timer {
+		d.Expect(d.Byte() == rowVersion, "row version")
+		t := Timer{Queue: queue, Key: key, Partition: d.Str(), Txn: d.Str(), MessageID: d.ID("message id")}
+		t.Payload, t.Sealed = d.Blob(), d.Flag("sealed")
+		t.Created, t.DeliverAt, t.Due = d.Varint(), d.Varint(), d.Varint()
+		t.Attempts, t.Permanent, t.LastError = int(d.Uvarint()), int(d.Uvarint()), d.Str()
+		return t
+	})
+	if err != nil {
+		return Timer{}, fmt.Errorf("%w: timer %q of %q: %w", raftlog.ErrStorage, key, queue, err)
 	}
 	return t, nil
 }

@@ -3,7 +3,6 @@ package timers_test
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,8 +14,6 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/timers"
 	"github.com/queen-mq/queen-go/raftlog"
 )
-
-const tenant = "00000000-0000-0000-0000-000000000001"
 
 // TestScripts runs testdata/scripts/*.txt (familytest: the clock is the
 // script's "at=<seconds>"; times print as seconds after its base) against
@@ -35,21 +32,14 @@ const tenant = "00000000-0000-0000-0000-000000000001"
 func TestScripts(t *testing.T) {
 	familytest.Run(t, appliers(), func(t *testing.T, n *familytest.Node, d *datadriven.TestData) string {
 		shard, secs := n.Shard, n.Secs
-		propose := func(t *testing.T, op raftlog.Op) []byte {
-			answer, refused := n.Propose(t, d, op)
-			if refused != "" {
-				t.Fatalf("refused: %s", refused)
-			}
-			return answer
-		}
 		var out strings.Builder
 		switch d.Cmd {
 		case "call":
 			c := timers.Call{Tenant: tenant}
-			for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+			for _, line := range familytest.Lines(d) {
 				c.Ops = append(c.Ops, parseOp(t, line))
 			}
-			got, err := timers.DecodeAnswers(propose(t, c.Op()))
+			got, err := timers.DecodeAnswers(n.MustPropose(t, d, c.Op()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,7 +53,7 @@ func TestScripts(t *testing.T) {
 		case "fire":
 			limit := timers.FireLimit
 			d.MaybeScanArgs(t, "limit", &limit)
-			a, err := timers.DecodeFire(propose(t, timers.FireOp{Limit: limit}.Op()))
+			a, err := timers.DecodeFire(n.MustPropose(t, d, timers.FireOp{Limit: limit}.Op()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,14 +61,10 @@ func TestScripts(t *testing.T) {
 		case "pending":
 			queue := "q"
 			d.MaybeScanArgs(t, "queue", &queue)
-			v, err := shard.LocalRead(func(v *raftlog.View) (any, error) {
-				rows, _, err := timers.List(v, tenant, queue, "", 1000)
-				return rows, err
+			rows, _ := familytest.ReadPage(t, n, func(v *raftlog.View) ([]timers.Timer, bool, error) {
+				return timers.List(v, tenant, queue, "", 1000)
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, r := range v.([]timers.Timer) {
+			for _, r := range rows {
 				fmt.Fprintf(&out, "%s/%s txn=%s deliverAt=%s due=%s attempts=%d permanent=%d %s\n", r.Queue, r.Key, r.Txn,
 					secs(r.DeliverAt), secs(r.Due), r.Attempts, r.Permanent, r.LastError)
 			}
@@ -107,13 +93,10 @@ func TestScripts(t *testing.T) {
 		case "letters":
 			var queue string
 			d.ScanArgs(t, "queue", &queue)
-			v, err := shard.LocalRead(func(v *raftlog.View) (any, error) {
+			letters := familytest.Read(t, n, func(v *raftlog.View) ([]consume.DeadLetter, error) {
 				return consume.DeadLetters(v, tenant, queue, consume.TimerGroup, 0)
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, l := range v.([]consume.DeadLetter) {
+			for _, l := range letters {
 				fmt.Fprintf(&out, "%s/%s txn=%s offset=%d attempts=%d %s: %s\n", l.Group, l.Partition, l.TransactionID,
 					l.Offset, l.Attempts, l.Payload, l.Error)
 			}
@@ -124,18 +107,16 @@ func TestScripts(t *testing.T) {
 	})
 }
 
+const tenant = familytest.Tenant
+
 func appliers() map[raftlog.OpKind]raftlog.Applier {
-	m := consume.Appliers()
-	maps.Copy(m, timers.Appliers())
-	return m
+	return familytest.Appliers(consume.Appliers(), timers.Appliers())
 }
 
 func parseOp(t *testing.T, line string) timers.Op {
-	f := strings.Fields(line)
 	kinds := map[string]byte{"schedule": timers.KindSchedule, "reschedule": timers.KindReschedule, "cancel": timers.KindCancel}
-	o := timers.Op{Kind: kinds[f[0]], Partition: "Default", Payload: []byte(`{}`)}
-	for _, kv := range f[1:] {
-		k, v, _ := strings.Cut(kv, "=")
+	o := timers.Op{Partition: "Default", Payload: []byte(`{}`)}
+	o.Kind = kinds[familytest.Fields(t, line, func(k, v string) bool {
 		switch k {
 		case "queue":
 			o.Queue = v
@@ -151,9 +132,10 @@ func parseOp(t *testing.T, line string) timers.Op {
 		case "partition":
 			o.Partition = v
 		default:
-			t.Fatalf("unknown field %q in %q", k, line)
+			return false
 		}
-	}
+		return true
+	})]
 	copy(o.MessageID[:], o.Key)
 	return o
 }

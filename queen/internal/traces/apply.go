@@ -1,39 +1,21 @@
 package traces
 
 import (
-	"encoding/binary"
-	"errors"
 	"fmt"
 
 	"github.com/queen-mq/queen-go/contract"
 	"github.com/queen-mq/queen-go/queen/internal/consume"
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
-	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
 // Appliers returns the traces family's applier by op kind, to pass to
 // raftlog.Host.StartShard beside consume's (whose partition ids the
 // events name).
-func Appliers() map[raftlog.OpKind]raftlog.Applier {
-	return map[raftlog.OpKind]raftlog.Applier{OpTraces: applier{}}
-}
+func Appliers() map[raftlog.OpKind]raftlog.Applier { return applier.Appliers(OpTraces) }
 
-type applier struct{}
-
-// Apply applies a record or a sweep, judged on the entry's stamp.
-func (applier) Apply(tx *raftlog.Txn, at raftlog.ApplyInfo, data []byte) ([]byte, error) {
-	op, err := decodeOp(data)
-	if err != nil {
-		return nil, err
-	}
-	switch op := op.(type) {
-	case *Record:
-		return record(tx, at, op)
-	case SweepOp:
-		return sweep(tx, at, op)
-	}
-	return nil, errors.New("traces: unknown op")
-}
+// applier applies a record or a sweep, judged on the entry's stamp.
+var applier = family.Applier[family.Entry]{Decode: decodeOp, Growing: grows, State: func(e family.Entry) family.Entry { return e }}
 
 // Recorded is what a record did: the event's id, its expiry, and what its
 // partition id names (Known false: nothing the tenant's consumers popped;
@@ -48,9 +30,10 @@ type Recorded struct {
 // Created is the stamp the event was recorded at.
 func (r Recorded) Created() int64 { return r.ID.Stamp() }
 
-// record stores the event under its message, indexes it by each of its
+// Apply stores the event under its message, indexes it by each of its
 // names and by its expiry, and counts it in its names.
-func record(tx *raftlog.Txn, at raftlog.ApplyInfo, r *Record) ([]byte, error) {
+func (r *Record) Apply(en family.Entry) ([]byte, error) {
+	tx, at := en.Tx, en.At
 	id := newID(at.Stamp, at.Op, at.Nested)
 	e := Event{Group: r.Group, EventType: r.EventType, Names: r.Names, Data: r.Data,
 		ExpiresAt: contract.AddSat(at.Stamp, contract.Micros(r.TTLSeconds))}
@@ -93,13 +76,9 @@ func loadCount(tx *raftlog.Txn, tenant, traceName string) (nameCount, error) {
 }
 
 func decodeCount(traceName string, v []byte) (nameCount, error) {
-	d := wire.NewDecoder(v, ErrCorrupt)
-	c := nameCount{n: d.Uvarint(), last: d.Varint()}
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	if d.Err != nil {
-		return nameCount{}, fmt.Errorf("%w: traces: count of name %s: %w", raftlog.ErrStorage, contract.Quote(traceName), d.Err)
+	c, err := family.Decode(v, ErrCorrupt, func(d *family.Decoder) nameCount { return nameCount{n: d.Uvarint(), last: d.Varint()} })
+	if err != nil {
+		return nameCount{}, fmt.Errorf("%w: traces: count of name %s: %w", raftlog.ErrStorage, contract.Quote(traceName), err)
 	}
 	return c, nil
 }
@@ -109,7 +88,10 @@ func saveCount(tx *raftlog.Txn, tenant, traceName string, c nameCount) {
 		tx.Delete(countKey(tenant, traceName))
 		return
 	}
-	tx.Set(countKey(tenant, traceName), binary.AppendVarint(binary.AppendUvarint(nil, c.n), c.last))
+	var e family.Encoder
+	e.Uvarint(c.n)
+	e.Varint(c.last)
+	tx.Set(countKey(tenant, traceName), e)
 }
 
 // SweepAnswer is what a sweep did: events deleted, and More when it
@@ -119,22 +101,14 @@ type SweepAnswer struct {
 	More    bool
 }
 
-// sweep deletes the events whose expiry is at or before the entry's
+// Apply deletes the events whose expiry is at or before the entry's
 // stamp, in expiry order, at most op.Limit: each with its expiry entry,
 // its name index entries and its part of its names' counts.
-func sweep(tx *raftlog.Txn, at raftlog.ApplyInfo, op SweepOp) ([]byte, error) {
+func (op SweepOp) Apply(en family.Entry) ([]byte, error) {
+	tx, at := en.Tx, en.At
 	var a SweepAnswer
-	lower := []byte{prefix, kindExpiry}
-	upper := binary.BigEndian.AppendUint64([]byte{prefix, kindExpiry}, uint64(at.Stamp)+1)
-	var due [][]byte
-	err := tx.Scan(lower, upper, func(k, _ []byte) bool {
-		if len(due) == op.Limit {
-			a.More = true
-			return false
-		}
-		due = append(due, append([]byte(nil), k...))
-		return true
-	})
+	due, more, err := family.Keys(tx.Scan, []byte{prefix, kindExpiry}, expiredBy(at.Stamp), op.Limit)
+	a.More = more
 	if err != nil {
 		return nil, err
 	}
@@ -182,14 +156,14 @@ func sweep(tx *raftlog.Txn, at raftlog.ApplyInfo, op SweepOp) ([]byte, error) {
 }
 
 func appendRecorded(b []byte, a Recorded) []byte {
-	b = append(b, a.ID[:]...)
-	b = binary.AppendVarint(b, a.ExpiresAt)
-	if !a.Known {
-		return append(b, 0)
+	e := family.Encoder(b)
+	e.Byte(a.ID[:]...)
+	e.Varint(a.ExpiresAt)
+	e.Bool(a.Known)
+	if a.Known {
+		e.Str(a.Queue, a.Partition)
 	}
-	b = append(b, 1)
-	b = wire.AppendString(b, a.Queue)
-	return wire.AppendString(b, a.Partition)
+	return e
 }
 
 // DecodeRecorded reads the answer of a Record.
@@ -199,42 +173,25 @@ func DecodeRecorded(b []byte) (Recorded, error) {
 		return a, fmt.Errorf("%w: bad recorded answer", ErrCorrupt)
 	}
 	copy(a.ID[:], b)
-	d := wire.NewDecoder(b[idBytes:], ErrCorrupt)
-	a.ExpiresAt = d.Varint()
-	switch k := d.Byte(); {
-	case d.Err != nil:
-	case k == 1:
-		a.Known, a.Queue, a.Partition = true, string(d.Bytes()), string(d.Bytes())
-	case k != 0:
-		d.Fail("known")
-	}
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	return a, d.Err
+	return family.Decode(b[idBytes:], ErrCorrupt, func(d *family.Decoder) Recorded {
+		a.ExpiresAt = d.Varint()
+		if a.Known = d.Flag("known"); a.Known {
+			a.Queue, a.Partition = d.Str(), d.Str()
+		}
+		return a
+	})
 }
 
 func appendSweep(b []byte, a SweepAnswer) []byte {
-	b = binary.AppendUvarint(b, uint64(a.Deleted))
-	if a.More {
-		return append(b, 1)
-	}
-	return append(b, 0)
+	e := family.Encoder(b)
+	e.Uvarint(uint64(a.Deleted))
+	e.Bool(a.More)
+	return e
 }
 
 // DecodeSweep reads the answer of a SweepOp.
 func DecodeSweep(b []byte) (SweepAnswer, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	a := SweepAnswer{Deleted: int(d.Uvarint())}
-	switch m := d.Byte(); {
-	case d.Err != nil:
-	case m == 1:
-		a.More = true
-	case m != 0:
-		d.Fail("more")
-	}
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	return a, d.Err
+	return family.Decode(b, ErrCorrupt, func(d *family.Decoder) SweepAnswer {
+		return SweepAnswer{Deleted: int(d.Uvarint()), More: d.Flag("more")}
+	})
 }

@@ -2,8 +2,8 @@ package traces
 
 import (
 	"context"
-	"fmt"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 )
 
@@ -18,14 +18,7 @@ type Traces struct {
 // are raftlog's (ErrTimeout: outcome unknown, and a retry may store the
 // event a second time, under another id).
 func (t *Traces) Record(ctx context.Context, r Record) (Recorded, error) {
-	if err := r.Check(); err != nil {
-		return Recorded{}, fmt.Errorf("%w: %w", raftlog.ErrRejected, err)
-	}
-	b, _, err := t.Shard.ProposeOp(ctx, r.Op())
-	if err != nil {
-		return Recorded{}, err
-	}
-	return DecodeRecorded(b)
+	return family.Propose(ctx, t.Shard, r.Check(), r.Op(), DecodeRecorded)
 }
 
 // Read runs fn on a linearizable view (ByMessage, ByName, Names).
@@ -36,11 +29,7 @@ func (t *Traces) Read(ctx context.Context, fn func(v *raftlog.View) (any, error)
 // Sweep proposes one sweep of at most limit events (1..SweepLimit) whose
 // lifetime ended by the entry's stamp.
 func (t *Traces) Sweep(ctx context.Context, limit int) (SweepAnswer, error) {
-	b, _, err := t.Shard.ProposeOp(ctx, SweepOp{Limit: min(max(limit, 1), SweepLimit)}.Op())
-	if err != nil {
-		return SweepAnswer{}, err
-	}
-	return DecodeSweep(b)
+	return family.Propose(ctx, t.Shard, nil, SweepOp{Limit: min(max(limit, 1), SweepLimit)}.Op(), DecodeSweep)
 }
 
 // Due reports whether this node's applied state holds an event whose

@@ -3,6 +3,8 @@ package traces
 import (
 	"bytes"
 	"testing"
+
+	"github.com/queen-mq/queen-go/queen/internal/familytest"
 )
 
 // FuzzDecodeOp: any bytes decode to a record (that passes Check) or a
@@ -11,32 +13,10 @@ import (
 func FuzzDecodeOp(f *testing.F) {
 	r := Record{Tenant: "00000000-0000-0000-0000-000000000001", PartitionUID: 7, TransactionID: "t",
 		Group: "g", EventType: "info", Names: []string{"a", "b"}, Data: []byte(`{"x":1}`), TTLSeconds: 60}
-	f.Add(r.Op().Data)
+	full := r.Op().Data
 	r.Names, r.PartitionUID, r.TTLSeconds = nil, 1<<63, MaxTTLSeconds
-	f.Add(r.Op().Data)
-	f.Add(SweepOp{Limit: 3}.Op().Data)
-	f.Add([]byte{codecVersion, tagSweep})
-	f.Add([]byte{codecVersion, tagRecord})
-	f.Add([]byte{})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		op, err := decodeOp(b)
-		if err != nil {
-			return
-		}
-		var again []byte
-		switch op := op.(type) {
-		case *Record:
-			if err := op.Check(); err != nil {
-				t.Fatalf("%x decoded to a record Check refuses: %v", b, err)
-			}
-			again = op.Op().Data
-		case SweepOp:
-			again = op.Op().Data
-		}
-		if !bytes.Equal(again, b) {
-			t.Fatalf("%x decoded to %+v, which encodes to %x", b, op, again)
-		}
-	})
+	familytest.FuzzOps(f, decodeOp, checkOp, full, r.Op().Data, SweepOp{Limit: 3}.Op().Data,
+		[]byte{codecVersion, tagSweep}, []byte{codecVersion, tagRecord}, []byte{})
 }
 
 // FuzzDecodeStored: a stored row, its key, an index or expiry key and the

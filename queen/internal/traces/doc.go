@@ -16,8 +16,22 @@
 // by its limit; a SweepOp, proposed by the leader's retention pass,
 // deletes the events whose lifetime ended.
 //
+// # Shape
+//
+// The family has the shape queen/internal/family gives every family: an
+// op is a Record or a SweepOp (ops.go: family.DecodeOp reads the version
+// and the tag, readOp the op, checkOp the contract), encoded with
+// family.Encoder; each op's Apply applies it on its entry
+// (family.Op[family.Entry], through family.Applier, which Appliers
+// registers under OpTraces); Traces.Record refuses what Record.Check
+// refuses before proposing (family.Propose), as apply checks again.
+//
 // # Invariants
 //
+//   - The codec is strict (family.Decoder): an op, an event row or an
+//     index entry that decodes encodes back to the same bytes; an op that
+//     does not decode is refused, a row that does not halts the node
+//     (FuzzDecodeOp, FuzzDecodeStored).
 //   - Apply is deterministic: an event's id is its entry's stamp and its
 //     op's place in the entry, its creation the stamp, its expiry the stamp
 //     plus the lifetime the op carries (the proposer's

@@ -1,12 +1,8 @@
 package traces
 
-import "github.com/queen-mq/queen-go/raftlog"
-
-var _ raftlog.StorageGrower = applier{}
-
-// Grows (raftlog.StorageGrower): recording an event grows the store and
+// grows (raftlog.StorageGrower): recording an event grows the store and
 // is refused while a disk is full; a sweep deletes and goes on. The tag
 // says which, without decoding the rest.
-func (applier) Grows(data []byte) bool {
+func grows(data []byte) bool {
 	return len(data) >= 2 && data[0] == codecVersion && data[1] == tagRecord
 }

@@ -116,6 +116,12 @@ func expiryKey(expiresAt int64, row []byte) []byte {
 	return append(b, row[2:]...)
 }
 
+// expiredBy is the end of the expiry index's keys that expire at stamp or
+// before.
+func expiredBy(stamp int64) []byte {
+	return binary.BigEndian.AppendUint64([]byte{prefix, kindExpiry}, uint64(stamp)+1)
+}
+
 // parseExpiry reads an expiry key: when, and the row key it stands for.
 func parseExpiry(k []byte) (expiresAt int64, row []byte, ok bool) {
 	if len(k) < expiryHeader || k[0] != prefix || k[1] != kindExpiry {

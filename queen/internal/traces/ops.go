@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/queen-mq/queen-go/contract"
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
-	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
 // OpTraces is the raftlog op kind of the traces family.
@@ -74,18 +74,14 @@ const (
 
 // Op returns the record as a raftlog op.
 func (r *Record) Op() raftlog.Op {
-	b := wire.AppendString([]byte{codecVersion, tagRecord}, r.Tenant)
-	b = binary.AppendUvarint(b, r.PartitionUID)
-	b = wire.AppendString(b, r.TransactionID)
-	b = wire.AppendString(b, r.Group)
-	b = wire.AppendString(b, r.EventType)
-	b = binary.AppendUvarint(b, uint64(len(r.Names)))
-	for _, n := range r.Names {
-		b = wire.AppendString(b, n)
-	}
-	b = wire.AppendString(b, string(r.Data))
-	b = binary.AppendVarint(b, r.TTLSeconds)
-	return raftlog.Op{Kind: OpTraces, Data: b}
+	e := family.Encoder{codecVersion, tagRecord}
+	e.Str(r.Tenant)
+	e.Uvarint(r.PartitionUID)
+	e.Str(r.TransactionID, r.Group, r.EventType)
+	e.Strs(r.Names)
+	e.Str(string(r.Data))
+	e.Varint(r.TTLSeconds)
+	return raftlog.Op{Kind: OpTraces, Data: e}
 }
 
 // Op returns the sweep as a raftlog op.
@@ -94,45 +90,28 @@ func (s SweepOp) Op() raftlog.Op {
 }
 
 // decodeOp reads a *Record (checked as Check does) or a SweepOp.
-func decodeOp(b []byte) (any, error) {
-	d := wire.NewDecoder(b, ErrCorrupt)
-	if v := d.Byte(); d.Err == nil && v != codecVersion {
-		d.Fail(fmt.Sprintf("version %d", v))
+func decodeOp(b []byte) (family.Op[family.Entry], error) {
+	return family.DecodeOp(family.OpCodec{Corrupt: ErrCorrupt, Version: codecVersion, VersionWhat: "version", TagWhat: "tag"}, b, readOp, checkOp)
+}
+
+func readOp(tag byte, d *family.Decoder) family.Op[family.Entry] {
+	switch tag {
+	case tagSweep:
+		return SweepOp{Limit: d.Limit(SweepLimit, "sweep limit")}
+	case tagRecord:
+		r := &Record{Tenant: d.Str(), PartitionUID: d.Uvarint(), TransactionID: d.Str(), Group: d.Str(), EventType: d.Str()}
+		r.Names, r.Data, r.TTLSeconds = d.Strs(), d.Blob(), d.Varint()
+		return r
 	}
-	var out any
-	switch tag := d.Byte(); {
-	case d.Err != nil:
-	case tag == tagSweep:
-		n := d.Uvarint()
-		if d.Err == nil && (n < 1 || n > SweepLimit) {
-			d.Fail("sweep limit")
-		}
-		out = SweepOp{Limit: int(n)}
-	case tag == tagRecord:
-		r := &Record{Tenant: string(d.Bytes()), PartitionUID: d.Uvarint(), TransactionID: string(d.Bytes()),
-			Group: string(d.Bytes()), EventType: string(d.Bytes())}
-		n := d.Count(1)
-		for i := 0; i < n && d.Err == nil; i++ {
-			r.Names = append(r.Names, string(d.Bytes()))
-		}
-		r.Data = append([]byte(nil), d.Bytes()...)
-		r.TTLSeconds = d.Varint()
-		out = r
-	default:
-		d.Fail(fmt.Sprintf("tag %d", tag))
+	return nil
+}
+
+// checkOp is Check of a record (a sweep has nothing to check).
+func checkOp(op family.Op[family.Entry]) error {
+	if r, ok := op.(*Record); ok {
+		return r.Check()
 	}
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	if d.Err != nil {
-		return nil, d.Err
-	}
-	if r, ok := out.(*Record); ok {
-		if err := r.Check(); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return nil
 }
 
 // Check refuses what the contract refuses of an event, naming the field:
@@ -147,13 +126,9 @@ func (r *Record) Check() error {
 	if r.TransactionID == "" {
 		return errors.New("transactionId is required")
 	}
-	if err := contract.TransactionID.Check("transactionId", r.TransactionID); err != nil {
-		return err
-	}
-	if err := contract.ConsumerGroup.Check("consumerGroup", r.Group); err != nil {
-		return err
-	}
-	if err := contract.TraceEventType.Check("eventType", r.EventType); err != nil {
+	err := family.FirstErr(contract.TransactionID.Check("transactionId", r.TransactionID), contract.ConsumerGroup.Check("consumerGroup", r.Group),
+		contract.TraceEventType.Check("eventType", r.EventType))
+	if err != nil {
 		return err
 	}
 	if r.EventType == "" {

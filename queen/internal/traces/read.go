@@ -7,6 +7,7 @@ import (
 
 	"github.com/queen-mq/queen-go/contract"
 	"github.com/queen-mq/queen-go/queen/internal/consume"
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
@@ -49,13 +50,7 @@ func (r *resolver) fill(e *Event) error {
 func ByMessage(v *raftlog.View, tenant string, uid uint64, txid string, limit int) (events []Event, truncated bool, err error) {
 	p := messagePrefix(tenant, uid, txid)
 	r := resolver{v: v, tenant: tenant}
-	var derr error
-	err = v.Scan(p, wire.PrefixEnd(p), func(k, val []byte) bool {
-		e, err := decodeRow(k, val)
-		if err != nil {
-			derr = err
-			return false
-		}
+	err = family.Rows(v.Scan, p, wire.PrefixEnd(p), decodeRow, func(e Event) bool {
 		if e.ExpiresAt <= v.Stamp() {
 			return true
 		}
@@ -66,9 +61,6 @@ func ByMessage(v *raftlog.View, tenant string, uid uint64, txid string, limit in
 		events = append(events, e)
 		return true
 	})
-	if err == nil {
-		err = derr
-	}
 	for i := range events {
 		if err == nil {
 			err = r.fill(&events[i])

@@ -1,11 +1,10 @@
 package traces
 
 import (
-	"encoding/binary"
 	"fmt"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
-	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
 // Event is a stored trace event. Its message (PartitionUID,
@@ -32,15 +31,12 @@ const rowVersion byte = 1
 
 // encodeRow is the row value: what the key does not say.
 func (e *Event) encodeRow() []byte {
-	b := []byte{rowVersion}
-	b = wire.AppendString(b, e.Group)
-	b = wire.AppendString(b, e.EventType)
-	b = binary.AppendUvarint(b, uint64(len(e.Names)))
-	for _, n := range e.Names {
-		b = wire.AppendString(b, n)
-	}
-	b = wire.AppendString(b, string(e.Data))
-	return binary.AppendVarint(b, e.ExpiresAt)
+	b := family.Encoder{rowVersion}
+	b.Str(e.Group, e.EventType)
+	b.Strs(e.Names)
+	b.Str(string(e.Data))
+	b.Varint(e.ExpiresAt)
+	return b
 }
 
 // decodeRow reads a stored event; one that does not decode is a storage
@@ -54,23 +50,13 @@ func decodeRow(key, val []byte) (Event, error) {
 	if !ok {
 		return e, fmt.Errorf("%w: traces: row key %x", raftlog.ErrStorage, key)
 	}
-	e = Event{ID: id, PartitionUID: uid, TransactionID: txid, Created: id.Stamp()}
-	d := wire.NewDecoder(val, ErrCorrupt)
-	if v := d.Byte(); d.Err == nil && v != rowVersion {
-		d.Fail("row version")
-	}
-	e.Group, e.EventType = string(d.Bytes()), string(d.Bytes())
-	n := d.Count(1)
-	for i := 0; i < n && d.Err == nil; i++ {
-		e.Names = append(e.Names, string(d.Bytes()))
-	}
-	e.Data = append([]byte(nil), d.Bytes()...)
-	e.ExpiresAt = d.Varint()
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	if d.Err != nil {
-		return Event{}, fmt.Errorf("%w: traces: event %x: %w", raftlog.ErrStorage, id, d.Err)
+	e, err := family.Decode(val, ErrCorrupt, func(d *family.Decoder) Event {
+		d.Expect(d.Byte() == rowVersion, "row version")
+		return Event{ID: id, PartitionUID: uid, TransactionID: txid, Created: id.Stamp(), Group: d.Str(), EventType: d.Str(),
+			Names: d.Strs(), Data: d.Blob(), ExpiresAt: d.Varint()}
+	})
+	if err != nil {
+		return Event{}, fmt.Errorf("%w: traces: event %x: %w", raftlog.ErrStorage, id, err)
 	}
 	return e, nil
 }

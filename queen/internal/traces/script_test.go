@@ -2,7 +2,6 @@ package traces_test
 
 import (
 	"fmt"
-	"maps"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,8 +13,6 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/traces"
 	"github.com/queen-mq/queen-go/raftlog"
 )
-
-const tenant = "00000000-0000-0000-0000-000000000001"
 
 // TestScripts runs testdata/scripts/*.txt (familytest: the clock is the
 // script's "at=<seconds>"; times print as seconds after its base) against
@@ -40,17 +37,10 @@ const tenant = "00000000-0000-0000-0000-000000000001"
 //	                  one sweep entry: what it deleted
 //	due               the earliest expiry stored, and whether it is due
 func TestScripts(t *testing.T) {
-	familytest.Run(t, appliers(), func(t *testing.T, n *familytest.Node, d *datadriven.TestData) string {
+	familytest.Run(t, familytest.Appliers(consume.Appliers(), traces.Appliers()), func(t *testing.T, n *familytest.Node, d *datadriven.TestData) string {
 		var out strings.Builder
-		ten := tenant
+		ten := familytest.Tenant
 		d.MaybeScanArgs(t, "tenant", &ten)
-		read := func(fn func(v *raftlog.View) (any, error)) any {
-			got, err := n.Shard.LocalRead(fn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return got
-		}
 		printEvents := func(evs []traces.Event) {
 			for _, e := range evs {
 				where := "unknown"
@@ -70,9 +60,7 @@ func TestScripts(t *testing.T) {
 			d.ScanArgs(t, "txn", &txn)
 			op := raftlog.PushOp{Tenant: ten, Items: []raftlog.PushItem{{Queue: queue, Partition: partition,
 				TransactionID: txn, Dedup: true, Payload: []byte(`{}`)}}}
-			if _, refused := n.Propose(t, d, op.Op()); refused != "" {
-				t.Fatal(refused)
-			}
+			n.MustPropose(t, d, op.Op())
 			return "ok\n"
 		case "pop":
 			var queue, partition string
@@ -82,11 +70,7 @@ func TestScripts(t *testing.T) {
 			d.MaybeScanArgs(t, "group", &group)
 			op := consume.PopOp{Tenant: ten, Queue: queue, Group: group, Partition: partition, Batch: 10,
 				MaxPartitions: 1, LeaseMicros: 60e6, LeaseID: "lease-" + partition, Mode: consume.ModeAll}
-			answer, refused := n.Propose(t, d, op.Op())
-			if refused != "" {
-				t.Fatal(refused)
-			}
-			res, err := consume.DecodePopResult(answer)
+			res, err := consume.DecodePopResult(n.MustPropose(t, d, op.Op()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +83,7 @@ func TestScripts(t *testing.T) {
 			}
 		case "record":
 			var recs []traces.Record
-			for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+			for _, line := range familytest.Lines(d) {
 				recs = append(recs, parseRecord(t, ten, line))
 			}
 			cmd := raftlog.Command{Clock: n.Clock(t, d)}
@@ -132,16 +116,11 @@ func TestScripts(t *testing.T) {
 			d.ScanArgs(t, "uid", &uid)
 			d.ScanArgs(t, "txn", &txn)
 			d.MaybeScanArgs(t, "limit", &limit)
-			type page struct {
-				evs       []traces.Event
-				truncated bool
-			}
-			p := read(func(v *raftlog.View) (any, error) {
-				evs, tr, err := traces.ByMessage(v, ten, uid, txn, limit)
-				return page{evs, tr}, err
-			}).(page)
-			printEvents(p.evs)
-			if p.truncated {
+			evs, truncated := familytest.ReadPage(t, n, func(v *raftlog.View) ([]traces.Event, bool, error) {
+				return traces.ByMessage(v, ten, uid, txn, limit)
+			})
+			printEvents(evs)
+			if truncated {
 				out.WriteString("truncated\n")
 			}
 		case "by-name":
@@ -156,16 +135,11 @@ func TestScripts(t *testing.T) {
 			}
 			d.MaybeScanArgs(t, "offset", &q.Offset)
 			d.MaybeScanArgs(t, "limit", &q.Limit)
-			type page struct {
-				evs  []traces.Event
-				more bool
-			}
-			p := read(func(v *raftlog.View) (any, error) {
-				evs, more, err := traces.ByName(v, ten, q)
-				return page{evs, more}, err
-			}).(page)
-			printEvents(p.evs)
-			if p.more {
+			evs, more := familytest.ReadPage(t, n, func(v *raftlog.View) ([]traces.Event, bool, error) {
+				return traces.ByName(v, ten, q)
+			})
+			printEvents(evs)
+			if more {
 				out.WriteString("more\n")
 			}
 		case "names":
@@ -174,18 +148,13 @@ func TestScripts(t *testing.T) {
 			d.MaybeScanArgs(t, "search", &search)
 			d.MaybeScanArgs(t, "after", &after)
 			d.MaybeScanArgs(t, "limit", &limit)
-			type page struct {
-				names     []traces.NameCount
-				truncated bool
-			}
-			p := read(func(v *raftlog.View) (any, error) {
-				ns, tr, err := traces.Names(v, ten, search, after, limit)
-				return page{ns, tr}, err
-			}).(page)
-			for _, c := range p.names {
+			names, truncated := familytest.ReadPage(t, n, func(v *raftlog.View) ([]traces.NameCount, bool, error) {
+				return traces.Names(v, ten, search, after, limit)
+			})
+			for _, c := range names {
 				fmt.Fprintf(&out, "%s count=%d last=%s\n", clip(c.Name), c.Count, n.Secs(c.Last))
 			}
-			if p.truncated {
+			if truncated {
 				out.WriteString("truncated\n")
 			}
 		case "tick":
@@ -196,29 +165,27 @@ func TestScripts(t *testing.T) {
 		case "sweep":
 			limit := traces.SweepLimit
 			d.MaybeScanArgs(t, "limit", &limit)
-			answer, refused := n.Propose(t, d, traces.SweepOp{Limit: limit}.Op())
-			if refused != "" {
-				return "refused: " + refused + "\n"
-			}
-			a, err := traces.DecodeSweep(answer)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprintf(&out, "deleted %d, more %v\n", a.Deleted, a.More)
+			return n.Answered(t, d, traces.SweepOp{Limit: limit}.Op(), func(answer []byte) string {
+				a, err := traces.DecodeSweep(answer)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return fmt.Sprintf("deleted %d, more %v\n", a.Deleted, a.More)
+			})
 		case "due":
 			type next struct {
 				at       int64
 				ok, due  bool
 				stampNow int64
 			}
-			x := read(func(v *raftlog.View) (any, error) {
+			x := familytest.Read(t, n, func(v *raftlog.View) (next, error) {
 				at, ok, err := traces.NextExpiry(v)
 				if err != nil {
-					return nil, err
+					return next{}, err
 				}
 				due, err := traces.Due(v)
 				return next{at, ok, due, v.Stamp()}, err
-			}).(next)
+			})
 			if !x.ok {
 				return "none\n"
 			}
@@ -228,12 +195,6 @@ func TestScripts(t *testing.T) {
 		}
 		return out.String()
 	})
-}
-
-func appliers() map[raftlog.OpKind]raftlog.Applier {
-	m := consume.Appliers()
-	maps.Copy(m, traces.Appliers())
-	return m
 }
 
 // parseRecord reads one input line of record; data= is the rest of the
