@@ -178,9 +178,7 @@ func TestStartShardRefusesQueueKinds(t *testing.T) {
 
 // TestReadError: a linearizable read answers its function's error.
 func TestReadError(t *testing.T) {
-	c := raftlogtest.New(t, 1, nil)
-	c.StartAll()
-	_, s := c.Leader()
+	_, s := started(t, 1)
 	mine := errors.New("mine")
 	if _, err := s.Read(raftlogtest.Ctx(t, testTimeout), func(*raftlog.View) (any, error) { return nil, mine }); !errors.Is(err, mine) {
 		t.Fatalf("read: %v, want the function's error", err)

@@ -12,9 +12,7 @@ import (
 // TestConfigure: options merge (null removes a key) or replace, are stored
 // as compact JSON with sorted keys, and anything but an object is refused.
 func TestConfigure(t *testing.T) {
-	c := raftlogtest.New(t, 1, nil)
-	c.StartAll()
-	_, s := c.Leader()
+	_, s := started(t, 1)
 	queue := func(name string) (raftlog.QueueInfo, bool) {
 		type res struct {
 			q  raftlog.QueueInfo
@@ -74,9 +72,7 @@ func TestConfigure(t *testing.T) {
 
 // TestQueues lists a tenant's queues, by name, and no other tenant's.
 func TestQueues(t *testing.T) {
-	c := raftlogtest.New(t, 1, nil)
-	c.StartAll()
-	_, s := c.Leader()
+	_, s := started(t, 1)
 	for _, q := range []string{"b", "aa", "c", "ab"} {
 		push(t, s, item(q, "p", q, nil))
 	}
@@ -101,9 +97,7 @@ func TestQueues(t *testing.T) {
 // TestPushRejected: a push with an empty queue or partition name is
 // refused whole: nothing of it is written.
 func TestPushRejected(t *testing.T) {
-	c := raftlogtest.New(t, 1, nil)
-	c.StartAll()
-	_, s := c.Leader()
+	_, s := started(t, 1)
 	for _, bad := range []raftlog.PushItem{item("", "p", "x", nil), item("q", "", "x", nil)} {
 		_, _, err := s.Push(raftlogtest.Ctx(t, testTimeout), raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{item("q", "p", "ok", nil), bad}})
 		if !errors.Is(err, raftlog.ErrRejected) {

@@ -44,9 +44,7 @@ func checkAnswer(t testing.TB, what string, a raftlog.PushAnswer, dup bool, offs
 }
 
 func TestDedup(t *testing.T) {
-	c := raftlogtest.New(t, 1, nil)
-	c.StartAll()
-	_, s := c.Leader()
+	_, s := started(t, 1)
 
 	first, _ := push(t, s, item("q", "p", "a", []byte("A")), item("q", "p", "b", []byte("B")))
 	again := item("q", "p", "a", []byte("another payload"))
@@ -87,9 +85,7 @@ func TestDedup(t *testing.T) {
 // less than dedupWindowSeconds after the original is a duplicate, one
 // stamped later appends, and window 0 turns deduplication off.
 func TestDedupWindow(t *testing.T) {
-	c := raftlogtest.New(t, 1, nil)
-	c.StartAll()
-	_, s := c.Leader()
+	_, s := started(t, 1)
 	const window = 5_000_000 // µs
 	configure(t, s, "w", `{"dedupWindowSeconds":5}`, false)
 
@@ -176,9 +172,7 @@ func TestDedupAcrossLeaderChange(t *testing.T) {
 // is a duplicate rolls back its whole entry, the other items with it, and
 // answers which item and the original's offset.
 func TestStrictDuplicateRollsTheEntryBack(t *testing.T) {
-	c := raftlogtest.New(t, 1, nil)
-	c.StartAll()
-	_, s := c.Leader()
+	_, s := started(t, 1)
 	first, _ := push(t, s, item("q", "p", "a", []byte("A")))
 
 	fresh, dup := item("q", "p", "b", []byte("B")), item("q", "p", "a", []byte("A again"))
@@ -204,9 +198,7 @@ func TestStrictDuplicateRollsTheEntryBack(t *testing.T) {
 // transaction id on a partition, by its UID, and nothing for an id pushed
 // without deduplication or never pushed there.
 func TestTransactionOffset(t *testing.T) {
-	c := raftlogtest.New(t, 1, nil)
-	c.StartAll()
-	_, s := c.Leader()
+	_, s := started(t, 1)
 	plain := item("q", "p", "plain", []byte("P"))
 	plain.Dedup = false
 	push(t, s, item("q", "p", "a", []byte("A")), plain, item("q", "p", "b", []byte("B")), item("q", "p2", "c", []byte("C")))

@@ -177,3 +177,13 @@ func sameDump(t testing.TB, what, a, b string) {
 	}
 	t.Fatalf("%s: %d lines against %d", what, len(la), len(lb))
 }
+
+// started starts a cluster of n nodes and waits for its leader: the
+// cluster and the leader's shard.
+func started(t *testing.T, n int) (*raftlogtest.Cluster, *raftlog.Shard) {
+	t.Helper()
+	c := raftlogtest.New(t, n, nil)
+	c.StartAll()
+	_, s := c.Leader()
+	return c, s
+}

@@ -30,9 +30,7 @@ func TestNoLeader(t *testing.T) {
 
 // TestClosed: a stopped node's shard answers ErrClosed.
 func TestClosed(t *testing.T) {
-	c := raftlogtest.New(t, 1, nil)
-	c.StartAll()
-	_, s := c.Leader()
+	c, s := started(t, 1)
 	push(t, s, item("q", "p", "x", nil))
 	c.Stop(1)
 	ctx := raftlogtest.Ctx(t, testTimeout)

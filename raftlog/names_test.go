@@ -14,9 +14,7 @@ import (
 // trusts nothing its proposer checked. Nothing of a refused entry is
 // stored.
 func TestApplyChecksNames(t *testing.T) {
-	c := raftlogtest.New(t, 1, nil)
-	c.StartAll()
-	_, s := c.Leader()
+	_, s := started(t, 1)
 	ctx := raftlogtest.Ctx(t, testTimeout)
 	refused := []raftlog.PushOp{
 		{Tenant: "t1", Items: []raftlog.PushItem{item("q", "p", "a", nil)}},
@@ -50,9 +48,7 @@ func TestApplyChecksNames(t *testing.T) {
 // items past it answer Full and are not stored; a transaction's strict
 // items are not bounded by it.
 func TestMaxSizeAtApply(t *testing.T) {
-	c := raftlogtest.New(t, 1, nil)
-	c.StartAll()
-	_, s := c.Leader()
+	_, s := started(t, 1)
 	configure(t, s, "small", `{"maxSize":3}`, false)
 	ans, _ := push(t, s, item("small", "p", "a", nil), item("small", "q", "b", nil), item("small", "p", "c", nil),
 		item("small", "p", "d", nil), item("other", "p", "e", nil))

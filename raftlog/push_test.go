@@ -236,9 +236,7 @@ func testConcurrentPushes(t *testing.T, nodes int) {
 // TestPushKeepsTheTraceID: a record keeps its producer's trace id, and one
 // pushed without has none.
 func TestPushKeepsTheTraceID(t *testing.T) {
-	c := raftlogtest.New(t, 1, nil)
-	c.StartAll()
-	_, s := c.Leader()
+	_, s := started(t, 1)
 	traced := item("q", "p", "a", []byte("A"))
 	traced.TraceID = [16]byte{0xf5, 0x88, 1, 2, 3}
 	push(t, s, traced, item("q", "p", "b", []byte("B")))
@@ -251,9 +249,7 @@ func TestPushKeepsTheTraceID(t *testing.T) {
 // TestPushKeepsTheProducerSub: a record keeps the subject it was pushed
 // with, beside its trace id or alone, and one pushed without has none.
 func TestPushKeepsTheProducerSub(t *testing.T) {
-	c := raftlogtest.New(t, 1, nil)
-	c.StartAll()
-	_, s := c.Leader()
+	_, s := started(t, 1)
 	signed := item("q", "p", "a", []byte("A"))
 	signed.ProducerSub = "svc-orders"
 	both := item("q", "p", "b", []byte("B"))

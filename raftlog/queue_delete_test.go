@@ -12,9 +12,7 @@ import (
 // dedup entries, other queues keep theirs, and a push after it creates the
 // queue anew from offset 0, its transaction ids no longer duplicates.
 func TestDeleteQueue(t *testing.T) {
-	c := raftlogtest.New(t, 1, nil)
-	c.StartAll()
-	_, s := c.Leader()
+	_, s := started(t, 1)
 	configure(t, s, "q", `{"retryLimit":7}`, false)
 	first, _ := push(t, s, item("q", "a", "a0", []byte("A0")), item("q", "a", "a1", []byte("A1")), item("q", "b", "b0", []byte("B0")))
 	push(t, s, item("other", "a", "a0", []byte("O")))

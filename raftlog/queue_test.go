@@ -15,9 +15,7 @@ func msgID(i int) (id [16]byte) {
 }
 
 func TestPushAndRead(t *testing.T) {
-	c := raftlogtest.New(t, 1, nil)
-	c.StartAll()
-	_, s := c.Leader()
+	_, s := started(t, 1)
 	ctx := raftlogtest.Ctx(t, 30*time.Second)
 	items := []raftlog.PushItem{
 		{Queue: "orders", Partition: "cust-1", TransactionID: "a", MessageID: msgID(1), Dedup: true, Payload: []byte(`{"total":42.00}`)},

@@ -26,9 +26,7 @@ func readErr[T any](t testing.TB, s *raftlog.Shard, fn func(v *raftlog.View) (T,
 // TestReadRecords: limits, the first record over MaxBytes, the high
 // watermark and log start, and the errors for offsets and names.
 func TestReadRecords(t *testing.T) {
-	c := raftlogtest.New(t, 1, nil)
-	c.StartAll()
-	_, s := c.Leader()
+	_, s := started(t, 1)
 	_, base := push(t, s, item("other", "p", "first", nil))
 	for i := range 10 { // record i: 10(i+1) bytes, stamped base + 1000(i+1)
 		pushAt(t, s, base+1000*int64(i+1), item("q", "p", fmt.Sprint(i), bytes.Repeat([]byte{byte('a' + i)}, 10*(i+1))))
@@ -101,9 +99,7 @@ func TestReadRecords(t *testing.T) {
 // TestOffsetForTime: the first offset stamped at or after a time, none
 // after the last record, and never below the log start.
 func TestOffsetForTime(t *testing.T) {
-	c := raftlogtest.New(t, 1, nil)
-	c.StartAll()
-	_, s := c.Leader()
+	_, s := started(t, 1)
 	_, base := push(t, s, item("other", "p", "first", nil))
 	at := func(i int64) int64 { return base + 1000*(i+1) }
 	for i := range int64(6) { // offsets 0..5 stamped at(0)..at(5)
@@ -143,9 +139,7 @@ func TestOffsetForTime(t *testing.T) {
 // TestPartitionsChanged: pages in creation order by cursor, with and
 // without since.
 func TestPartitionsChanged(t *testing.T) {
-	c := raftlogtest.New(t, 1, nil)
-	c.StartAll()
-	_, s := c.Leader()
+	_, s := started(t, 1)
 	_, base := push(t, s, item("other", "p", "first", nil))
 	ids := map[string][16]byte{}
 	for k := 1; k <= 5; k++ { // c1..c5 created in order, written at base+1000k
@@ -220,9 +214,7 @@ func partitionsChanged(t testing.TB, s *raftlog.Shard, queue string, since int64
 // TestEachPartition: every partition of a queue in creation order from a
 // Seq, across pages; fn's false stops the walk; an unknown queue has none.
 func TestEachPartition(t *testing.T) {
-	c := raftlogtest.New(t, 1, nil)
-	c.StartAll()
-	_, s := c.Leader()
+	_, s := started(t, 1)
 	var items []raftlog.PushItem
 	for i := range 300 { // more than one page of 256
 		items = append(items, item("q", fmt.Sprintf("p%03d", i), fmt.Sprint(i), []byte(`{}`)))

@@ -30,9 +30,7 @@ func fill(t testing.TB, s *raftlog.Shard, n int) {
 // partitions, options and log starts it had, its safeTime has not gone
 // back, and it carries on where it stopped.
 func TestRestart(t *testing.T) {
-	c := raftlogtest.New(t, 1, nil)
-	c.StartAll()
-	_, s := c.Leader()
+	c, s := started(t, 1)
 	fill(t, s, 20)
 	before, safe, applied := dump(t, s), s.SafeTime(), s.Applied()
 

@@ -5,16 +5,13 @@ import (
 	"testing"
 
 	"github.com/queen-mq/queen-go/raftlog"
-	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
 // TestStamps: every record of a push carries its entry's stamp; stamps
 // strictly increase from entry to entry whatever clock the proposer sent;
 // safeTime is the stamp of the last entry applied, on every node.
 func TestStamps(t *testing.T) {
-	c := raftlogtest.New(t, 3, nil)
-	c.StartAll()
-	_, leader := c.Leader()
+	c, leader := started(t, 3)
 
 	items := []raftlog.PushItem{item("q", "a", "1", nil), item("q", "b", "2", nil), item("q", "a", "3", nil), item("r", "a", "4", nil)}
 	_, stamp := push(t, leader, items...)

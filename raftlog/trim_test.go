@@ -43,9 +43,7 @@ func checkRange(t testing.TB, c *raftlogtest.Cluster, queue, partition string, s
 // every node, of one partition or of all, moves the log start, and forgets
 // the dedup entries of what it deleted.
 func TestTrim(t *testing.T) {
-	c := raftlogtest.New(t, 3, nil)
-	c.StartAll()
-	_, s := c.Leader()
+	c, s := started(t, 3)
 	_, base := push(t, s, item("other", "p", "first", nil))
 	at := func(i int64) int64 { return base + 1000*(i+1) }
 	for i := range int64(6) { // offsets 0..5 of each partition, stamped at(i)

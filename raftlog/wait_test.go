@@ -66,9 +66,7 @@ func returned(t testing.TB, ch <-chan waited, offset int64) {
 // before, also for a partition (or queue) that did not exist when it began,
 // and returns the context's error when the context ends.
 func TestWaitRecords(t *testing.T) {
-	c := raftlogtest.New(t, 1, nil)
-	c.StartAll()
-	_, s := c.Leader()
+	c, s := started(t, 1)
 	ctx := raftlogtest.Ctx(t, testTimeout)
 	push(t, s, item("q", "p", "0", nil))
 	waitRecords(t, s, tenant, "q", "p", 0) // applied already: at once
