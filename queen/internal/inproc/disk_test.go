@@ -144,13 +144,7 @@ func TestStorageFull(t *testing.T) {
 
 func fetch2(t *testing.T, n *Node, q, p string) fetched {
 	t.Helper()
-	w := n.Do(ctx(t), "POST", "/api/v1/fetch", []byte(fmt.Sprintf(`{"entries":[{"queue":%q,"partition":%q,"offset":0}]}`, q, p)))
-	want(t, w, 200, "")
-	var got struct{ Entries []fetched }
-	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil || len(got.Entries) != 1 {
-		t.Fatalf("fetch answer %s: %v", w.Body, err)
-	}
-	return got.Entries[0]
+	return fetchAnswer(t, n.Do(ctx(t), "POST", "/api/v1/fetch", fetchBody(q, p, 0, nil)))
 }
 
 // TestGrows: which ops of each family the storage gate refuses while a

@@ -105,8 +105,28 @@ type fetched struct {
 
 func fetch(t testing.TB, q, p string, offset int64) fetched {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"entries": []any{map[string]any{"queue": q, "partition": p, "offset": offset}}})
-	w := do(t, "POST", "/api/v1/fetch", string(body))
+	return fetchWith(t, q, p, offset, nil)
+}
+
+// fetchWith is fetch with the body's other fields (minBytes, maxWaitMs).
+func fetchWith(t testing.TB, q, p string, offset int64, fields map[string]any) fetched {
+	t.Helper()
+	return fetchAnswer(t, do(t, "POST", "/api/v1/fetch", string(fetchBody(q, p, offset, fields))))
+}
+
+// fetchBody is a fetch of q/p from offset, with the body's other fields.
+func fetchBody(q, p string, offset int64, fields map[string]any) []byte {
+	req := map[string]any{"entries": []any{map[string]any{"queue": q, "partition": p, "offset": offset}}}
+	for k, v := range fields {
+		req[k] = v
+	}
+	body, _ := json.Marshal(req)
+	return body
+}
+
+// fetchAnswer wants a 200 fetch answer and decodes its one entry.
+func fetchAnswer(t testing.TB, w *httptest.ResponseRecorder) fetched {
+	t.Helper()
 	want(t, w, 200, "")
 	var got struct{ Entries []fetched }
 	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil || len(got.Entries) != 1 {
