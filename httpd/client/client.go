@@ -55,12 +55,12 @@ func (c *Client) Do(ctx context.Context, method, path string, body any, header h
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return nil, nil, &ConnError{Method: method, Path: path, URL: c.Base, Err: err}
+		return nil, nil, &ConnError{Method: method, Path: path, URL: c.where(req), Err: err}
 	}
 	defer resp.Body.Close()
 	raw, err = io.ReadAll(resp.Body)
 	if err != nil {
-		return resp, raw, &ConnError{Method: method, Path: path, URL: c.Base, Err: err}
+		return resp, raw, &ConnError{Method: method, Path: path, URL: c.where(req), Err: err}
 	}
 	return resp, raw, nil
 }
@@ -85,6 +85,15 @@ func (c *Client) Call(ctx context.Context, method, path string, body, out any) (
 		}
 	}
 	return resp.StatusCode, nil
+}
+
+// where names the broker a request went to: the client's Base, or the
+// scheme and host of a full URL given as the path (Base empty).
+func (c *Client) where(req *http.Request) string {
+	if c.Base != "" {
+		return c.Base
+	}
+	return req.URL.Scheme + "://" + req.URL.Host
 }
 
 // request builds the request of one call with the client's headers.

@@ -136,4 +136,10 @@ func TestNoAnswerIsConnError(t *testing.T) {
 	if !strings.Contains(err.Error(), "cannot reach the broker at "+base) {
 		t.Fatalf("Error() = %q", err)
 	}
+	// A full URL as the path (no Base, as queen-bench calls): the broker is
+	// its scheme and host.
+	_, err = (&client.Client{}).Call(context.Background(), http.MethodGet, base+"/health", nil, nil)
+	if !errors.As(err, &ce) || ce.URL != base {
+		t.Fatalf("full URL: %v, want a *ConnError naming %s", err, base)
+	}
 }

@@ -30,14 +30,27 @@ func StartKey(sink, queue string) string { return Key(sink, queue, "start") }
 // string this sink writes.
 func DecodeCommitted(v []byte) (k uint64, tEnd int64, legacy bool, err error) {
 	var d struct {
-		K    uint64          `json:"k"`
-		TEnd json.RawMessage `json:"tEnd"`
+		K uint64 `json:"k"`
 	}
 	if err := json.Unmarshal(v, &d); err != nil {
 		return 0, 0, false, fmt.Errorf("s3sink: commit pointer %s: %w", v, err)
 	}
+	tEnd, legacy, err = CommittedEnd(v)
+	return d.K, tEnd, legacy, err
+}
+
+// CommittedEnd reads a commit pointer's tEnd alone, whatever its k holds:
+// the end (µs on the broker clock), and legacy when it is the standalone
+// 1.5 sink's integer of microseconds. Retention's hold reads only this.
+func CommittedEnd(v []byte) (tEnd int64, legacy bool, err error) {
+	var d struct {
+		TEnd json.RawMessage `json:"tEnd"`
+	}
+	if err := json.Unmarshal(v, &d); err != nil {
+		return 0, false, fmt.Errorf("s3sink: commit pointer %s: %w", v, err)
+	}
 	tEnd, err = committedEnd(d.TEnd)
-	return d.K, tEnd, err == nil && d.TEnd[0] != '"', err
+	return tEnd, err == nil && d.TEnd[0] != '"', err
 }
 
 // committedEnd reads the pointer's tEnd: an ISO string, or (from the

@@ -3,6 +3,7 @@ package lake
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -27,7 +28,12 @@ func newBrokerClient(cfg *Config) *brokerClient {
 
 // post sends req as JSON to path and decodes a 2xx answer into resp.
 func (b *brokerClient) post(ctx context.Context, path string, req, resp any) error {
-	if _, err := b.api.Call(ctx, http.MethodPost, path, req, resp); err != nil {
+	_, err := b.api.Call(ctx, http.MethodPost, path, req, resp)
+	var refused *client.Error
+	switch {
+	case errors.As(err, &refused): // as queen-lake has always printed a refusal
+		return fmt.Errorf("lake: broker %s: %d %s: %.300s", path, refused.Status, http.StatusText(refused.Status), refused.Body)
+	case err != nil:
 		return fmt.Errorf("lake: broker %s: %w", path, err)
 	}
 	return nil

@@ -2,17 +2,15 @@ package broker
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"strconv"
 	"time"
 
 	"github.com/queen-mq/queen-go/httpd"
-	"github.com/queen-mq/queen-go/raftlog"
-
 	"github.com/queen-mq/queen-go/kvstore"
-
-	"encoding/json"
+	"github.com/queen-mq/queen-go/raftlog"
 )
 
 // The per-entry error codes of the read routes (API.md §4).
@@ -37,6 +35,9 @@ func (b *Broker) Fetch(ctx context.Context, tenant string, req httpd.FetchReques
 			return out, err
 		}
 		b.waitAny(wait, tenant, req.Entries, out)
+		if ctx.Err() != nil {
+			return out, nil // the request ended while parked: what was there before
+		}
 	}
 }
 

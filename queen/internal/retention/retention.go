@@ -233,10 +233,10 @@ func HoldFloor(committed []byte, found bool, maxSeconds, now int64) int64 {
 	if !found {
 		return floor
 	}
-	// The sink's own reader of its pointer. A 1.5 pointer's integer tEnd,
-	// which the engine reads as its own, counts here as no pointer, as it
-	// always has for the hold.
-	_, tEnd, legacy, err := kvdoc.DecodeCommitted(committed)
+	// The sink's own reader of its pointer's end (its k is not the hold's
+	// business). A 1.5 pointer's integer tEnd, which the engine reads as
+	// its own, counts here as no pointer, as it always has for the hold.
+	tEnd, legacy, err := kvdoc.CommittedEnd(committed)
 	if err != nil || legacy {
 		return floor
 	}

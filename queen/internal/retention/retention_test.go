@@ -45,6 +45,7 @@ func TestHoldFloor(t *testing.T) {
 		{"stored 0 reads as the 7-day default", nil, false, 0, now - DefaultHoldMaxSeconds*1_000_000},
 		{"1.5's integer tEnd counts as no pointer", []byte(`{"k":1,"tEnd":9999999999999}`), true, 3600, now - 3600_000_000},
 		{"garbage counts as no pointer", []byte(`not json`), true, 3600, now - 3600_000_000},
+		{"a k that is no count still holds at its end", []byte(`{"k":-1,"tEnd":"` + lakeformat.FormatTs(now-600_000_000) + `"}`), true, 3600, now - 660_000_000},
 	}
 	for _, c := range cases {
 		if got := HoldFloor(c.committed, c.found, c.max, now); got != c.want {
