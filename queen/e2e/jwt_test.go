@@ -2,33 +2,24 @@ package e2e
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/queen-mq/queen-go/httpd/jwtauth/jwttest"
 )
 
 // jwtSecret is the HS256 secret of TestJWTAuth's node.
 const jwtSecret = "e2e-secret-of-at-least-thirty-two-bytes"
 
-// hs256 signs claims with jwtSecret, by hand: the broker's verifier is
-// a library; the test's token is made apart from it.
+// hs256 signs claims with jwtSecret, by hand (jwttest): the broker's
+// verifier is a library; the test's token is made apart from it.
 func hs256(t *testing.T, claims map[string]any) string {
 	t.Helper()
-	enc := base64.RawURLEncoding
-	body, err := json.Marshal(claims)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := enc.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`)) + "." + enc.EncodeToString(body)
-	mac := hmac.New(sha256.New, []byte(jwtSecret))
-	mac.Write([]byte(s))
-	return s + "." + enc.EncodeToString(mac.Sum(nil))
+	return jwttest.HS256(t, jwtSecret, claims)
 }
 
 // token is a token of role for sub, valid for an hour.

@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/queen-mq/queen-go/httpd/jwtauth/jwttest"
 	"github.com/queen-mq/queen-go/s3sink/s3test"
 	"github.com/queen-mq/queen-go/tools/chaos"
 )
@@ -308,20 +306,6 @@ func TestE2EDLQAndKV(t *testing.T) {
 // jwtSecret is the HS256 secret of TestE2EJWT's node.
 const jwtSecret = "queenctl-e2e-secret-of-at-least-32-bytes"
 
-// hs256 signs claims with jwtSecret, by hand (as queen/e2e does).
-func hs256(t *testing.T, claims map[string]any) string {
-	t.Helper()
-	enc := base64.RawURLEncoding
-	body, err := json.Marshal(claims)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := enc.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`)) + "." + enc.EncodeToString(body)
-	mac := hmac.New(sha256.New, []byte(jwtSecret))
-	mac.Write([]byte(s))
-	return s + "." + enc.EncodeToString(mac.Sum(nil))
-}
-
 func TestE2EJWT(t *testing.T) {
 	url := startNode(t, "JWT_ENABLED=true", "JWT_ALGORITHM=HS256", "JWT_SECRET="+jwtSecret)
 	env := map[string]string{"QUEEN_URL": url}
@@ -330,7 +314,7 @@ func TestE2EJWT(t *testing.T) {
 		t.Fatalf("queues without a token: exit %d, stderr %q; want one 401 line", r.code, r.stderr)
 	}
 	now := time.Now().Unix()
-	admin := hs256(t, map[string]any{"sub": "ops", "role": "admin", "iat": now, "exp": now + 3600})
+	admin := jwttest.HS256(t, jwtSecret, map[string]any{"sub": "ops", "role": "admin", "iat": now, "exp": now + 3600})
 	env["QUEEN_TOKEN"] = admin
 	ctl(t, env, "", "push", "secured", "1").ok(t, "push with the token")
 	r = ctl(t, env, "", "queues").ok(t, "queues with the token")
