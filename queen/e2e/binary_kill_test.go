@@ -25,11 +25,7 @@ import (
 // there twice: an answered write was fsynced on a majority before its
 // answer, and a retried one is a duplicate.
 func TestKillAllDuringBinaryPush(t *testing.T) {
-	if testing.Short() {
-		t.Skip("three processes killed and restarted; run without -short")
-	}
-	nodes := cluster(t, 3)
-	startAll(nodes)
+	nodes := startedCluster(t, 3, "three processes killed and restarted; run without -short")
 	var mu sync.Mutex
 	up := true
 	alive := func() []*node {
@@ -41,12 +37,7 @@ func TestKillAllDuringBinaryPush(t *testing.T) {
 		return nodes
 	}
 	p := newProducer()
-	ctx, stop := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	for w := 0; w < 6; w++ {
-		wg.Add(1)
-		go func() { defer wg.Done(); p.runBinary(ctx, t, alive, w, 4) }()
-	}
+	stop := produce(6, func(ctx context.Context, w int) { p.runBinary(ctx, t, alive, w, 4) })
 	waitAcked(t, p, 600)
 	mu.Lock()
 	up = false
@@ -61,7 +52,6 @@ func TestKillAllDuringBinaryPush(t *testing.T) {
 	mu.Unlock()
 	waitAcked(t, p, killed+300) // the restarted cluster takes the retries and new pushes
 	stop()
-	wg.Wait()
 	checkExactlyOnce(t, nodes, p, 4)
 }
 

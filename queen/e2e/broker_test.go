@@ -65,22 +65,13 @@ func TestSingleNode(t *testing.T) {
 // clients push with transaction ids and retry on 503; afterwards every
 // acked record is on every node exactly once, offsets without gaps.
 func TestLeaderKill(t *testing.T) {
-	if testing.Short() {
-		t.Skip("three processes and a failover; run without -short")
-	}
-	nodes := cluster(t, 3)
-	startAll(nodes)
+	nodes := startedCluster(t, 3, "three processes and a failover; run without -short")
 	var mu sync.Mutex
 	live := append([]*node(nil), nodes...)
 	alive := func() []*node { mu.Lock(); defer mu.Unlock(); return append([]*node(nil), live...) }
 
 	p := newProducer()
-	ctx, stop := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	for w := 0; w < 6; w++ {
-		wg.Add(1)
-		go func() { defer wg.Done(); p.run(ctx, t, alive, w, 4) }()
-	}
+	stop := produce(6, func(ctx context.Context, w int) { p.run(ctx, t, alive, w, 4) })
 	waitAcked(t, p, 200)
 	leader, followers := leaderOf(t, nodes)
 	mu.Lock()
@@ -92,7 +83,6 @@ func TestLeaderKill(t *testing.T) {
 	leader.start()
 	leader.waitReady()
 	stop()
-	wg.Wait()
 	checkExactlyOnce(t, nodes, p, 4)
 }
 
@@ -101,19 +91,13 @@ func TestLeaderKill(t *testing.T) {
 func TestSigtermDrains(t *testing.T) {
 	n := single(t)
 	p := newProducer()
-	ctx, stop := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
 	var mu sync.Mutex
 	live := []*node{n}
 	alive := func() []*node { mu.Lock(); defer mu.Unlock(); return live }
-	for w := 0; w < 4; w++ {
-		wg.Add(1)
-		go func() { defer wg.Done(); p.run(ctx, t, alive, w, 2) }()
-	}
+	stop := produce(4, func(ctx context.Context, w int) { p.run(ctx, t, alive, w, 2) })
 	waitAcked(t, p, 100)
 	st := n.signal(syscall.SIGTERM)
 	stop()
-	wg.Wait()
 	if st.ExitCode() != 0 {
 		t.Fatalf("SIGTERM: exit code %d, want 0\n%s", st.ExitCode(), n.log())
 	}

@@ -465,13 +465,9 @@ func (h *ckHistory) completedCount() int {
 // restarted; the rest is drained; then the histories alone are checked
 // (see ckHistory.check).
 func TestConsumeChecker(t *testing.T) {
-	if testing.Short() {
-		t.Skip("three processes and a failover; run without -short")
-	}
+	nodes := startedCluster(t, 3, "three processes and a failover; run without -short", fmt.Sprintf("QUEEN_RAFT_MAX_CLOCK_SKEW_MS=%d", ckSkew.Milliseconds()))
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
-	nodes := cluster(t, 3, fmt.Sprintf("QUEEN_RAFT_MAX_CLOCK_SKEW_MS=%d", ckSkew.Milliseconds()))
-	startAll(nodes)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	// retryLimit high enough that a failed ack never files a message in the
 	// DLQ: every message ends completed.

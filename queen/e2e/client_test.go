@@ -118,6 +118,19 @@ type producer struct {
 
 func newProducer() *producer { return &producer{acked: map[string]string{}} }
 
+// produce runs loop (a producer's run or runBinary) in workers goroutines,
+// each given its worker number, until the stop it returns, which cancels
+// their context and waits for them.
+func produce(workers int, loop func(ctx context.Context, worker int)) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() { defer wg.Done(); loop(ctx, w) }()
+	}
+	return func() { cancel(); wg.Wait() }
+}
+
 func (p *producer) run(ctx context.Context, t testing.TB, nodes func() []*node, worker, partitions int) {
 	for i := 0; ctx.Err() == nil; i++ {
 		items := []pushItem{}

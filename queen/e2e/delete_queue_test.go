@@ -16,11 +16,7 @@ import (
 // another queue keeps all of its; a push afterwards creates the queue
 // anew from offset 0, its old transaction ids no longer duplicates.
 func TestDeleteQueue(t *testing.T) {
-	if testing.Short() {
-		t.Skip("three processes; run without -short")
-	}
-	nodes := cluster(t, 3)
-	startAll(nodes)
+	nodes := startedCluster(t, 3, "three processes; run without -short")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	for i := range 3 {

@@ -163,11 +163,7 @@ func ids(ms []ephMessage) []string {
 // last one still serves ephemeral calls while a durable push cannot
 // commit.
 func TestEphemeralPerNodeMemory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("three processes; run without -short")
-	}
-	nodes := cluster(t, 3, "QUEEN_EPHEMERAL_MAX_BYTES=1048576")
-	startAll(nodes)
+	nodes := startedCluster(t, 3, "three processes; run without -short", "QUEEN_EPHEMERAL_MAX_BYTES=1048576")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	leader, followers := leaderOf(t, nodes)

@@ -204,6 +204,17 @@ func (v violations) report(t *testing.T) {
 	}
 }
 
+// verdict ends a fault run: it logs the checker's summary, the calls of
+// unknown outcome under header, one a line, and the notes, then fails t
+// with the violations.
+func verdict(t *testing.T, summary, header string, unknown []string, v, notes violations) {
+	t.Helper()
+	t.Log(summary)
+	t.Logf("%s:\n\t%s", header, strings.Join(unknown, "\n\t"))
+	notes.log(t, "notes")
+	v.report(t)
+}
+
 // log writes every kind of v to the test log (notes, not failures).
 func (v violations) log(t *testing.T, what string) {
 	t.Helper()

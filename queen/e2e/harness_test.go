@@ -79,9 +79,7 @@ type node struct {
 	dataDir string
 	url     string
 	logPath string
-	cmd     *exec.Cmd
-	exited  chan struct{}
-	state   *os.ProcessState
+	child
 }
 
 // cluster makes n nodes (not started) that know each other.
@@ -115,19 +113,11 @@ func (n *node) start() {
 	if err != nil {
 		n.t.Fatal(err)
 	}
-	n.cmd = exec.Command(queenBin)
-	n.cmd.Env = n.env
-	n.cmd.Stdout, n.cmd.Stderr = logf, logf
-	if err := n.cmd.Start(); err != nil {
+	cmd := exec.Command(queenBin)
+	cmd.Env = n.env
+	if err := n.spawn(cmd, logf); err != nil {
 		n.t.Fatal(err)
 	}
-	n.exited = make(chan struct{})
-	go func(cmd *exec.Cmd, exited chan struct{}) {
-		cmd.Wait()
-		n.state = cmd.ProcessState
-		logf.Close()
-		close(exited)
-	}(n.cmd, n.exited)
 }
 
 // signal sends sig to the process by its pid and waits for it to exit.
@@ -136,25 +126,10 @@ func (n *node) signal(sig syscall.Signal) *os.ProcessState {
 	if n.cmd == nil {
 		return nil
 	}
-	if err := syscall.Kill(n.cmd.Process.Pid, sig); err != nil {
-		n.t.Fatalf("kill -%d %d: %v", sig, n.cmd.Process.Pid, err)
-	}
-	select {
-	case <-n.exited:
-	case <-time.After(60 * time.Second):
+	if !n.signalWait(n.t, sig, 60*time.Second) {
 		n.t.Fatalf("node %d did not exit within 60 s of signal %d\n%s", n.id, sig, n.log())
 	}
-	n.cmd = nil
 	return n.state
-}
-
-// kill stops the node with SIGKILL if it runs (test cleanup).
-func (n *node) kill() {
-	if n.cmd != nil {
-		syscall.Kill(n.cmd.Process.Pid, syscall.SIGKILL)
-		<-n.exited
-		n.cmd = nil
-	}
 }
 
 func (n *node) log() string {
@@ -182,6 +157,18 @@ func startAll(nodes []*node) {
 	for _, n := range nodes {
 		n.waitReady()
 	}
+}
+
+// startedCluster skips t under -short with skip (what the test runs, and
+// "run without -short"), else makes n nodes with extra and starts them.
+func startedCluster(t *testing.T, n int, skip string, extra ...string) []*node {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(skip)
+	}
+	nodes := cluster(t, n, extra...)
+	startAll(nodes)
+	return nodes
 }
 
 // waitReady polls /health until it answers 200: the process offers no

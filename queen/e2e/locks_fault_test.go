@@ -287,13 +287,9 @@ func (c *lkClient) run() {
 // the history and the records the transactions pushed are checked against
 // the guarantees of locks (see lkHistory.check).
 func TestLocksSurviveLeaderKills(t *testing.T) {
-	if testing.Short() {
-		t.Skip("three processes and two failovers; run without -short")
-	}
+	nodes := startedCluster(t, 3, "three processes and two failovers; run without -short", fmt.Sprintf("QUEEN_RAFT_MAX_CLOCK_SKEW_MS=%d", lkSkew.Milliseconds()))
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
-	nodes := cluster(t, 3, fmt.Sprintf("QUEEN_RAFT_MAX_CLOCK_SKEW_MS=%d", lkSkew.Milliseconds()))
-	startAll(nodes)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	for _, l := range lkLocks { // a record in each partition, so that each can be read
 		if _, err := nodes[0].push(ctx, pushItem{Queue: lkQueue, Partition: l, TransactionID: "seed-" + l, Payload: json.RawMessage(`{"seed":true}`)}); err != nil {
@@ -342,14 +338,11 @@ func TestLocksSurviveLeaderKills(t *testing.T) {
 		records[l] = readAgreed(t, nodes, lkQueue, l)
 	}
 	v, notes, summary := h.check(records, lkSkew)
-	t.Log(summary)
 	var unknown []string
 	for _, c := range h.calls {
 		if !c.Known {
 			unknown = append(unknown, h.fmt(c))
 		}
 	}
-	t.Logf("calls of unknown outcome:\n\t%s", strings.Join(unknown, "\n\t"))
-	notes.log(t, "notes")
-	v.report(t)
+	verdict(t, summary, "calls of unknown outcome", unknown, v, notes)
 }

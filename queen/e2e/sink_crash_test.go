@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
-	"strings"
 	"testing"
 	"time"
 
@@ -154,14 +153,7 @@ func verifyLake(t *testing.T, gw *s3test.Server, bucket string, n *node, queue s
 // countLakeRecords sums the records of every committed window's manifest.
 func countLakeRecords(t *testing.T, gw *s3test.Server, bucket string) int {
 	n := 0
-	for _, k := range listBucket(t, gw, bucket) {
-		if !strings.Contains(k, "/_queen/") || !strings.Contains(k, "/windows/") {
-			continue
-		}
-		m, err := lakeformat.DecodeManifest(getObject(t, gw, bucket, k))
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, m := range windowManifests(t, gw, bucket) {
 		n += int(m.Records)
 	}
 	return n

@@ -20,14 +20,7 @@ import (
 func lakeOffsets(t *testing.T, gw *s3test.Server, bucket string) (held map[string][]int64, lost []lakeformat.LostRange) {
 	t.Helper()
 	held = map[string][]int64{}
-	for _, k := range listBucket(t, gw, bucket) {
-		if !strings.Contains(k, "/_queen/") || !strings.Contains(k, "/windows/") {
-			continue
-		}
-		m, err := lakeformat.DecodeManifest(getObject(t, gw, bucket, k))
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, m := range windowManifests(t, gw, bucket) {
 		lost = append(lost, m.Lost...)
 		for _, o := range m.Objects {
 			recs, err := lakeformat.Decode(getObject(t, gw, bucket, o.Key), m.Format, m.Codec)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 	"syscall"
@@ -38,18 +37,12 @@ var leaderQueues = []string{"q0", "q1", "q2", "q3", "q4", "q5"}
 func (n *node) sinkRows() map[string]map[string]any {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	var st struct {
-		S3 struct {
-			Sinks []struct {
-				Queues []map[string]any `json:"queues"`
-			} `json:"sinks"`
-		} `json:"s3"`
-	}
-	if _, err := n.call(ctx, http.MethodGet, "/status", nil, &st); err != nil || len(st.S3.Sinks) == 0 {
+	sink := n.firstSink(ctx)
+	if sink == nil {
 		return nil
 	}
 	out := map[string]map[string]any{}
-	for _, q := range st.S3.Sinks[0].Queues {
+	for _, q := range sink.Queues {
 		name, _ := q["name"].(string)
 		out[name] = q
 	}
@@ -60,17 +53,11 @@ func (n *node) sinkRows() map[string]map[string]any {
 func (n *node) placement() map[string]any {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	var st struct {
-		S3 struct {
-			Sinks []struct {
-				Placement map[string]any `json:"placement"`
-			} `json:"sinks"`
-		} `json:"s3"`
-	}
-	if _, err := n.call(ctx, http.MethodGet, "/status", nil, &st); err != nil || len(st.S3.Sinks) == 0 {
+	sink := n.firstSink(ctx)
+	if sink == nil {
 		return nil
 	}
-	return st.S3.Sinks[0].Placement
+	return sink.Placement
 }
 
 // metric sums the samples of a node's exposition whose line starts with

@@ -60,19 +60,51 @@ func getObject(t *testing.T, gw *s3test.Server, bucket, key string) []byte {
 	return b
 }
 
-// sinkQueue returns the s3 block's row of a queue from GET /status.
-func (n *node) sinkQueue(queue string) map[string]any {
+// windowManifests decodes the manifest of every committed window in the
+// bucket (the keys of /_queen/…/windows/), in key order.
+func windowManifests(t *testing.T, gw *s3test.Server, bucket string) []*lakeformat.Manifest {
+	t.Helper()
+	var out []*lakeformat.Manifest
+	for _, k := range listBucket(t, gw, bucket) {
+		if !strings.Contains(k, "/_queen/") || !strings.Contains(k, "/windows/") {
+			continue
+		}
+		m, err := lakeformat.DecodeManifest(getObject(t, gw, bucket, k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// sinkBlock is one sink of the s3 block of GET /status.
+type sinkBlock struct {
+	Queues    []map[string]any `json:"queues"`
+	Placement map[string]any   `json:"placement"`
+}
+
+// firstSink returns the first sink of a node's GET /status, or nil when
+// the node does not answer (within ctx) or runs no sink.
+func (n *node) firstSink(ctx context.Context) *sinkBlock {
 	var st struct {
 		S3 struct {
-			Sinks []struct {
-				Queues []map[string]any `json:"queues"`
-			} `json:"sinks"`
+			Sinks []sinkBlock `json:"sinks"`
 		} `json:"s3"`
 	}
-	if _, err := n.call(context.Background(), http.MethodGet, "/status", nil, &st); err != nil || len(st.S3.Sinks) == 0 {
+	if _, err := n.call(ctx, http.MethodGet, "/status", nil, &st); err != nil || len(st.S3.Sinks) == 0 {
 		return nil
 	}
-	for _, q := range st.S3.Sinks[0].Queues {
+	return &st.S3.Sinks[0]
+}
+
+// sinkQueue returns the s3 block's row of a queue from GET /status.
+func (n *node) sinkQueue(queue string) map[string]any {
+	sink := n.firstSink(context.Background())
+	if sink == nil {
+		return nil
+	}
+	for _, q := range sink.Queues {
 		if q["name"] == queue {
 			return q
 		}

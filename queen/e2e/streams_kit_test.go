@@ -35,9 +35,7 @@ type streamWorker struct {
 	t       *testing.T
 	name    string
 	logPath string
-	cmd     *exec.Cmd
-	exited  chan struct{}
-	state   *os.ProcessState
+	child
 }
 
 // startWorker starts `pipelines.py args…` with the lane's python.
@@ -52,22 +50,14 @@ func startWorker(t *testing.T, python, name string, args ...string) *streamWorke
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.cmd = exec.Command(python, append([]string{script}, args...)...)
+	cmd := exec.Command(python, append([]string{script}, args...)...)
 	// The broker is on 127.0.0.1: no proxy of the environment may stand
 	// between (httpx reads the proxy variables).
-	w.cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1", "NO_PROXY=127.0.0.1,localhost",
+	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1", "NO_PROXY=127.0.0.1,localhost",
 		"no_proxy=127.0.0.1,localhost")
-	w.cmd.Stdout, w.cmd.Stderr = logf, logf
-	if err := w.cmd.Start(); err != nil {
+	if err := w.spawn(cmd, logf); err != nil {
 		t.Fatal(err)
 	}
-	w.exited = make(chan struct{})
-	go func(cmd *exec.Cmd) {
-		cmd.Wait()
-		w.state = cmd.ProcessState
-		logf.Close()
-		close(w.exited)
-	}(w.cmd)
 	t.Logf("worker %s started, pid %d: pipelines.py %s", name, w.cmd.Process.Pid, strings.Join(args, " "))
 	t.Cleanup(func() {
 		w.kill()
@@ -84,15 +74,9 @@ func (w *streamWorker) signal(sig syscall.Signal) *os.ProcessState {
 	if w.cmd == nil {
 		return w.state
 	}
-	if err := syscall.Kill(w.cmd.Process.Pid, sig); err != nil {
-		w.t.Fatalf("kill -%d %d: %v", sig, w.cmd.Process.Pid, err)
-	}
-	select {
-	case <-w.exited:
-	case <-time.After(30 * time.Second):
+	if !w.signalWait(w.t, sig, 30*time.Second) {
 		w.t.Fatalf("worker %s did not exit within 30 s of signal %d:\n%s", w.name, sig, w.output())
 	}
-	w.cmd = nil
 	return w.state
 }
 
@@ -103,15 +87,6 @@ func (w *streamWorker) stop() {
 	st := w.signal(syscall.SIGTERM)
 	if st.ExitCode() != 0 || len(w.lines("stopped")) != 1 {
 		w.t.Fatalf("worker %s did not stop cleanly on SIGTERM (%v):\n%s", w.name, st, w.output())
-	}
-}
-
-// kill stops the worker with SIGKILL if it runs (test cleanup).
-func (w *streamWorker) kill() {
-	if w.cmd != nil {
-		syscall.Kill(w.cmd.Process.Pid, syscall.SIGKILL)
-		<-w.exited
-		w.cmd = nil
 	}
 }
 

@@ -269,13 +269,9 @@ func tmWaitFired(t *testing.T, live *liveSet, n int64) {
 // fired and none is pending, every record of the timers' partitions is
 // read from every node and checked (tmHistory.check).
 func TestTimersSurviveLeaderKills(t *testing.T) {
-	if testing.Short() {
-		t.Skip("three processes and two failovers; run without -short")
-	}
+	nodes := startedCluster(t, 3, "three processes and two failovers; run without -short", fmt.Sprintf("QUEEN_RAFT_MAX_CLOCK_SKEW_MS=%d", tmSkew.Milliseconds()), "QUEEN_RAFT_TIMER_TICK_MS=50")
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
-	nodes := cluster(t, 3, fmt.Sprintf("QUEEN_RAFT_MAX_CLOCK_SKEW_MS=%d", tmSkew.Milliseconds()), "QUEEN_RAFT_TIMER_TICK_MS=50")
-	startAll(nodes)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	// No dedup window on the timers' queues: a fire is a deduplicated push,
 	// so with one a timer the family fired twice would leave one record and
@@ -374,7 +370,6 @@ func TestTimersSurviveLeaderKills(t *testing.T) {
 		records[p] = readAgreed(t, nodes, p.queue, p.partition)
 	}
 	v, notes, summary := h.check(records, tmSkew)
-	t.Log(summary)
 	var unknown []string
 	for _, s := range h.scheds {
 		if !s.Known && (len(unknown) == 0 || !strings.Contains(unknown[len(unknown)-1], secs(h.t0, s.Invoke))) {
@@ -386,7 +381,5 @@ func TestTimersSurviveLeaderKills(t *testing.T) {
 			unknown = append(unknown, h.fmtCancel(c))
 		}
 	}
-	t.Logf("calls of unknown outcome (one timer per schedule call):\n\t%s", strings.Join(unknown, "\n\t"))
-	notes.log(t, "notes")
-	v.report(t)
+	verdict(t, summary, "calls of unknown outcome (one timer per schedule call)", unknown, v, notes)
 }

@@ -71,11 +71,7 @@ func (n *node) readTraces(ctx context.Context, pid, txid string) (traceReads, er
 // the survivors answer the same reads the same way, byte for byte, and
 // take new traces; the killed node, restarted, answers them too.
 func TestTracesThreeNodes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("three processes and a failover; run without -short")
-	}
-	nodes := cluster(t, 3)
-	startAll(nodes)
+	nodes := startedCluster(t, 3, "three processes and a failover; run without -short")
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	leader, followers := leaderOf(t, nodes)

@@ -48,11 +48,7 @@ func txnBody(m popMessage, lease string, required ...string) map[string]any {
 // transaction is seen whole exactly once: out holds two records per
 // message and no more, and the counter equals the number of messages.
 func TestTransactionsSurviveALeaderKill(t *testing.T) {
-	if testing.Short() {
-		t.Skip("three processes and a failover; run without -short")
-	}
-	nodes := cluster(t, 3, "QUEEN_RAFT_MAX_CLOCK_SKEW_MS=100")
-	startAll(nodes)
+	nodes := startedCluster(t, 3, "three processes and a failover; run without -short", "QUEEN_RAFT_MAX_CLOCK_SKEW_MS=100")
 	const messages = 300
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
