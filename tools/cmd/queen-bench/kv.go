@@ -131,13 +131,21 @@ func kvPrefill(client *http.Client, o options, value string) error {
 // kvPutBody is the POST /api/v1/kv body that puts keys [from, to) of
 // namespace ns with value, forever.
 func kvPutBody(ns string, from, to int, value string) []byte {
+	return opsBody(from, to, func(b *strings.Builder, i int) {
+		fmt.Fprintf(b, `{"op":"put","ns":%q,"key":%q,"value":%s,"forever":true}`, ns, kvKey(i), value)
+	})
+}
+
+// opsBody is a {"operations":[…]} body (a KV or a timers call) of the
+// operations lo to hi-1, each written by op.
+func opsBody(lo, hi int, op func(b *strings.Builder, i int)) []byte {
 	var b strings.Builder
 	b.WriteString(`{"operations":[`)
-	for i := from; i < to; i++ {
-		if i > from {
+	for i := lo; i < hi; i++ {
+		if i > lo {
 			b.WriteByte(',')
 		}
-		fmt.Fprintf(&b, `{"op":"put","ns":%q,"key":%q,"value":%s,"forever":true}`, ns, kvKey(i), value)
+		op(&b, i)
 	}
 	b.WriteString(`]}`)
 	return []byte(b.String())

@@ -108,19 +108,12 @@ type firing struct {
 // scheduleBody is one timers call scheduling timers lo..hi-1: timer i is
 // due at start + -delay + i/-timers of -spread, as a delayMs from now.
 func scheduleBody(o options, prefix, b64 string, start, now time.Time, lo, hi int) []byte {
-	var b strings.Builder
-	b.WriteString(`{"operations":[`)
-	for i := lo; i < hi; i++ {
-		if i > lo {
-			b.WriteByte(',')
-		}
+	return opsBody(lo, hi, func(b *strings.Builder, i int) {
 		at := start.Add(o.delay + time.Duration(int64(o.spread)*int64(i)/int64(o.timers)))
 		ms := max(at.Sub(now).Milliseconds(), 0)
-		fmt.Fprintf(&b, `{"op":"schedule","queue":%q,"timerKey":"%sk%d","delayMs":%d,"txn":"%s%d","payload":%q}`,
+		fmt.Fprintf(b, `{"op":"schedule","queue":%q,"timerKey":"%sk%d","delayMs":%d,"txn":"%s%d","payload":%q}`,
 			o.queue, prefix, i, ms, prefix, i, b64)
-	}
-	b.WriteString(`]}`)
-	return []byte(b.String())
+	})
 }
 
 // schedule sends one timers call of the timers from lo on and fills due

@@ -75,6 +75,16 @@ func (c *cli) get(path string, query url.Values, out any) (answer, error) {
 	return a, decode(a, path, out)
 }
 
+// send is call with method and body (no query, no wait), decoding a
+// JSON answer into out (nil: none).
+func (c *cli) send(method, path string, body, out any) (answer, error) {
+	a, err := c.call(method, path, nil, body, 0)
+	if err != nil {
+		return a, err
+	}
+	return a, decode(a, path, out)
+}
+
 // decode decodes a's JSON body into out (nil: no decoding).
 func decode(a answer, path string, out any) error {
 	if out == nil || len(bytes.TrimSpace(a.Body)) == 0 {

@@ -125,11 +125,8 @@ func (c *cli) pop(args []string) error {
 		if *group != "" {
 			body["consumerGroup"] = *group
 		}
-		a, err := c.call(http.MethodPost, "/api/v1/ack/batch", nil, body, 0)
+		a, err := c.send(http.MethodPost, "/api/v1/ack/batch", body, &acks)
 		if err != nil {
-			return err
-		}
-		if err := decode(a, "/api/v1/ack/batch", &acks); err != nil {
 			return err
 		}
 		ackBody = a.Body
@@ -186,12 +183,9 @@ func (c *cli) ack(args []string) error {
 		return usagef("ack: --status %q: must be completed, failed, retry or dlq", *status)
 	}
 	item := ackItem{TransactionID: pos[0], PartitionID: pos[1], ConsumerGroup: *group, LeaseID: *lease, Status: *status, Error: *msg}
-	a, err := c.call(http.MethodPost, "/api/v1/ack", nil, item, 0)
-	if err != nil {
-		return err
-	}
 	var rs []ackResult
-	if err := decode(a, "/api/v1/ack", &rs); err != nil {
+	a, err := c.send(http.MethodPost, "/api/v1/ack", item, &rs)
+	if err != nil {
 		return err
 	}
 	if c.json {

@@ -89,17 +89,14 @@ func (c *cli) dlqReplay(args []string) error {
 		body = b
 	}
 	path := "/api/v1/dlq/" + seg(pos[0]) + "/replay"
-	a, err := c.call(http.MethodPost, path, nil, body, 0)
-	if err != nil {
-		return err
-	}
 	var r struct {
 		ID        string `json:"id"`
 		Verdict   string `json:"verdict"`
 		Queue     string `json:"queue"`
 		Partition string `json:"partition"`
 	}
-	if err := decode(a, path, &r); err != nil {
+	a, err := c.send(http.MethodPost, path, body, &r)
+	if err != nil {
 		return err
 	}
 	if c.json {

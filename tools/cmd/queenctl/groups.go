@@ -148,17 +148,14 @@ func (c *cli) groupsSeek(args []string) error {
 		path += "/partitions/" + seg(*partition)
 	}
 	path += "/seek"
-	a, err := c.call(http.MethodPost, path, nil, body, 0)
-	if err != nil {
-		return err
-	}
 	var r struct {
 		Success       bool   `json:"success"`
 		ConsumerGroup string `json:"consumerGroup"`
 		Queue         string `json:"queue"`
 		Partitions    int    `json:"partitions"`
 	}
-	if err := decode(a, path, &r); err != nil {
+	a, err := c.send(http.MethodPost, path, body, &r)
+	if err != nil {
 		return err
 	}
 	if c.json {

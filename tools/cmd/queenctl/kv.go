@@ -102,12 +102,9 @@ func (c *cli) kvPut(args []string) error {
 		body["ttlSeconds"] = n
 	}
 	path := "/api/v1/kv/" + seg(pos[0]) + "/" + keyPath(pos[1])
-	a, err := c.call(http.MethodPut, path, nil, body, 0)
-	if err != nil {
-		return err
-	}
 	var p kvPutAnswer
-	if err := decode(a, path, &p); err != nil {
+	a, err := c.send(http.MethodPut, path, body, &p)
+	if err != nil {
 		return err
 	}
 	if c.json {

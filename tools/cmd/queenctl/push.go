@@ -164,12 +164,8 @@ func (c *cli) pushLines(r io.Reader, item func([]byte) pushItem) ([]json.RawMess
 
 // pushItems sends one POST /api/v1/push and returns its answer's items.
 func (c *cli) pushItems(items []pushItem) ([]json.RawMessage, error) {
-	a, err := c.call(http.MethodPost, "/api/v1/push", nil, map[string]any{"items": items}, 0)
-	if err != nil {
-		return nil, err
-	}
 	var rs []json.RawMessage
-	if err := decode(a, "/api/v1/push", &rs); err != nil {
+	if _, err := c.send(http.MethodPost, "/api/v1/push", map[string]any{"items": items}, &rs); err != nil {
 		return nil, err
 	}
 	return rs, nil
