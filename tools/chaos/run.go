@@ -160,3 +160,29 @@ func spawn(wg *sync.WaitGroup, n int, seed, salt uint64, client func(cl int, r *
 		}()
 	}
 }
+
+// untilDone runs n clients as spawn does until ctx ends: client cl's k-th
+// turn (k from 0) is turn(cl, k, r), and the next one starts while ctx
+// has not ended. It returns once every client stopped.
+func untilDone(ctx context.Context, n int, seed, salt uint64, turn func(cl, k int, r *rand.Rand)) {
+	var wg sync.WaitGroup
+	spawn(&wg, n, seed, salt, func(cl int, r *rand.Rand) {
+		for k := 0; ctx.Err() == nil; k++ {
+			turn(cl, k, r)
+		}
+	})
+	wg.Wait()
+}
+
+// history is what a workload's clients did, one entry an op, appended
+// from their goroutines and read once they stopped.
+type history[T any] struct {
+	mu  sync.Mutex
+	ops []T
+}
+
+func (h *history[T]) add(op T) {
+	h.mu.Lock()
+	h.ops = append(h.ops, op)
+	h.mu.Unlock()
+}

@@ -147,7 +147,7 @@ func (w *consumeWorkload) finish(ctx context.Context) (ops, answered int, anomal
 		return 0, 0, nil, err
 	}
 	var pushed []string
-	for _, p := range w.log.history {
+	for _, p := range w.log.history.ops {
 		if p.Acked {
 			pushed = append(pushed, p.TxnID)
 		}

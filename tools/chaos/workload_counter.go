@@ -37,13 +37,9 @@ type counterWorkload struct {
 // run incrs until ctx ends.
 func (w *counterWorkload) run(ctx context.Context, seed uint64) {
 	w.answered, w.unknown = map[string][]int64{}, map[string]int{}
-	var wg sync.WaitGroup
-	spawn(&wg, w.clients, seed, 0x636e74, func(cl int, r *rand.Rand) {
-		for ctx.Err() == nil {
-			w.incr(ctx, r, w.keys[r.IntN(len(w.keys))])
-		}
+	untilDone(ctx, w.clients, seed, 0x636e74, func(_, _ int, r *rand.Rand) {
+		w.incr(ctx, r, w.keys[r.IntN(len(w.keys))])
 	})
-	wg.Wait()
 }
 
 // incr adds 1 to key once, through a random running node, and records

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -27,37 +25,28 @@ type kvWorkload struct {
 	clients int
 	start   time.Time
 
-	mu      sync.Mutex
-	history []check.KVOp
-	refused atomic.Int64 // answers 507 storage_full
+	history history[check.KVOp]
+	refusalCounter
 }
-
-func (k *kvWorkload) refusals() int { return int(k.refused.Load()) }
 
 func (k *kvWorkload) now() int64 { return time.Since(k.start).Nanoseconds() }
 
 func (k *kvWorkload) run(ctx context.Context, seed uint64) {
 	k.start = time.Now()
-	var wg sync.WaitGroup
-	spawn(&wg, k.clients, seed, 0x6b76, func(cl int, r *rand.Rand) {
-		for n := 0; ctx.Err() == nil; n++ {
-			op := check.KVOp{Client: cl, Key: k.keys[r.IntN(len(k.keys))], Kind: "get"}
-			if r.IntN(2) == 0 {
-				op.Kind, op.Value = "put", fmt.Sprintf("c%d-%d", cl, n)
-			}
-			if !k.do(ctx, r, &op) {
-				sleep(ctx, 20*time.Millisecond) // no node took it: nothing happened, nothing to record
-				continue
-			}
-			if op.Unknown || op.Refused {
-				sleep(ctx, 50*time.Millisecond) // a fault: do not pile up ops of unknown outcome, nor refusals
-			}
-			k.mu.Lock()
-			k.history = append(k.history, op)
-			k.mu.Unlock()
+	untilDone(ctx, k.clients, seed, 0x6b76, func(cl, n int, r *rand.Rand) {
+		op := check.KVOp{Client: cl, Key: k.keys[r.IntN(len(k.keys))], Kind: "get"}
+		if r.IntN(2) == 0 {
+			op.Kind, op.Value = "put", fmt.Sprintf("c%d-%d", cl, n)
 		}
+		if !k.do(ctx, r, &op) {
+			sleep(ctx, 20*time.Millisecond) // no node took it: nothing happened, nothing to record
+			return
+		}
+		if op.Unknown || op.Refused {
+			sleep(ctx, 50*time.Millisecond) // a fault: do not pile up ops of unknown outcome, nor refusals
+		}
+		k.history.add(op)
 	})
-	wg.Wait()
 }
 
 // do runs op once through a random running node; false when it reached
@@ -90,7 +79,7 @@ func (k *kvWorkload) do(ctx context.Context, r *rand.Rand, op *check.KVOp) bool 
 	if code == http.StatusInsufficientStorage {
 		// A definite refusal: the put did not happen.
 		op.Refused = true
-		k.refused.Add(1)
+		k.n.Add(1)
 		return true
 	}
 	if err != nil || code != http.StatusOK {
@@ -109,10 +98,10 @@ func (k *kvWorkload) do(ctx context.Context, r *rand.Rand, op *check.KVOp) bool 
 // finish checks the history for linearizability: the ops' answers are
 // all it needs.
 func (k *kvWorkload) finish(context.Context) (ops, answered int, anomalies []check.Anomaly, err error) {
-	for _, op := range k.history {
+	for _, op := range k.history.ops {
 		if !op.Unknown {
 			answered++
 		}
 	}
-	return len(k.history), answered, check.CheckKV(k.history), nil
+	return len(k.history.ops), answered, check.CheckKV(k.history.ops), nil
 }

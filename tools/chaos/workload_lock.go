@@ -54,14 +54,10 @@ func (w *lockWorkload) now() int64 { return time.Since(w.start).Nanoseconds() }
 // run contends until ctx ends.
 func (w *lockWorkload) run(ctx context.Context, seed uint64) {
 	w.start = time.Now()
-	var wg sync.WaitGroup
-	spawn(&wg, w.clients, seed, 0x6c636b, func(cl int, r *rand.Rand) {
-		for ctx.Err() == nil {
-			w.once(ctx, r, cl, w.locks[r.IntN(len(w.locks))])
-			sleep(ctx, time.Duration(20+r.IntN(30))*time.Millisecond)
-		}
+	untilDone(ctx, w.clients, seed, 0x6c636b, func(cl, _ int, r *rand.Rand) {
+		w.once(ctx, r, cl, w.locks[r.IntN(len(w.locks))])
+		sleep(ctx, time.Duration(20+r.IntN(30))*time.Millisecond)
 	})
-	wg.Wait()
 }
 
 // once tries to acquire name and, holding it, writes under its guard and

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/queen-mq/queen-go/tools/chaos/check"
@@ -25,12 +23,9 @@ type logWorkload struct {
 	// pause, when set, is how long a writer waits after each push.
 	pause time.Duration
 
-	mu      sync.Mutex
-	history []check.Push
-	refused atomic.Int64 // answers 507 storage_full
+	history history[check.Push]
+	refusalCounter
 }
-
-func (l *logWorkload) refusals() int { return int(l.refused.Load()) }
 
 type pushAnswer struct {
 	Status string `json:"status"`
@@ -41,21 +36,15 @@ type pushAnswer struct {
 // run pushes until ctx ends; writer w's k-th push has transaction id
 // "w<w>-<k>" and payload {"w":w,"k":k}.
 func (l *logWorkload) run(ctx context.Context, seed uint64) {
-	var wg sync.WaitGroup
-	spawn(&wg, l.writers, seed, 0, func(w int, r *rand.Rand) {
-		for k := 0; ctx.Err() == nil; k++ {
-			p := check.Push{Queue: l.queue, Partition: l.partitions[r.IntN(len(l.partitions))], TxnID: fmt.Sprintf("w%d-%d", w, k),
-				Payload: fmt.Appendf(nil, `{"w":%d,"k":%d}`, w, k)}
-			l.push(ctx, r, &p)
-			l.mu.Lock()
-			l.history = append(l.history, p)
-			l.mu.Unlock()
-			if l.pause > 0 {
-				sleep(ctx, l.pause)
-			}
+	untilDone(ctx, l.writers, seed, 0, func(w, k int, r *rand.Rand) {
+		p := check.Push{Queue: l.queue, Partition: l.partitions[r.IntN(len(l.partitions))], TxnID: fmt.Sprintf("w%d-%d", w, k),
+			Payload: fmt.Appendf(nil, `{"w":%d,"k":%d}`, w, k)}
+		l.push(ctx, r, &p)
+		l.history.add(p)
+		if l.pause > 0 {
+			sleep(ctx, l.pause)
 		}
 	})
-	wg.Wait()
 }
 
 // push sends p through random running nodes until one answers it stored,
@@ -81,7 +70,7 @@ func (l *logWorkload) push(ctx context.Context, r *rand.Rand, p *check.Push) {
 			return
 		}
 		if code == http.StatusInsufficientStorage {
-			l.refused.Add(1)
+			l.n.Add(1)
 			if !unanswered {
 				p.Refused = true
 				sleep(ctx, 50*time.Millisecond) // as a client backs off
@@ -107,12 +96,12 @@ func (l *logWorkload) finish(ctx context.Context) (ops, answered int, anomalies 
 	if err != nil {
 		return 0, 0, nil, err
 	}
-	for _, p := range l.history {
+	for _, p := range l.history.ops {
 		if p.Acked {
 			answered++
 		}
 	}
-	return len(l.history), answered, check.CheckLog(l.history, logs), nil
+	return len(l.history.ops), answered, check.CheckLog(l.history.ops, logs), nil
 }
 
 // converge waits until every node shows the same high watermark on every

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/queen-mq/queen-go/tools/chaos/check"
@@ -29,8 +28,7 @@ type txnWorkload struct {
 	ns      string
 	clients int
 
-	mu   sync.Mutex
-	txns []check.Txn
+	txns history[check.Txn]
 }
 
 // txnAnswer is the answer of POST /api/v1/transaction.
@@ -43,18 +41,12 @@ type txnAnswer struct {
 // run sends transactions until ctx ends; client c's k-th has id
 // "x<c>-<k>".
 func (w *txnWorkload) run(ctx context.Context, seed uint64) {
-	var wg sync.WaitGroup
-	spawn(&wg, w.clients, seed, 0x74786e, func(cl int, r *rand.Rand) {
-		for k := 0; ctx.Err() == nil; k++ {
-			t := check.Txn{ID: fmt.Sprintf("x%d-%d", cl, k)}
-			t.Effects = []string{"a/" + t.ID + "-a", "b/" + t.ID + "-b", "kv/" + t.ID}
-			t.Committed = w.send(ctx, r, t.ID)
-			w.mu.Lock()
-			w.txns = append(w.txns, t)
-			w.mu.Unlock()
-		}
+	untilDone(ctx, w.clients, seed, 0x74786e, func(cl, k int, r *rand.Rand) {
+		t := check.Txn{ID: fmt.Sprintf("x%d-%d", cl, k)}
+		t.Effects = []string{"a/" + t.ID + "-a", "b/" + t.ID + "-b", "kv/" + t.ID}
+		t.Committed = w.send(ctx, r, t.ID)
+		w.txns.add(t)
 	})
-	wg.Wait()
 }
 
 // send sends transaction id through random running nodes until it is
@@ -114,10 +106,10 @@ func (w *txnWorkload) finish(ctx context.Context) (ops, answered int, anomalies 
 	if err != nil {
 		return 0, 0, nil, err
 	}
-	for _, t := range w.txns {
+	for _, t := range w.txns.ops {
 		if t.Committed {
 			answered++
 		}
 	}
-	return len(w.txns), answered, check.CheckTxn(w.txns, state), nil
+	return len(w.txns.ops), answered, check.CheckTxn(w.txns.ops, state), nil
 }
