@@ -100,6 +100,16 @@ func (b *fakeBroker) serve(t *testing.T) string {
 	return srv.URL
 }
 
+// decodeRequest decodes r's JSON body into req; when it does not decode,
+// it answers 400 bad_body, as the broker does, and false.
+func decodeRequest(w http.ResponseWriter, r *http.Request, req any) bool {
+	if err := json.NewDecoder(r.Body).Decode(req); err != nil {
+		http.Error(w, `{"error":"bad body","code":"bad_body"}`, http.StatusBadRequest)
+		return false
+	}
+	return true
+}
+
 func (b *fakeBroker) changed(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Entries []struct {
@@ -108,8 +118,7 @@ func (b *fakeBroker) changed(w http.ResponseWriter, r *http.Request) {
 			Limit int    `json:"limit"`
 		} `json:"entries"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		http.Error(w, `{"error":"bad body","code":"bad_body"}`, http.StatusBadRequest)
+	if !decodeRequest(w, r, &req) {
 		return
 	}
 	type part struct {
@@ -171,8 +180,7 @@ func (b *fakeBroker) fetch(w http.ResponseWriter, r *http.Request) {
 			Offset    int64  `json:"offset"`
 		} `json:"entries"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		http.Error(w, `{"error":"bad body","code":"bad_body"}`, http.StatusBadRequest)
+	if !decodeRequest(w, r, &req) {
 		return
 	}
 	str := func(s string) string { q, _ := json.Marshal(s); return string(q) }

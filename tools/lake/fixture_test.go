@@ -149,6 +149,14 @@ func newBucket(t *testing.T, srv *s3test.Server) *bucket {
 	return &bucket{t: t, srv: srv, set: set, st: st, keys: keys, built: map[uint64]*lakeformat.Manifest{}}
 }
 
+// builtBucket makes a new bucket on srv and writes the lake of f in it.
+func builtBucket(t *testing.T, srv *s3test.Server, f *fixture) *bucket {
+	t.Helper()
+	b := newBucket(t, srv)
+	b.build(f)
+	return b
+}
+
 // config is the lake.Config of the bucket.
 func (b *bucket) config() lake.Config {
 	return lake.Config{Endpoint: b.set.Endpoint, Region: b.set.Region, Bucket: b.set.Bucket, PathStyle: true,

@@ -13,9 +13,7 @@ import (
 
 func TestList(t *testing.T) {
 	srv := s3test.Versitygw(t)
-	b := newBucket(t, srv)
-	f := newFixture()
-	b.build(f)
+	b := builtBucket(t, srv, newFixture())
 	b.put(b.manifestKey(7), []byte("{}"))
 	ws, err := lake.List(context.Background(), b.config())
 	if err != nil {

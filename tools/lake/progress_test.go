@@ -14,8 +14,7 @@ import (
 // manifests' total, the bytes to theirs, with the total fixed throughout.
 func TestVerifyProgress(t *testing.T) {
 	srv := s3test.Fake(t)
-	b := newBucket(t, srv)
-	b.build(newFixture())
+	b := builtBucket(t, srv, newFixture())
 	var (
 		mu     sync.Mutex
 		seen   []lake.Progress

@@ -16,8 +16,7 @@ import (
 func TestVerifyBroker(t *testing.T) {
 	srv := s3test.Versitygw(t)
 	f := newFixture()
-	b := newBucket(t, srv)
-	b.build(f)
+	b := builtBucket(t, srv, f)
 	cases := []struct {
 		name   string
 		change func(t *testing.T, fb *fakeBroker)
@@ -239,8 +238,7 @@ func TestVerifyBrokerLost(t *testing.T) {
 			t.Parallel()
 			f := newFixture()
 			c.set(f)
-			b := newBucket(t, srv)
-			b.build(f)
+			b := builtBucket(t, srv, f)
 			r := b.verify(newFakeBroker(f).serve(t))
 			c.check(t, r)
 			if t.Failed() || testing.Verbose() {

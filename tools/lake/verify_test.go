@@ -52,8 +52,7 @@ func text(r lake.Report) string {
 func TestVerifyPasses(t *testing.T) {
 	srv := s3test.Versitygw(t)
 	f := newFixture()
-	b := newBucket(t, srv)
-	b.build(f)
+	b := builtBucket(t, srv, f)
 	r := b.verify("")
 	if !r.OK() || len(r.Notes) != 0 {
 		t.Fatalf("a sound lake fails:\n%s", text(r))
@@ -297,8 +296,7 @@ func TestVerifyCatches(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture()
-			b := newBucket(t, srv)
-			b.build(f)
+			b := builtBucket(t, srv, f)
 			c.break_(t, b, f)
 			r := b.verify("")
 			if r.OK() {
