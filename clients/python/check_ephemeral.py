@@ -16,25 +16,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-import time
-import traceback
 import uuid
 from typing import Any, Awaitable, Callable, Dict, List
 
+from casekit import Failure, check, run_cases
 from queen import Queen
 from queen.ephemeral import EPHEMERAL_QUEUE_NOT_FOUND
 from queen.errors import EphemeralError, EphemeralQueueNotFoundError
 
 RUN = uuid.uuid4().hex[:10]
-
-
-class Failure(AssertionError):
-    """An assertion about the broker's behaviour that did not hold."""
-
-
-def check(cond: Any, what: str, got: Any = None) -> None:
-    if not cond:
-        raise Failure(f"{what} (got {got!r})")
 
 
 def name(kind: str) -> str:
@@ -141,26 +131,7 @@ async def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--url", required=True, help="the broker, e.g. http://127.0.0.1:6632")
     args = p.parse_args()
-    client = Queen(args.url)
-    passed = failed = 0
-    try:
-        for case, run in CASES.items():
-            started = time.monotonic()
-            try:
-                await run(client)
-            except Failure as f:
-                failed += 1
-                print(f"FAIL {case}: {f}", flush=True)
-            except Exception:  # noqa: BLE001 - a crash is a failure with its traceback
-                failed += 1
-                print(f"FAIL {case}: raised\n{traceback.format_exc()}", flush=True)
-            else:
-                passed += 1
-                print(f"PASS {case} ({time.monotonic() - started:.1f} s)", flush=True)
-    finally:
-        await client.close()
-    print(f"{passed} passed, {failed} failed", flush=True)
-    return 1 if failed else 0
+    return await run_cases(Queen(args.url), CASES, CASES)
 
 
 if __name__ == "__main__":

@@ -22,18 +22,10 @@ from typing import Any, Awaitable, Callable, Dict
 
 import httpx
 
+from casekit import Failure, check
 from queen import Queen
 
 RUN = uuid.uuid4().hex[:10]
-
-
-class Failure(AssertionError):
-    """An assertion about the broker's behaviour that did not hold."""
-
-
-def check(cond: Any, what: str, got: Any = None) -> None:
-    if not cond:
-        raise Failure(f"{what} (got {got!r})")
 
 
 async def refused(call: Awaitable[Any], status: int, what: str) -> None:

@@ -29,7 +29,6 @@ import base64
 import json
 import sys
 import time
-import traceback
 import uuid
 from datetime import datetime, timedelta, timezone
 from typing import Any, Awaitable, Callable, Dict, List, Optional
@@ -37,21 +36,13 @@ from urllib.parse import unquote
 
 import httpx
 
+from casekit import Failure, check, run_cases
 from queen import Queen
 
 # Names are unique per run, so a run never meets a previous run's locks or
 # timers on the same broker.
 RUN = uuid.uuid4().hex[:10]
 DEADLINE = 20.0
-
-
-class Failure(AssertionError):
-    """An assertion about the broker's behaviour that did not hold."""
-
-
-def check(cond: Any, what: str, got: Any = None) -> None:
-    if not cond:
-        raise Failure(f"{what} (got {got!r})")
 
 
 async def wait_until(what: str, probe: Callable[[], Awaitable[Any]], timeout: Optional[float] = None) -> Any:
@@ -643,26 +634,7 @@ async def main() -> int:
     options: Dict[str, Any] = {}
     if args.lie:
         options["transport"] = Liar(args.lie)
-    client = Queen(args.url, **options)
-    passed = failed = 0
-    try:
-        for case in args.case or list(CASES):
-            started = time.monotonic()
-            try:
-                await CASES[case](client)
-            except Failure as f:
-                failed += 1
-                print(f"FAIL {case}: {f}", flush=True)
-            except Exception:  # noqa: BLE001 - a crash is a failure with its traceback
-                failed += 1
-                print(f"FAIL {case}: raised\n{traceback.format_exc()}", flush=True)
-            else:
-                passed += 1
-                print(f"PASS {case} ({time.monotonic() - started:.1f} s)", flush=True)
-    finally:
-        await client.close()
-    print(f"{passed} passed, {failed} failed", flush=True)
-    return 1 if failed else 0
+    return await run_cases(Queen(args.url, **options), CASES, args.case or list(CASES))
 
 
 if __name__ == "__main__":
