@@ -20,14 +20,12 @@ DURATION=${DURATION:-10s}
 CONNS=${CONNS:-64}
 PREFILL=${PREFILL:-100000}
 
-go build -o "$work/queen" ./queen/cmd/queen
-go build -o "$work/queen-bench" ./tools/cmd/queen-bench
+build queen-bench
 if [ -n "${BASELINE:-}" ]; then
 	git worktree add -q --detach "$work/baseline" "$BASELINE"
 	(cd "$work/baseline" && go build -o "$work/queen-baseline" ./queen/cmd/queen)
 	git worktree remove --force "$work/baseline"
 fi
-bin=$work/queen
 
 if [ "${ONLY:-}" != parked ]; then
 echo "| nodes | mode | records/request | connections | records/s | requests/s | p50 ms | p99 ms | errors |"

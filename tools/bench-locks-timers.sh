@@ -16,10 +16,7 @@ DURATION=${DURATION:-10s}
 STEADY=${STEADY:-4000}
 BURST=${BURST:-20000}
 
-go build -o "$work/queen" ./queen/cmd/queen
-go build -o "$work/queen-bench" ./tools/cmd/queen-bench
-
-bin=$work/queen
+build queen-bench
 
 # line PREFIX OUTPUT prints the line of OUTPUT that starts with PREFIX.
 line() { grep -m1 "^$1" <<<"$2" || true; }

@@ -63,9 +63,7 @@ case $secs in *[!0-9]* | '') echo "DURATION=$DURATION: give whole seconds, like 
 for b in nats-server nats etcd benchmark; do
 	[ -x "$PEERS/$b" ] || { echo "$PEERS/$b is missing: run bash tools/peers/install.sh (make bench-peers does)" >&2; exit 1; }
 done
-go build -o "$work/queen" ./queen/cmd/queen
-go build -o "$work/queen-bench" ./tools/cmd/queen-bench
-bin=$work/queen
+build queen-bench
 # Does this queen-bench know -body? An unknown flag exits 2 before -h is
 # read; a known one lets -h print the usage and exit 0.
 binary_ok=1

@@ -9,27 +9,16 @@
 #   RECORDS=1000000 bash tools/bench-sink.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. tools/cluster.sh
 RECORDS=${RECORDS:-1000000}
-work=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -rf "$work"
-}
-trap cleanup EXIT
 vg=.cache/bin/versitygw
 [ -x "$vg" ] || { echo "versitygw is missing: run make tools"; exit 1; }
 
-go build -o "$work/queen" ./queen/cmd/queen
+build
 go build -o "$work/sinkbench" ./tools/cmd/queen-sinkbench
 (cd lakeformat && go build -o "$work/lakebench" ./bench)
 
-freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-waitup() { # the node answers /health 200 once raft has a leader and caught up
-	for _ in $(seq 1 600); do curl -sf "$1/health" >/dev/null && return; sleep 0.1; done
-	echo "node at $1 never got ready"; exit 1
-}
+waitup() { ready "$1" || { echo "node at $1 never got ready"; exit 1; }; }
 
 vgport=$(freeport)
 mkdir -p "$work/s3/lake"

@@ -24,8 +24,7 @@ PYTHON=${PYTHON:-.cache/client-venv/bin/python}
 # (httpx reads the proxy variables).
 export NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost
 
-go build -o "$work/queen" ./queen/cmd/queen
-bin=$work/queen
+build
 
 echo "$RECORDS records + $PARTITIONS sentinels, $KEYS keys, $PARTITIONS partitions, 10 s windows, max_partitions $MAX_PARTITIONS;" \
 	"the client has every node's URL (its default affinity picks the node of each pop), the SDK's streams calls go to node 1"
