@@ -60,6 +60,30 @@ func fsync(t *testing.T, f *os.File) {
 	}
 }
 
+func fdatasync(t *testing.T, f *os.File) {
+	t.Helper()
+	if err := unix.Fdatasync(int(f.Fd())); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// syncedFile opens path with flag, writes s at offset 0 and fsyncs it:
+// the content a crash goes back to, before the test's unsynced writes.
+func syncedFile(t *testing.T, path string, flag int, s string) *os.File {
+	t.Helper()
+	f := open(t, path, flag)
+	writeAt(t, f, s, 0)
+	fsync(t, f)
+	return f
+}
+
+func rename(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.Rename(from, to); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func closeFile(t *testing.T, f *os.File) {
 	t.Helper()
 	if err := f.Close(); err != nil {
@@ -93,9 +117,7 @@ func expect(t *testing.T, want string, paths ...string) {
 
 func TestUnsyncedAppendIsLost(t *testing.T) {
 	l, backing, mnt := mount(t)
-	f := open(t, filepath.Join(mnt, "log"), os.O_CREATE|os.O_RDWR)
-	writeAt(t, f, "synced.", 0)
-	fsync(t, f)
+	f := syncedFile(t, filepath.Join(mnt, "log"), os.O_CREATE|os.O_RDWR, "synced.")
 	writeAt(t, f, "lost.", 7)
 	writeAt(t, f, "lost too.", 12)
 	closeFile(t, f)
@@ -113,9 +135,7 @@ func TestUnsyncedAppendIsLost(t *testing.T) {
 func TestOverwritesRestoredInOrder(t *testing.T) {
 	l, _, mnt := mount(t)
 	p := filepath.Join(mnt, "f")
-	f := open(t, p, os.O_CREATE|os.O_RDWR)
-	writeAt(t, f, "0123456789abcdef", 0)
-	fsync(t, f)
+	f := syncedFile(t, p, os.O_CREATE|os.O_RDWR, "0123456789abcdef")
 	writeAt(t, f, "BBBB", 4)      // [4,8)
 	writeAt(t, f, "CCCCCCCC", 2)  // [2,10): over the first
 	writeAt(t, f, "DDDDDDDDD", 9) // [9,18): over the second and past the synced size
@@ -143,14 +163,10 @@ func TestNeverSyncedFileIsEmpty(t *testing.T) {
 
 func TestRenamedFileRevertedUnderNewName(t *testing.T) {
 	l, _, mnt := mount(t)
-	f := open(t, filepath.Join(mnt, "a.tmp"), os.O_CREATE|os.O_WRONLY)
-	writeAt(t, f, "kept", 0)
-	fsync(t, f)
+	f := syncedFile(t, filepath.Join(mnt, "a.tmp"), os.O_CREATE|os.O_WRONLY, "kept")
 	writeAt(t, f, "+lost", 4)
 	closeFile(t, f)
-	if err := os.Rename(filepath.Join(mnt, "a.tmp"), filepath.Join(mnt, "a")); err != nil {
-		t.Fatal(err)
-	}
+	rename(t, filepath.Join(mnt, "a.tmp"), filepath.Join(mnt, "a"))
 	crash(t, l)
 	expect(t, "kept", filepath.Join(mnt, "a"))
 }
@@ -158,9 +174,7 @@ func TestRenamedFileRevertedUnderNewName(t *testing.T) {
 func TestTruncateRestored(t *testing.T) {
 	l, _, mnt := mount(t)
 	p := filepath.Join(mnt, "t")
-	f := open(t, p, os.O_CREATE|os.O_RDWR)
-	writeAt(t, f, "abcdefgh", 0)
-	fsync(t, f)
+	f := syncedFile(t, p, os.O_CREATE|os.O_RDWR, "abcdefgh")
 	if err := f.Truncate(2); err != nil { // ftruncate
 		t.Fatal(err)
 	}
@@ -180,14 +194,10 @@ func TestTruncateRestored(t *testing.T) {
 func TestSyncsSurviveCrash(t *testing.T) {
 	l, _, mnt := mount(t)
 	p := filepath.Join(mnt, "s")
-	f := open(t, p, os.O_CREATE|os.O_RDWR)
-	writeAt(t, f, "fsync.", 0)
-	fsync(t, f)
+	f := syncedFile(t, p, os.O_CREATE|os.O_RDWR, "fsync.")
 	writeAt(t, f, "FSYNC", 0) // overwrite, then fdatasync
 	writeAt(t, f, "fdatasync.", 6)
-	if err := unix.Fdatasync(int(f.Fd())); err != nil {
-		t.Fatal(err)
-	}
+	fdatasync(t, f)
 	closeFile(t, f)
 	if rep := crash(t, l); rep != (CrashReport{}) {
 		t.Errorf("report %+v, want nothing reverted", rep)
@@ -214,9 +224,7 @@ func TestReusedInode(t *testing.T) {
 	l, _, mnt := mount(t)
 	for i := range 20 {
 		p := filepath.Join(mnt, "gone")
-		f := open(t, p, os.O_CREATE|os.O_WRONLY)
-		writeAt(t, f, strings.Repeat("s", 100), 0)
-		fsync(t, f)
+		f := syncedFile(t, p, os.O_CREATE|os.O_WRONLY, strings.Repeat("s", 100))
 		writeAt(t, f, "u", 0)
 		closeFile(t, f)
 		if err := os.Remove(p); err != nil {

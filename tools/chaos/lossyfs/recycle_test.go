@@ -22,18 +22,12 @@ func TestRecycledPreallocatedLog(t *testing.T) {
 	}
 	old := bytes.Join([][]byte{rec('a'), rec('b'), rec('c'), rec('d')}, nil)
 	writeAt(t, f, string(old), 0)
-	if err := unix.Fdatasync(int(f.Fd())); err != nil {
-		t.Fatal(err)
-	}
+	fdatasync(t, f)
 	closeFile(t, f)
-	if err := os.Rename(filepath.Join(mnt, "000001.log"), filepath.Join(mnt, "000002.log")); err != nil {
-		t.Fatal(err)
-	}
+	rename(t, filepath.Join(mnt, "000001.log"), filepath.Join(mnt, "000002.log"))
 	f = open(t, filepath.Join(mnt, "000002.log"), os.O_RDWR)
 	writeAt(t, f, string(rec('1')), 0)
-	if err := unix.Fdatasync(int(f.Fd())); err != nil {
-		t.Fatal(err)
-	}
+	fdatasync(t, f)
 	writeAt(t, f, string(rec('2')), 4096)   // unsynced overwrite of old bytes
 	writeAt(t, f, string(rec('5')), 4*4096) // unsynced growth
 	if err := unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, 3*4096, 4096); err != nil {
