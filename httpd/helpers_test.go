@@ -390,15 +390,22 @@ type errBody struct {
 	Leader string `json:"leader"`
 }
 
-// wantError fails unless the answer is an engine error with status and
-// code whose message holds msg.
-func wantError(t *testing.T, w *httptest.ResponseRecorder, status int, code, msg string) errBody {
+// errorOf fails unless the answer has status, and reads its error body.
+func errorOf(t *testing.T, w *httptest.ResponseRecorder, status int) errBody {
 	t.Helper()
 	wantStatus(t, w, status)
 	var b errBody
 	if err := json.Unmarshal(w.Body.Bytes(), &b); err != nil {
 		t.Fatalf("error body is not JSON: %v: %s", err, w.Body)
 	}
+	return b
+}
+
+// wantError fails unless the answer is an engine error with status and
+// code whose message holds msg.
+func wantError(t *testing.T, w *httptest.ResponseRecorder, status int, code, msg string) errBody {
+	t.Helper()
+	b := errorOf(t, w, status)
 	if b.Code != code || !strings.Contains(b.Error, msg) {
 		t.Fatalf("error = %s, want code %q with %q", w.Body, code, msg)
 	}
@@ -409,11 +416,7 @@ func wantError(t *testing.T, w *httptest.ResponseRecorder, status int, code, msg
 // code and reason.
 func wantKVError(t *testing.T, w *httptest.ResponseRecorder, status int, code, reason string) errBody {
 	t.Helper()
-	wantStatus(t, w, status)
-	var b errBody
-	if err := json.Unmarshal(w.Body.Bytes(), &b); err != nil {
-		t.Fatalf("error body is not JSON: %v: %s", err, w.Body)
-	}
+	b := errorOf(t, w, status)
 	if b.Error != code || b.Reason != reason || b.Detail == "" || b.Code != "" {
 		t.Fatalf("error = %s, want error %q reason %q and a detail", w.Body, code, reason)
 	}

@@ -169,9 +169,7 @@ func TestPurgeDLQ(t *testing.T) {
 		})
 	}
 	for _, q := range []string{"", "?queue=", "?consumerGroup=g"} {
-		e := newEnv(t, nil, Options{})
-		wantError(t, e.do(t, "DELETE", "/api/v1/dlq"+q, ""), http.StatusBadRequest, CodeBadRequest, "queue is required")
-		e.fb.none(t)
+		wantRefusal(t, "DELETE /api/v1/dlq"+q, "DELETE", "/api/v1/dlq"+q, "", CodeBadRequest, "queue is required")
 	}
 	e := newEnv(t, nil, Options{})
 	wantError(t, e.do(t, "DELETE", "/api/v1/dlq?queue=%zz", ""), http.StatusBadRequest, CodeBadRequest, "malformed")

@@ -127,11 +127,7 @@ func TestEphemeralPushRefusals(t *testing.T) {
 		{`[]`, "the body must be an object"},
 	}
 	for _, c := range cases {
-		t.Run(c.body, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			wantError(t, e.do(t, "POST", "/api/v1/ephemeral/push", c.body), 400, CodeBadRequest, c.msg)
-			e.fb.none(t)
-		})
+		wantRefusal(t, c.body, "POST", "/api/v1/ephemeral/push", c.body, CodeBadRequest, c.msg)
 	}
 }
 
@@ -188,9 +184,7 @@ func TestEphemeralPopQuery(t *testing.T) {
 		{"queue=%zz", "malformed"},
 	}
 	for _, c := range refused {
-		e := newEnv(t, nil, Options{})
-		wantError(t, e.do(t, "GET", "/api/v1/ephemeral/pop?"+c.query, ""), 400, CodeBadRequest, c.msg)
-		e.fb.none(t)
+		wantRefusal(t, "?"+c.query, "GET", "/api/v1/ephemeral/pop?"+c.query, "", CodeBadRequest, c.msg)
 	}
 }
 
@@ -259,9 +253,7 @@ func TestEphemeralAck(t *testing.T) {
 		{`{"queue":"q","acks":[` + strings.Repeat(`{"id":"a"},`, MaxEphemeralAcks) + `{"id":"a"}]}`, "at most 10000"},
 	}
 	for _, c := range refused {
-		e := newEnv(t, nil, Options{})
-		wantError(t, e.do(t, "POST", "/api/v1/ephemeral/ack", c.body), 400, CodeBadRequest, c.msg)
-		e.fb.none(t)
+		wantRefusal(t, c.msg, "POST", "/api/v1/ephemeral/ack", c.body, CodeBadRequest, c.msg)
 	}
 
 	short := &fakeBroker{eph: ephemeralFuncs{ack: func(EphemeralAck) ([]string, error) { return nil, nil }}}
@@ -305,9 +297,7 @@ func TestEphemeralConfigure(t *testing.T) {
 		{`{"queue":"q","options":{"windowBuffer":{"ms":60001}}}`, "options.windowBuffer.ms 60001 is outside 0..60000"},
 	}
 	for _, c := range refused {
-		e := newEnv(t, nil, Options{})
-		wantError(t, e.do(t, "POST", "/api/v1/ephemeral/configure", c.body), 400, CodeBadRequest, c.msg)
-		e.fb.none(t)
+		wantRefusal(t, c.msg, "POST", "/api/v1/ephemeral/configure", c.body, CodeBadRequest, c.msg)
 	}
 }
 

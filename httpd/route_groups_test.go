@@ -118,12 +118,7 @@ func TestLaggingRefusals(t *testing.T) {
 		{"?minLag=%zz", "the query string is malformed"},
 	}
 	for _, c := range cases {
-		t.Run(c.query, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			wantError(t, e.do(t, "GET", "/api/v1/consumer-groups/lagging"+c.query, ""), http.StatusBadRequest,
-				CodeBadRequest, c.msg)
-			e.fb.none(t)
-		})
+		wantRefusal(t, c.query, "GET", "/api/v1/consumer-groups/lagging"+c.query, "", CodeBadRequest, c.msg)
 	}
 }
 
@@ -278,11 +273,7 @@ func TestSeekRefusals(t *testing.T) {
 		{"empty partition", "/g/queues/q/partitions//seek", `{"toEnd":true}`, CodeBadRequest, "the partition is empty"},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			wantError(t, e.do(t, "POST", "/api/v1/consumer-groups"+c.target, c.body), http.StatusBadRequest, c.code, c.msg)
-			e.fb.none(t)
-		})
+		wantRefusal(t, c.name, "POST", "/api/v1/consumer-groups"+c.target, c.body, c.code, c.msg)
 	}
 }
 
@@ -298,11 +289,7 @@ func TestGroupPathRefusals(t *testing.T) {
 		{"DELETE", "/api/v1/consumer-groups/", http.StatusNotFound, CodeNoSuchRoute, "Not Found"},
 	}
 	for _, c := range cases {
-		t.Run(c.method+" "+c.target, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			wantError(t, e.do(t, c.method, c.target, ""), c.status, c.code, c.msg)
-			e.fb.none(t)
-		})
+		wantRefused(t, c.method+" "+c.target, c.method, c.target, "", c.status, c.code, c.msg)
 	}
 }
 

@@ -141,11 +141,7 @@ func TestPopRefusals(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, path := range []string{"/api/v1/pop/queue/q", "/api/v1/pop/queue/q/partition/p"} {
-			t.Run(c.name+" "+path, func(t *testing.T) {
-				e := newEnv(t, nil, Options{})
-				wantError(t, e.do(t, "GET", path+c.target, ""), http.StatusBadRequest, CodeBadRequest, c.msg)
-				e.fb.none(t)
-			})
+			wantRefusal(t, c.name+" "+path, "GET", path+c.target, "", CodeBadRequest, c.msg)
 		}
 	}
 }
@@ -165,11 +161,7 @@ func TestPopPathRefusals(t *testing.T) {
 		{"/api/v1/pop/queue/q/partition/", http.StatusNotFound, CodeNoSuchRoute, "Not Found"},
 	}
 	for _, c := range cases {
-		t.Run(c.target, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			wantError(t, e.do(t, "GET", c.target, ""), c.status, c.code, c.msg)
-			e.fb.none(t)
-		})
+		wantRefused(t, c.target, "GET", c.target, "", c.status, c.code, c.msg)
 	}
 }
 
