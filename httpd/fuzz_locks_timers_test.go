@@ -18,6 +18,16 @@ func refusalOK(t *testing.T, err error) {
 	}
 }
 
+// bodyRefusalOK fails unless err is a 400 or 413 *Error with a code: a
+// decoder's refusal of a body parseJSON passed.
+func bodyRefusalOK(t *testing.T, err error) {
+	t.Helper()
+	var e *Error
+	if !errors.As(err, &e) || (e.Status != http.StatusBadRequest && e.Status != http.StatusRequestEntityTooLarge) || e.Code == "" {
+		t.Fatalf("refusal %v is not a 400 or 413 *Error with a code", err)
+	}
+}
+
 // FuzzLockOpsDecode: a locks body decodes to ops of known kinds with
 // their fields in range, or to a 4xx refusal; never a panic.
 func FuzzLockOpsDecode(f *testing.F) {
