@@ -381,6 +381,17 @@ func wantJSON(t *testing.T, w *httptest.ResponseRecorder, status int, want strin
 	}
 }
 
+// wantBody fails unless the answer has status and its body is want byte
+// for byte (a golden answer), JSON (wantJSON).
+func wantBody(t *testing.T, w *httptest.ResponseRecorder, status int, want string) {
+	t.Helper()
+	wantStatus(t, w, status)
+	if w.Body.String() != want {
+		t.Fatalf("body =\n%s\nwant\n%s", w.Body, want)
+	}
+	wantJSON(t, w, status, want)
+}
+
 // errBody is an error answer of either shape.
 type errBody struct {
 	Error  string `json:"error"`

@@ -203,10 +203,7 @@ func TestEphemeralPopAnswer(t *testing.T) {
 	w := e.do(t, "GET", "/api/v1/ephemeral/pop?queue=q&group=g&batch=2", "")
 	want := `{"queue":"q","group":"g","messages":[{"id":"e1-0-1-1-9","partition":"p","payload":{"a": 42.00},"attempts":1},` +
 		`{"id":"e1-0-2-2-9","partition":"p\u2028","payload":null,"attempts":2}]}` + "\n"
-	wantStatus(t, w, 200)
-	if w.Body.String() != want {
-		t.Fatalf("body\n%s\nwant\n%s", w.Body, want)
-	}
+	wantBody(t, w, 200, want)
 
 	// More messages than the batch is the broker's fault.
 	e = newEnv(t, fb, Options{})

@@ -37,7 +37,6 @@ func groupsBroker() *fakeBroker {
 func TestGroupsAnswer(t *testing.T) {
 	e := newEnv(t, groupsBroker(), Options{})
 	w := e.do(t, "GET", "/api/v1/consumer-groups", "")
-	wantStatus(t, w, http.StatusOK)
 	want := `{"consumerGroups":[` +
 		`{"name":"g1","queues":[` +
 		`{"queue":"q1","subscribedAt":"2025-09-22T10:15:30.000001Z","subscriptionMode":"new","lag":5,"partitions":2},` +
@@ -47,10 +46,7 @@ func TestGroupsAnswer(t *testing.T) {
 		`"lag":0,"partitions":0}],"lag":0},` +
 		`{"name":"a/b","queues":[{"queue":"q3","subscribedAt":"1970-01-01T00:00:00.000000Z","subscriptionMode":"new",` +
 		`"lag":1,"partitions":1}],"lag":1}]}` + "\n"
-	if w.Body.String() != want {
-		t.Fatalf("body =\n%s\nwant\n%s", w.Body, want)
-	}
-	wantJSON(t, w, http.StatusOK, want)
+	wantBody(t, w, http.StatusOK, want)
 	if c := e.fb.only(t); c.method != "ConsumerGroups" || c.tenant != DefaultTenant {
 		t.Fatalf("broker got %+v", c)
 	}
@@ -132,7 +128,6 @@ func TestGroupDetail(t *testing.T) {
 	}}
 	e := newEnv(t, fb, Options{})
 	w := e.do(t, "GET", "/api/v1/consumer-groups/g1", "")
-	wantStatus(t, w, http.StatusOK)
 	want := `{"name":"g1","queues":[` +
 		`{"queue":"q1","subscribedAt":"2025-09-22T10:15:30.000001Z","subscriptionMode":"new","lag":5,"partitions":[` +
 		`{"partition":"Default","cursor":3,"highWatermark":8,"lag":5,"leaseId":null,"leaseExpiresAt":null},` +
@@ -141,9 +136,7 @@ func TestGroupDetail(t *testing.T) {
 		`{"queue":"q\"2","subscribedAt":"2025-09-22T10:15:31.500000Z","subscriptionMode":"all","lag":2,"partitions":[` +
 		`{"partition":"Default","cursor":1,"highWatermark":3,"lag":2,"leaseId":"lease-1",` +
 		`"leaseExpiresAt":"2025-09-22T10:16:30.000000Z"}]}]}` + "\n"
-	if w.Body.String() != want {
-		t.Fatalf("body =\n%s\nwant\n%s", w.Body, want)
-	}
+	wantBody(t, w, http.StatusOK, want)
 	if c := e.fb.only(t); c.method != "ConsumerGroup" || c.arg != "g1" || c.tenant != DefaultTenant {
 		t.Fatalf("broker got %+v", c)
 	}
@@ -189,10 +182,7 @@ func TestDeleteGroup(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t, nil, Options{})
 			w := e.do(t, "DELETE", c.target, "")
-			wantStatus(t, w, http.StatusOK)
-			if w.Body.String() != c.answer+"\n" {
-				t.Fatalf("body = %s, want %s", w.Body, c.answer)
-			}
+			wantBody(t, w, http.StatusOK, c.answer+"\n")
 			if got := e.fb.only(t); got.method != "DeleteConsumerGroup" || got.arg != c.want {
 				t.Fatalf("broker got %+v, want %+v", got, c.want)
 			}
@@ -239,12 +229,8 @@ func TestSeek(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t, nil, Options{})
 			w := e.do(t, "POST", "/api/v1/consumer-groups"+c.target, c.body)
-			wantStatus(t, w, http.StatusOK)
-			want := `{"success":true,"consumerGroup":"` + c.want.Group + `","queue":"` + c.want.Queue +
-				`","partitions":1}` + "\n"
-			if w.Body.String() != want {
-				t.Fatalf("body = %s, want %s", w.Body, want)
-			}
+			wantBody(t, w, http.StatusOK, `{"success":true,"consumerGroup":"`+c.want.Group+`","queue":"`+c.want.Queue+
+				`","partitions":1}`+"\n")
 			if got := e.fb.only(t); got.method != "SeekConsumerGroup" || got.arg != c.want {
 				t.Fatalf("broker got %+v, want %+v", got, c.want)
 			}
