@@ -87,6 +87,16 @@ func (f *fakeBroker) only(t *testing.T) call {
 	return f.calls[0]
 }
 
+// wantCall fails unless the broker had the one call the test expects:
+// method, for the default tenant, with arg (reflect.DeepEqual).
+func (f *fakeBroker) wantCall(t *testing.T, method string, arg any) {
+	t.Helper()
+	got := f.only(t)
+	if got.method != method || got.tenant != DefaultTenant || !reflect.DeepEqual(got.arg, arg) {
+		t.Fatalf("broker got %s %s %+v, want %s %+v", got.method, got.tenant, got.arg, method, arg)
+	}
+}
+
 // none fails when the broker was called.
 func (f *fakeBroker) none(t *testing.T) {
 	t.Helper()

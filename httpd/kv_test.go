@@ -46,10 +46,7 @@ func TestKVCallOps(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t, nil, Options{})
 			wantJSON(t, e.do(t, "POST", "/api/v1/kv", c.body), http.StatusOK, `{"results":[]}`)
-			got := e.fb.only(t)
-			if !reflect.DeepEqual(got.arg, c.want) || got.tenant != DefaultTenant {
-				t.Fatalf("broker got %s %#v, want %#v", got.tenant, got.arg, c.want)
-			}
+			e.fb.wantCall(t, "KV", c.want)
 		})
 	}
 }
@@ -301,9 +298,7 @@ func TestKVConsoleRoutes(t *testing.T) {
 	wantJSON(t, e.do(t, "POST", "/api/v1/resources/kv/list", `{"namespace":"app","prefix":"p/","after":"p/1","limit":5000,"keysOnly":true,"includeExpired":true}`),
 		http.StatusOK, `{"rows":[],"truncated":false,"nextAfter":null,"bytes":0}`)
 	want := KVListQuery{Namespace: "app", Prefix: "p/", After: "p/1", Limit: 1000, KeysOnly: true, IncludeExpired: true}
-	if c := e.fb.only(t); c.method != "KVList" || c.arg != want {
-		t.Fatalf("broker got %+v, want %+v", c, want)
-	}
+	e.fb.wantCall(t, "KVList", want)
 	for _, c := range []struct{ method, target, body, reason string }{
 		{"GET", "/api/v1/resources/kv/namespaces?x=1", "", ReasonKVNoQueryString},
 		{"POST", "/api/v1/resources/kv/list?x=1", `{"namespace":"app"}`, ReasonKVNoQueryString},

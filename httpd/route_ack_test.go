@@ -45,10 +45,7 @@ func TestAckItem(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t, nil, Options{})
 			wantStatus(t, e.do(t, "POST", "/api/v1/ack", c.body), http.StatusOK)
-			got := e.fb.only(t)
-			if want := []AckItem{c.want}; got.method != "Ack" || got.tenant != DefaultTenant || !reflect.DeepEqual(got.arg, want) {
-				t.Fatalf("broker got %s %s %+v, want Ack %+v", got.method, got.tenant, got.arg, want)
-			}
+			e.fb.wantCall(t, "Ack", []AckItem{c.want})
 		})
 	}
 }

@@ -24,9 +24,7 @@ func TestDLQQuery(t *testing.T) {
 		t.Run(c.query, func(t *testing.T) {
 			e := newEnv(t, nil, Options{})
 			wantJSON(t, e.do(t, "GET", "/api/v1/dlq"+c.query, ""), http.StatusOK, `{"messages":[],"total":0}`)
-			if got := e.fb.only(t); got.method != "DLQ" || got.tenant != DefaultTenant || got.arg != c.want {
-				t.Fatalf("broker got %+v, want DLQ %+v", got, c.want)
-			}
+			e.fb.wantCall(t, "DLQ", c.want)
 		})
 	}
 }
@@ -97,9 +95,7 @@ func TestReplay(t *testing.T) {
 			e := newEnv(t, nil, Options{})
 			w := e.do(t, "POST", c.target, c.body)
 			wantBody(t, w, http.StatusOK, c.answer+"\n")
-			if got := e.fb.only(t); got.method != "ReplayDLQ" || got.arg != c.want {
-				t.Fatalf("broker got %+v, want %+v", got, c.want)
-			}
+			e.fb.wantCall(t, "ReplayDLQ", c.want)
 		})
 	}
 }
@@ -150,9 +146,7 @@ func TestPurgeDLQ(t *testing.T) {
 			e := newEnv(t, fb, Options{})
 			w := e.do(t, "DELETE", "/api/v1/dlq"+c.query, "")
 			wantBody(t, w, http.StatusOK, `{"deleted":4,"queue":"`+c.want.queue+`"}`+"\n")
-			if got := e.fb.only(t); got.method != "PurgeDLQ" || got.arg != c.want {
-				t.Fatalf("broker got %+v, want %+v", got, c.want)
-			}
+			e.fb.wantCall(t, "PurgeDLQ", c.want)
 		})
 	}
 	for _, q := range []string{"", "?queue=", "?consumerGroup=g"} {

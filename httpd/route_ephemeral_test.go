@@ -304,9 +304,7 @@ func TestEphemeralConfigure(t *testing.T) {
 func TestEphemeralAdmin(t *testing.T) {
 	e := newEnv(t, nil, Options{})
 	wantJSON(t, e.do(t, "POST", "/api/v1/ephemeral/reset", `{"queue":"q"}`), 200, `{"queue":"q","dropped":2}`)
-	if c := e.fb.only(t); c.method != "EphemeralReset" || c.arg != "q" {
-		t.Fatalf("call %+v", c)
-	}
+	e.fb.wantCall(t, "EphemeralReset", "q")
 	e = newEnv(t, nil, Options{})
 	wantError(t, e.do(t, "POST", "/api/v1/ephemeral/reset", `{}`), 400, CodeBadRequest, "queue is required")
 

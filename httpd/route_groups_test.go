@@ -137,9 +137,7 @@ func TestGroupDetail(t *testing.T) {
 		`{"partition":"Default","cursor":1,"highWatermark":3,"lag":2,"leaseId":"lease-1",` +
 		`"leaseExpiresAt":"2025-09-22T10:16:30.000000Z"}]}]}` + "\n"
 	wantBody(t, w, http.StatusOK, want)
-	if c := e.fb.only(t); c.method != "ConsumerGroup" || c.arg != "g1" || c.tenant != DefaultTenant {
-		t.Fatalf("broker got %+v", c)
-	}
+	e.fb.wantCall(t, "ConsumerGroup", "g1")
 
 	e = newEnv(t, fb, Options{})
 	wantError(t, e.do(t, "GET", "/api/v1/consumer-groups/g9", ""), http.StatusNotFound, CodeNotFound,
@@ -183,9 +181,7 @@ func TestDeleteGroup(t *testing.T) {
 			e := newEnv(t, nil, Options{})
 			w := e.do(t, "DELETE", c.target, "")
 			wantBody(t, w, http.StatusOK, c.answer+"\n")
-			if got := e.fb.only(t); got.method != "DeleteConsumerGroup" || got.arg != c.want {
-				t.Fatalf("broker got %+v, want %+v", got, c.want)
-			}
+			e.fb.wantCall(t, "DeleteConsumerGroup", c.want)
 		})
 	}
 
@@ -231,9 +227,7 @@ func TestSeek(t *testing.T) {
 			w := e.do(t, "POST", "/api/v1/consumer-groups"+c.target, c.body)
 			wantBody(t, w, http.StatusOK, `{"success":true,"consumerGroup":"`+c.want.Group+`","queue":"`+c.want.Queue+
 				`","partitions":1}`+"\n")
-			if got := e.fb.only(t); got.method != "SeekConsumerGroup" || got.arg != c.want {
-				t.Fatalf("broker got %+v, want %+v", got, c.want)
-			}
+			e.fb.wantCall(t, "SeekConsumerGroup", c.want)
 		})
 	}
 }
@@ -284,9 +278,7 @@ func TestSetSubscription(t *testing.T) {
 	w := e.do(t, "POST", "/api/v1/consumer-groups/a%2Bb/subscription", `{"subscriptionTimestamp":"2026-12-01T10:00:00.5Z"}`)
 	wantJSON(t, w, http.StatusOK, `{"success":true,"consumerGroup":"a+b","subscriptionTimestamp":"2026-12-01T10:00:00.500000Z","queues":1}`)
 	want := subscriptionArg{"a+b", time.Date(2026, 12, 1, 10, 0, 0, 5e8, time.UTC).UnixMicro()}
-	if c := e.fb.only(t); c.method != "SetSubscription" || c.arg != want {
-		t.Fatalf("broker got %+v, want %+v", c, want)
-	}
+	e.fb.wantCall(t, "SetSubscription", want)
 	for _, c := range []struct{ body, want string }{
 		{`{}`, "subscriptionTimestamp is required"},
 		{`{"subscriptionTimestamp":"yesterday"}`, `subscriptionTimestamp \"yesterday\" must be an ISO-8601 time`},

@@ -3,7 +3,6 @@ package httpd
 import (
 	"context"
 	"net/http"
-	"reflect"
 	"testing"
 )
 
@@ -39,10 +38,7 @@ func TestMessagesQuery(t *testing.T) {
 			e := newEnv(t, nil, Options{})
 			w := e.do(t, "GET", "/api/v1/messages"+c.query, "")
 			wantStatus(t, w, http.StatusOK)
-			got := e.fb.only(t)
-			if got.method != "Messages" || got.tenant != DefaultTenant || !reflect.DeepEqual(got.arg, c.want) {
-				t.Fatalf("broker got %s %s %+v, want Messages %+v", got.method, got.tenant, got.arg, c.want)
-			}
+			e.fb.wantCall(t, "Messages", c.want)
 		})
 	}
 }
@@ -113,9 +109,7 @@ func TestMessageByID(t *testing.T) {
 		`{"id":"01000000-0000-0000-0000-000000000000","transactionId":"t/1","queue":"q","partition":"p","partitionId":"7","offset":3,`+
 			`"data":{"a":1.50},"createdAt":"2025-09-22T10:15:30.000001Z","status":"dlq",`+
 			`"consumerGroups":[{"consumerGroup":"__QUEUE_MODE__","status":"dlq"},{"consumerGroup":"g","status":"pending"}],"deadLetters":["d1"]}`)
-	if c := e.fb.only(t); c.method != "Message" || c.arg != "7 t/1" {
-		t.Fatalf("broker got %+v", c)
-	}
+	e.fb.wantCall(t, "Message", "7 t/1")
 	for _, c := range []struct {
 		target string
 		status int
@@ -134,9 +128,7 @@ func TestRetryMessage(t *testing.T) {
 	e := newEnv(t, nil, Options{})
 	wantJSON(t, e.do(t, "POST", "/api/v1/messages/7/t/1/retry", "{}"), http.StatusOK,
 		`{"success":true,"retried":1,"results":[{"id":"d1","verdict":"moved","queue":"q","partition":"p"}]}`)
-	if c := e.fb.only(t); c.method != "RetryMessage" || c.arg != "7 t/1" {
-		t.Fatalf("broker got %+v", c)
-	}
+	e.fb.wantCall(t, "RetryMessage", "7 t/1")
 	for _, c := range []struct {
 		target, want string
 		code         string
@@ -154,9 +146,7 @@ func TestDeleteMessage(t *testing.T) {
 	e := newEnv(t, nil, Options{})
 	wantJSON(t, e.do(t, "DELETE", "/api/v1/messages/7/t/1", ""), http.StatusOK,
 		`{"deleted":true,"transactionId":"t/1","partitionId":"7","queue":"q","partition":"p","offset":3}`)
-	if c := e.fb.only(t); c.method != "DeleteMessage" || c.arg != "7 t/1" {
-		t.Fatalf("broker got %+v", c)
-	}
+	e.fb.wantCall(t, "DeleteMessage", "7 t/1")
 	e = newEnv(t, nil, Options{})
 	wantError(t, e.do(t, "DELETE", "/api/v1/messages/7/other", ""), http.StatusNotFound, CodeNotFound, "no message")
 	e = newEnv(t, nil, Options{})

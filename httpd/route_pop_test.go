@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -81,10 +80,7 @@ func TestPopQuery(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t, nil, Options{})
 			wantStatus(t, e.do(t, "GET", c.target, ""), http.StatusNoContent)
-			got := e.fb.only(t)
-			if got.method != "Pop" || got.tenant != DefaultTenant || !reflect.DeepEqual(got.arg, c.want) {
-				t.Fatalf("broker got %s %s %+v, want Pop %+v", got.method, got.tenant, got.arg, c.want)
-			}
+			e.fb.wantCall(t, "Pop", c.want)
 		})
 	}
 }
