@@ -498,13 +498,8 @@ func FuzzTxnDecode(f *testing.F) {
 		{"type":"push","items":[{"queue":"q","payload":[1]}]}],"kv":[{"op":"put","ns":"a","key":"k","value":1,"forever":true}]}`))
 	f.Add([]byte(`{"kv":[{"op":"getPrefix","ns":"a","prefix":"p"}],"timers":[]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		err := parseJSON(body)
-		var req TxnRequest
-		if err == nil {
-			req, err = decodeTxn(body, 0)
-		}
+		req, err := fuzzDecode(t, body, func(b []byte) (TxnRequest, error) { return decodeTxn(b, 0) }, bodyRefusalOK)
 		if err != nil {
-			bodyRefusalOK(t, err)
 			return
 		}
 		if len(req.Pushes)+len(req.Acks)+len(req.KV) == 0 {
