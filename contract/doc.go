@@ -34,7 +34,9 @@
 //     decoder's early check of the names an op gives.
 //   - Bodies (json.go): CheckJSON, one pass over a body that refuses what
 //     is not JSON, invalid UTF-8 (a lone surrogate's escape too) and
-//     nesting past a limit, and names where it stopped ("items[3].payload").
+//     nesting past a limit, and names where it stopped ("items[3].payload");
+//     the JSON number grammar it reads is the one IsJSONNumber and
+//     JSONNumberEnd (for httpd's push scanner) read too (json_number.go).
 //   - Error text: Clip, Quote and ClipArgs keep a refused value to
 //     ClipBytes in a message.
 //

@@ -241,44 +241,19 @@ func (s *scanner) literal(lit string) *JSONError {
 	return nil
 }
 
-func (s *scanner) digits() int {
-	n := 0
-	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-		s.i++
-		n++
-	}
-	return n
-}
-
-// number scans -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+// number scans a number (scanNumber), saying where and why it broke off.
 func (s *scanner) number() *JSONError {
-	if s.b[s.i] == '-' {
-		s.i++
-	}
+	var fault numberFault
+	s.i, fault = scanNumber(s.b, s.i)
 	switch {
-	case s.i >= len(s.b):
+	case fault == numberNoInteger && s.i >= len(s.b):
 		return s.syntax("")
-	case s.b[s.i] == '0':
-		s.i++
-	case s.b[s.i] >= '1' && s.b[s.i] <= '9':
-		s.digits()
-	default:
+	case fault == numberNoInteger:
 		return s.syntax("invalid character " + strconv.QuoteRune(rune(s.b[s.i])) + " looking for a value")
-	}
-	if s.i < len(s.b) && s.b[s.i] == '.' {
-		s.i++
-		if s.digits() == 0 {
-			return s.syntax("a number's fraction needs a digit")
-		}
-	}
-	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
-		s.i++
-		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
-			s.i++
-		}
-		if s.digits() == 0 {
-			return s.syntax("a number's exponent needs a digit")
-		}
+	case fault == numberNoFraction:
+		return s.syntax("a number's fraction needs a digit")
+	case fault == numberNoExponent:
+		return s.syntax("a number's exponent needs a digit")
 	}
 	return nil
 }

@@ -351,9 +351,7 @@ func TestProducerSubAnswers(t *testing.T) {
 	want := `{"entries":[{"queue":"q","partition":"p","records":[` +
 		`{"offset":0,"transactionId":"a","payload":1,"ts":"1970-01-01T00:00:00.000001Z","producerSub":"alice"},` +
 		`{"offset":1,"transactionId":"b","payload":2,"ts":"1970-01-01T00:00:00.000001Z"}],"highWatermark":2,"logStartOffset":0}]}` + "\n"
-	if w.Body.String() != want {
-		t.Fatalf("fetch\n%s\nwant\n%s", w.Body, want)
-	}
+	wantBody(t, w, http.StatusOK, want)
 }
 
 func TestSkipPaths(t *testing.T) {

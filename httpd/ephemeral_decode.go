@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -75,11 +74,10 @@ func decodeEphemeralPush(body []byte) (EphemeralPush, error) {
 // decodeEphemeralPop checks a pop's query string.
 func decodeEphemeralPop(raw string) (EphemeralPop, error) {
 	req := EphemeralPop{Group: QueueModeGroup}
-	vs, err := url.ParseQuery(raw)
+	q, err := parseQuery(raw)
 	if err != nil {
-		return req, badRequest("the query string is malformed: %v", err)
+		return req, err
 	}
-	q := query(vs)
 	if req.Queue, err = q.name("queue", contract.Queue); err != nil {
 		return req, err
 	}

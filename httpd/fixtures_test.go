@@ -26,9 +26,16 @@ func wantRefusals(t *testing.T, method, target string, cases []refusalCase) {
 // fresh env, answers 400 with code and msg, and calls no broker.
 func wantRefusal(t *testing.T, name, method, target, body, code, msg string) {
 	t.Helper()
+	wantRefused(t, name, method, target, body, http.StatusBadRequest, code, msg)
+}
+
+// wantRefused is wantRefusal with another status than 400 (a path with
+// no route is 404).
+func wantRefused(t *testing.T, name, method, target, body string, status int, code, msg string) {
+	t.Helper()
 	t.Run(name, func(t *testing.T) {
 		e := newEnv(t, nil, Options{})
-		wantError(t, e.do(t, method, target, body), http.StatusBadRequest, code, msg)
+		wantError(t, e.do(t, method, target, body), status, code, msg)
 		e.fb.none(t)
 	})
 }

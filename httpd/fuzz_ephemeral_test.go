@@ -3,8 +3,6 @@ package httpd
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"net/http"
 	"testing"
 
 	"github.com/queen-mq/queen-go/contract"
@@ -26,10 +24,7 @@ func FuzzEphemeralDecode(f *testing.F) {
 			if err == nil {
 				return false
 			}
-			var e *Error
-			if !errors.As(err, &e) || (e.Status != http.StatusBadRequest && e.Status != http.StatusRequestEntityTooLarge) || e.Code == "" {
-				t.Fatalf("refusal %v is not a 400 or 413 *Error with a code", err)
-			}
+			bodyRefusalOK(t, err)
 			return true
 		}
 		if p, err := decodeEphemeralPush(body); !refused(err) {

@@ -18,19 +18,38 @@ func refusalOK(t *testing.T, err error) {
 	}
 }
 
+// bodyRefusalOK fails unless err is a 400 or 413 *Error with a code: a
+// decoder's refusal of a body parseJSON passed.
+func bodyRefusalOK(t *testing.T, err error) {
+	t.Helper()
+	var e *Error
+	if !errors.As(err, &e) || (e.Status != http.StatusBadRequest && e.Status != http.StatusRequestEntityTooLarge) || e.Code == "" {
+		t.Fatalf("refusal %v is not a 400 or 413 *Error with a code", err)
+	}
+}
+
+// fuzzDecode reads body as a route does, parseJSON then decode, and
+// checks a refusal of either with refused (refusalOK or bodyRefusalOK).
+// err is the refusal, nil when decode accepted the body.
+func fuzzDecode[T any](t *testing.T, body []byte, decode func([]byte) (T, error), refused func(*testing.T, error)) (v T, err error) {
+	t.Helper()
+	if err = parseJSON(body); err == nil {
+		v, err = decode(body)
+	}
+	if err != nil {
+		refused(t, err)
+	}
+	return v, err
+}
+
 // FuzzLockOpsDecode: a locks body decodes to ops of known kinds with
 // their fields in range, or to a 4xx refusal; never a panic.
 func FuzzLockOpsDecode(f *testing.F) {
 	f.Add([]byte(`{"operations":[{"op":"acquire","name":"a","ttlSeconds":30,"owner":"o","limit":3},{"op":"release","name":"b","token":9,"slot":1}]}`))
 	f.Add([]byte(`{"operations":[{"op":"renew","name":"a","token":1e400,"ttlSeconds":1}]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		err := parseJSON(body)
-		var ops []LockOp
-		if err == nil {
-			ops, err = decodeLockOps(body)
-		}
+		ops, err := fuzzDecode(t, body, decodeLockOps, refusalOK)
 		if err != nil {
-			refusalOK(t, err)
 			return
 		}
 		if len(ops) > MaxLockOps {
@@ -64,13 +83,8 @@ func FuzzTimerOpsDecode(f *testing.F) {
 	f.Add([]byte(`[{"op":"schedule","queue":"q","timerKey":"z","delayMs":-1,"payload":"KLUv/SACEQAAMQ==","payloadZstd":true},{"op":"cancel","queue":"q","timerKey":"k"}]`))
 	f.Add([]byte(`[{"op":"schedule","queue":"q","timerKey":"k","delayMs":1,"payload":"e30=","messageId":"m"}]`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		err := parseJSON(body)
-		var ops []TimerOp
-		if err == nil {
-			ops, err = decodeTimerOps(body, "operations", 0)
-		}
+		ops, err := fuzzDecode(t, body, func(b []byte) ([]TimerOp, error) { return decodeTimerOps(b, "operations", 0) }, refusalOK)
 		if err != nil {
-			refusalOK(t, err)
 			var e *Error
 			if errors.As(err, &e) && e.Status == http.StatusInternalServerError {
 				t.Fatal("a 500")

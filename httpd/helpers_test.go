@@ -1,20 +1,12 @@
 package httpd
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"reflect"
-	"strings"
 	"sync"
 	"testing"
-
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // fakeBroker is a Broker of funcs that records what it was called with.
@@ -85,6 +77,16 @@ func (f *fakeBroker) only(t *testing.T) call {
 		t.Fatalf("broker calls = %d (%v), want 1", len(f.calls), f.calls)
 	}
 	return f.calls[0]
+}
+
+// wantCall fails unless the broker had the one call the test expects:
+// method, for the default tenant, with arg (reflect.DeepEqual).
+func (f *fakeBroker) wantCall(t *testing.T, method string, arg any) {
+	t.Helper()
+	got := f.only(t)
+	if got.method != method || got.tenant != DefaultTenant || !reflect.DeepEqual(got.arg, arg) {
+		t.Fatalf("broker got %s %s %+v, want %s %+v", got.method, got.tenant, got.arg, method, arg)
+	}
 }
 
 // none fails when the broker was called.
@@ -287,139 +289,6 @@ type rawAnswer string
 
 func (a rawAnswer) MarshalJSON() ([]byte, error) { return []byte(a), nil }
 
-// env is a handler over a fake broker, with what it logged and its
-// registry.
-type env struct {
-	h   http.Handler
-	fb  *fakeBroker
-	log *bytes.Buffer
-	reg *prometheus.Registry
-}
-
-// newEnv serves fb with o (its Logger replaced by the env's, and its
-// Registry when it has none).
-func newEnv(t *testing.T, fb *fakeBroker, o Options) *env {
-	t.Helper()
-	if fb == nil {
-		fb = &fakeBroker{}
-	}
-	e := &env{fb: fb, log: &bytes.Buffer{}, reg: o.Registry}
-	if e.reg == nil {
-		e.reg = prometheus.NewRegistry()
-	}
-	o.Logger = slog.New(slog.NewTextHandler(&lockedWriter{w: e.log}, nil))
-	o.Registry = e.reg
-	e.h = New(fb, o)
-	return e
-}
-
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-// do sends one request; hdr is name, value pairs.
-func (e *env) do(t *testing.T, method, target, body string, hdr ...string) *httptest.ResponseRecorder {
-	t.Helper()
-	r := newRequest(method, target, body)
-	for i := 0; i+1 < len(hdr); i += 2 {
-		r.Header.Set(hdr[i], hdr[i+1])
-	}
-	return serve(e, r)
-}
-
-// newRequest is a request with body ("" for none).
-func newRequest(method, target, body string) *http.Request {
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	return httptest.NewRequest(method, target, rd)
-}
-
-// serve answers r with e's handler.
-func serve(e *env, r *http.Request) *httptest.ResponseRecorder {
-	w := httptest.NewRecorder()
-	e.h.ServeHTTP(w, r)
-	return w
-}
-
-// logLines counts the lines logged.
-func (e *env) logLines() int { return strings.Count(e.log.String(), "\n") }
-
-// wantStatus fails unless the answer has status.
-func wantStatus(t *testing.T, w *httptest.ResponseRecorder, status int) {
-	t.Helper()
-	if w.Code != status {
-		t.Fatalf("status = %d, want %d; body %s", w.Code, status, w.Body)
-	}
-}
-
-// wantJSON fails unless the answer has status and a body equal, as JSON,
-// to want.
-func wantJSON(t *testing.T, w *httptest.ResponseRecorder, status int, want string) {
-	t.Helper()
-	wantStatus(t, w, status)
-	if ct := w.Header().Get("Content-Type"); ct != "application/json" {
-		t.Errorf("Content-Type = %q", ct)
-	}
-	var got, exp any
-	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
-		t.Fatalf("answer is not JSON: %v: %s", err, w.Body)
-	}
-	if err := json.Unmarshal([]byte(want), &exp); err != nil {
-		t.Fatalf("want is not JSON: %v", err)
-	}
-	if !reflect.DeepEqual(got, exp) {
-		t.Fatalf("body =\n%s\nwant\n%s", w.Body, want)
-	}
-}
-
-// errBody is an error answer of either shape.
-type errBody struct {
-	Error  string `json:"error"`
-	Code   string `json:"code"`
-	Reason string `json:"reason"`
-	Detail string `json:"detail"`
-	Leader string `json:"leader"`
-}
-
-// wantError fails unless the answer is an engine error with status and
-// code whose message holds msg.
-func wantError(t *testing.T, w *httptest.ResponseRecorder, status int, code, msg string) errBody {
-	t.Helper()
-	wantStatus(t, w, status)
-	var b errBody
-	if err := json.Unmarshal(w.Body.Bytes(), &b); err != nil {
-		t.Fatalf("error body is not JSON: %v: %s", err, w.Body)
-	}
-	if b.Code != code || !strings.Contains(b.Error, msg) {
-		t.Fatalf("error = %s, want code %q with %q", w.Body, code, msg)
-	}
-	return b
-}
-
-// wantKVError fails unless the answer is a KV error with status, error
-// code and reason.
-func wantKVError(t *testing.T, w *httptest.ResponseRecorder, status int, code, reason string) errBody {
-	t.Helper()
-	wantStatus(t, w, status)
-	var b errBody
-	if err := json.Unmarshal(w.Body.Bytes(), &b); err != nil {
-		t.Fatalf("error body is not JSON: %v: %s", err, w.Body)
-	}
-	if b.Error != code || b.Reason != reason || b.Detail == "" || b.Code != "" {
-		t.Fatalf("error = %s, want error %q reason %q and a detail", w.Body, code, reason)
-	}
-	return b
-}
-
 // ConsumerGroups lists no group by default.
 func (f *fakeBroker) ConsumerGroups(ctx context.Context, tenant string) ([]GroupInfo, error) {
 	f.record("ConsumerGroups", tenant, nil)
@@ -570,14 +439,6 @@ func (f *fakeBroker) Messages(ctx context.Context, tenant string, q MessagesQuer
 		return f.messages(ctx, tenant, q)
 	}
 	return nil, nil
-}
-
-// decode unmarshals the answer's body into v.
-func decode(t *testing.T, w *httptest.ResponseRecorder, v any) {
-	t.Helper()
-	if err := json.Unmarshal(w.Body.Bytes(), v); err != nil {
-		t.Fatalf("answer is not JSON: %v: %s", err, w.Body)
-	}
 }
 
 // QueueStats reads no queue by default.

@@ -18,6 +18,24 @@ const stampLayout = "2006-01-02T15:04:05.000000Z07:00"
 // formatStamp renders a broker-clock stamp (µs since the epoch).
 func formatStamp(us int64) string { return time.UnixMicro(us).UTC().Format(stampLayout) }
 
+// stampOrNull renders a stamp for an answer struct, nil (null) for 0
+// (never).
+func stampOrNull(us int64) *string {
+	if us == 0 {
+		return nil
+	}
+	s := formatStamp(us)
+	return &s
+}
+
+// stringOrNull is s for an answer struct, nil (null) when it is "".
+func stringOrNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
 // appendStamp appends a stamp as a JSON string.
 func appendStamp(b []byte, us int64) []byte {
 	b = append(b, '"')

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 // jsonScan reads JSON text in one pass without reflection, for the bodies
@@ -172,44 +174,11 @@ func (s *jsonScan) literal(lit string) bool {
 	return true
 }
 
-// digits skips decimal digits and says how many.
-func (s *jsonScan) digits() int {
-	start := s.i
-	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-		s.i++
-	}
-	return s.i - start
-}
-
-// number skips -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+// number skips a number, in the grammar contract.CheckJSON checks.
 func (s *jsonScan) number() bool {
-	if s.peek() == '-' {
-		s.i++
-	}
-	switch c := s.peek(); {
-	case c == '0':
-		s.i++
-	case c >= '1' && c <= '9':
-		s.digits()
-	default:
-		return false
-	}
-	if s.peek() == '.' {
-		s.i++
-		if s.digits() == 0 {
-			return false
-		}
-	}
-	if c := s.peek(); c == 'e' || c == 'E' {
-		s.i++
-		if c := s.peek(); c == '+' || c == '-' {
-			s.i++
-		}
-		if s.digits() == 0 {
-			return false
-		}
-	}
-	return true
+	var ok bool
+	s.i, ok = contract.JSONNumberEnd(s.b, s.i)
+	return ok
 }
 
 // str skips a string from its opening quote at i past its closing one.

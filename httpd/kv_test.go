@@ -46,10 +46,7 @@ func TestKVCallOps(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t, nil, Options{})
 			wantJSON(t, e.do(t, "POST", "/api/v1/kv", c.body), http.StatusOK, `{"results":[]}`)
-			got := e.fb.only(t)
-			if !reflect.DeepEqual(got.arg, c.want) || got.tenant != DefaultTenant {
-				t.Fatalf("broker got %s %#v, want %#v", got.tenant, got.arg, c.want)
-			}
+			e.fb.wantCall(t, "KV", c.want)
 		})
 	}
 }
@@ -61,10 +58,7 @@ func TestKVCallAnswers(t *testing.T) {
 	} {
 		e := newEnv(t, answerKV(body), Options{})
 		w := e.do(t, "POST", "/api/v1/kv", `[{"op":"get","ns":"a","key":"k"}]`)
-		wantStatus(t, w, http.StatusOK)
-		if w.Body.String() != body+"\n" {
-			t.Fatalf("body = %s, want %s and a line break", w.Body, body)
-		}
+		wantBody(t, w, http.StatusOK, body+"\n")
 	}
 }
 
@@ -158,10 +152,7 @@ func TestKVGet(t *testing.T) {
 	fb := answerKV(`{"results":[` + hit + `]}`)
 	e := newEnv(t, fb, Options{})
 	w := e.do(t, "GET", "/api/v1/kv/app/a/b%20c", "")
-	wantStatus(t, w, http.StatusOK)
-	if w.Body.String() != hit+"\n" {
-		t.Fatalf("body = %s", w.Body)
-	}
+	wantBody(t, w, http.StatusOK, hit+"\n")
 	if et := w.Header().Get("ETag"); et != `"17"` {
 		t.Fatalf("ETag = %q", et)
 	}
@@ -172,9 +163,9 @@ func TestKVGet(t *testing.T) {
 	miss := `{"index":0,"op":"get","found":false,"key":"k"}`
 	e = newEnv(t, answerKV(`{"results":[`+miss+`]}`), Options{})
 	w = e.do(t, "GET", "/api/v1/kv/app/k", "")
-	wantStatus(t, w, http.StatusOK)
-	if w.Body.String() != miss+"\n" || w.Header().Get("ETag") != "" {
-		t.Fatalf("miss = %s, ETag %q", w.Body, w.Header().Get("ETag"))
+	wantBody(t, w, http.StatusOK, miss+"\n")
+	if w.Header().Get("ETag") != "" {
+		t.Fatalf("miss ETag %q", w.Header().Get("ETag"))
 	}
 }
 
@@ -202,9 +193,9 @@ func TestKVPut(t *testing.T) {
 	fb := answerKV(`{"results":[` + elem + `]}`)
 	e := newEnv(t, fb, Options{})
 	w := e.do(t, "PUT", "/api/v1/kv/app/k", `{"value": {"a":  1},"ttlSeconds":60,"expect":8,"required":true,"delta":5}`)
-	wantStatus(t, w, http.StatusOK)
-	if w.Body.String() != elem+"\n" || w.Header().Get("ETag") != "" {
-		t.Fatalf("body = %s", w.Body)
+	wantBody(t, w, http.StatusOK, elem+"\n")
+	if w.Header().Get("ETag") != "" {
+		t.Fatalf("ETag %q", w.Header().Get("ETag"))
 	}
 	want := []KVOp{{Op: "put", NS: "app", Key: "k", Value: json.RawMessage(`{"a":  1}`), TTLSeconds: i64(60), Expect: i64(8), Required: true}}
 	if got := fb.only(t).arg; !reflect.DeepEqual(got, want) {
@@ -218,10 +209,7 @@ func TestKVSinglePrecondition(t *testing.T) {
 	body := `{"ok":false,"reason":"kv_precondition","failedIndex":0,"kvReason":"version","version":4,"value":1}`
 	e := newEnv(t, answerKV(body), Options{})
 	w := e.do(t, "PUT", "/api/v1/kv/app/k", `{"value":2,"forever":true,"expect":3,"required":true}`)
-	wantStatus(t, w, http.StatusOK)
-	if w.Body.String() != body+"\n" {
-		t.Fatalf("body = %s", w.Body)
-	}
+	wantBody(t, w, http.StatusOK, body+"\n")
 }
 
 func TestKVDelete(t *testing.T) {
@@ -310,9 +298,7 @@ func TestKVConsoleRoutes(t *testing.T) {
 	wantJSON(t, e.do(t, "POST", "/api/v1/resources/kv/list", `{"namespace":"app","prefix":"p/","after":"p/1","limit":5000,"keysOnly":true,"includeExpired":true}`),
 		http.StatusOK, `{"rows":[],"truncated":false,"nextAfter":null,"bytes":0}`)
 	want := KVListQuery{Namespace: "app", Prefix: "p/", After: "p/1", Limit: 1000, KeysOnly: true, IncludeExpired: true}
-	if c := e.fb.only(t); c.method != "KVList" || c.arg != want {
-		t.Fatalf("broker got %+v, want %+v", c, want)
-	}
+	e.fb.wantCall(t, "KVList", want)
 	for _, c := range []struct{ method, target, body, reason string }{
 		{"GET", "/api/v1/resources/kv/namespaces?x=1", "", ReasonKVNoQueryString},
 		{"POST", "/api/v1/resources/kv/list?x=1", `{"namespace":"app"}`, ReasonKVNoQueryString},

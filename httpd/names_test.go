@@ -1,7 +1,6 @@
 package httpd
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -251,9 +250,7 @@ func TestEveryRouteBoundsItsNames(t *testing.T) {
 					t.Fatalf("status %d, want %d: %.300s", w.Code, c.status, w.Body)
 				}
 				var b errBody
-				if err := json.Unmarshal(w.Body.Bytes(), &b); err != nil {
-					t.Fatalf("body: %v", err)
-				}
+				decode(t, w, &b)
 				if b.Code != c.code && b.Reason != c.code {
 					t.Fatalf("body %s, want code %s", w.Body, c.code)
 				}

@@ -140,12 +140,7 @@ func TestPushRefusals(t *testing.T) {
 		{"traceId a number", `{"items":[{"queue":"q","payload":1,"traceId":5}]}`, CodeBadRequest, "items[0].traceId must be a string"},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			w := e.do(t, "POST", "/api/v1/push", c.body)
-			wantError(t, w, http.StatusBadRequest, c.code, c.msg)
-			e.fb.none(t)
-		})
+		wantRefusal(t, c.name, "POST", "/api/v1/push", c.body, c.code, c.msg)
 	}
 }
 

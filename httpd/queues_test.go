@@ -65,9 +65,7 @@ func TestDeleteQueue(t *testing.T) {
 	e := newEnv(t, nil, Options{})
 	wantJSON(t, e.do(t, "DELETE", "/api/v1/resources/queues/a%2Bb", ""), http.StatusOK,
 		`{"deleted":true,"queue":"a+b","partitions":2,"messages":5,"consumerGroups":1,"deadLetters":3}`)
-	if c := e.fb.only(t); c.method != "DeleteQueue" || c.arg != "a+b" {
-		t.Fatalf("broker got %+v", c)
-	}
+	e.fb.wantCall(t, "DeleteQueue", "a+b")
 	e = newEnv(t, nil, Options{})
 	wantError(t, e.do(t, "DELETE", "/api/v1/resources/queues/nope", ""), http.StatusNotFound, CodeQueueNotFound, `"nope"`)
 }

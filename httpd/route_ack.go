@@ -89,10 +89,7 @@ func (s *server) runAck(r *http.Request, items []AckItem) ([]ackAnswer, error) {
 		if res.Success && !res.Noop {
 			s.m.count(tenantOf(r), ackEvent(items[i].Status), 1)
 		}
-		if res.Error != "" {
-			msg := res.Error
-			a.Error = &msg
-		}
+		a.Error = stringOrNull(res.Error)
 		out[i] = a
 	}
 	return out, nil
@@ -230,10 +227,7 @@ func (s *server) extendLease() http.Handler {
 		if a.LeaseID == "" {
 			a.LeaseID = id
 		}
-		if got.ExpiresAt != 0 {
-			at := formatStamp(got.ExpiresAt)
-			a.ExpiresAt = &at
-		}
+		a.ExpiresAt = stampOrNull(got.ExpiresAt)
 		return a, err
 	})
 }

@@ -45,10 +45,7 @@ func TestAckItem(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t, nil, Options{})
 			wantStatus(t, e.do(t, "POST", "/api/v1/ack", c.body), http.StatusOK)
-			got := e.fb.only(t)
-			if want := []AckItem{c.want}; got.method != "Ack" || got.tenant != DefaultTenant || !reflect.DeepEqual(got.arg, want) {
-				t.Fatalf("broker got %s %s %+v, want Ack %+v", got.method, got.tenant, got.arg, want)
-			}
+			e.fb.wantCall(t, "Ack", []AckItem{c.want})
 		})
 	}
 }
@@ -98,10 +95,7 @@ func TestAckAnswer(t *testing.T) {
 		fb := &fakeBroker{ack: func(context.Context, string, []AckItem) ([]AckResult, error) { return []AckResult{c.res}, nil }}
 		e := newEnv(t, fb, Options{})
 		w := e.do(t, "POST", "/api/v1/ack", `{"transactionId":"t<1>","partitionId":"1","status":"dlq"}`)
-		wantStatus(t, w, http.StatusOK)
-		if got := w.Body.String(); got != c.want+"\n" {
-			t.Fatalf("body = %s, want %s", got, c.want)
-		}
+		wantBody(t, w, http.StatusOK, c.want+"\n")
 		if ct := w.Header().Get("Content-Type"); ct != "application/json" {
 			t.Fatalf("Content-Type = %q", ct)
 		}
@@ -214,10 +208,7 @@ func TestExtend(t *testing.T) {
 			}
 			e := newEnv(t, fb, Options{})
 			w := e.do(t, "POST", c.target, `{"seconds":30}`)
-			wantStatus(t, w, http.StatusOK)
-			if w.Body.String() != c.want+"\n" {
-				t.Fatalf("body = %s, want %s", w.Body, c.want)
-			}
+			wantBody(t, w, http.StatusOK, c.want+"\n")
 			got := fb.only(t)
 			if want := (extendArg{c.wantID, 30}); got.method != "ExtendLease" || got.tenant != DefaultTenant || got.arg != want {
 				t.Fatalf("broker got %s %s %+v, want ExtendLease %+v", got.method, got.tenant, got.arg, want)

@@ -37,12 +37,8 @@ type partitionAnswer struct {
 }
 
 func newPartitionAnswer(p ChangedPartition) partitionAnswer {
-	a := partitionAnswer{Name: p.Name, ID: uuid.UUID(p.ID).String(), LastOffset: p.LastOffset, LogStart: p.LogStart}
-	if p.LastWrite != 0 {
-		s := formatStamp(p.LastWrite)
-		a.LastWriteAt = &s
-	}
-	return a
+	return partitionAnswer{Name: p.Name, ID: uuid.UUID(p.ID).String(), LastOffset: p.LastOffset, LogStart: p.LogStart,
+		LastWriteAt: stampOrNull(p.LastWrite)}
 }
 
 // partitionsChanged is POST /api/v1/partitions/changed: pages of the
@@ -63,10 +59,7 @@ func (s *server) partitionsChanged() http.Handler {
 			for j, p := range e.Partitions {
 				ce.Partitions[j] = newPartitionAnswer(p)
 			}
-			if e.Next != "" {
-				next := e.Next
-				ce.Next = &next
-			}
+			ce.Next = stringOrNull(e.Next)
 			out.Entries[i] = ce
 		}
 		return out, nil

@@ -24,9 +24,7 @@ func TestDLQQuery(t *testing.T) {
 		t.Run(c.query, func(t *testing.T) {
 			e := newEnv(t, nil, Options{})
 			wantJSON(t, e.do(t, "GET", "/api/v1/dlq"+c.query, ""), http.StatusOK, `{"messages":[],"total":0}`)
-			if got := e.fb.only(t); got.method != "DLQ" || got.tenant != DefaultTenant || got.arg != c.want {
-				t.Fatalf("broker got %+v, want DLQ %+v", got, c.want)
-			}
+			e.fb.wantCall(t, "DLQ", c.want)
 		})
 	}
 }
@@ -58,7 +56,6 @@ func TestDLQAnswer(t *testing.T) {
 	}}
 	e := newEnv(t, fb, Options{})
 	w := e.do(t, "GET", "/api/v1/dlq?queue=q", "")
-	wantStatus(t, w, http.StatusOK)
 	want := `{"messages":[` +
 		`{"id":"d1","queue":"q","consumerGroup":"g","partition":"eu west/1","offset":41,"transactionId":"t\"1",` +
 		`"messageId":"0199718d-1e2b-7cc4-9a3b-6a4b1f0c2d3e","data":{ "a" :  42.00 },` +
@@ -67,10 +64,7 @@ func TestDLQAnswer(t *testing.T) {
 		`{"id":"d2","queue":"q","consumerGroup":"__QUEUE_MODE__","partition":"Default","offset":0,"transactionId":"",` +
 		`"messageId":"00000000-0000-0000-0000-000000000000","data":null,"createdAt":"1970-01-01T00:00:00.000000Z",` +
 		`"failedAt":"1970-01-01T00:00:00.000000Z","attempts":0,"error":null,"errorMessage":null}],"total":7}` + "\n"
-	if w.Body.String() != want {
-		t.Fatalf("body =\n%s\nwant\n%s", w.Body, want)
-	}
-	wantJSON(t, w, http.StatusOK, want)
+	wantBody(t, w, http.StatusOK, want)
 }
 
 func TestReplay(t *testing.T) {
@@ -100,13 +94,8 @@ func TestReplay(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t, nil, Options{})
 			w := e.do(t, "POST", c.target, c.body)
-			wantStatus(t, w, http.StatusOK)
-			if w.Body.String() != c.answer+"\n" {
-				t.Fatalf("body = %s, want %s", w.Body, c.answer)
-			}
-			if got := e.fb.only(t); got.method != "ReplayDLQ" || got.arg != c.want {
-				t.Fatalf("broker got %+v, want %+v", got, c.want)
-			}
+			wantBody(t, w, http.StatusOK, c.answer+"\n")
+			e.fb.wantCall(t, "ReplayDLQ", c.want)
 		})
 	}
 }
@@ -125,10 +114,7 @@ func TestReplayAnswers(t *testing.T) {
 		}}
 		e := newEnv(t, fb, Options{})
 		w := e.do(t, "POST", "/api/v1/dlq/d1/replay", "")
-		wantStatus(t, w, http.StatusNotFound)
-		if want := `{"error":"dead letter d1 is gone","code":"gone"}` + "\n"; w.Body.String() != want {
-			t.Fatalf("body = %s, want %s", w.Body, want)
-		}
+		wantBody(t, w, http.StatusNotFound, `{"error":"dead letter d1 is gone","code":"gone"}`+"\n")
 		if w.Header().Get("Retry-After") != "" || e.logLines() != 0 {
 			t.Fatalf("gone: Retry-After %q, log %q", w.Header().Get("Retry-After"), e.log)
 		}
@@ -159,19 +145,12 @@ func TestPurgeDLQ(t *testing.T) {
 			fb := &fakeBroker{purge: func(context.Context, string, string, string) (int, error) { return 4, nil }}
 			e := newEnv(t, fb, Options{})
 			w := e.do(t, "DELETE", "/api/v1/dlq"+c.query, "")
-			wantStatus(t, w, http.StatusOK)
-			if want := `{"deleted":4,"queue":"` + c.want.queue + `"}` + "\n"; w.Body.String() != want {
-				t.Fatalf("body = %s, want %s", w.Body, want)
-			}
-			if got := e.fb.only(t); got.method != "PurgeDLQ" || got.arg != c.want {
-				t.Fatalf("broker got %+v, want %+v", got, c.want)
-			}
+			wantBody(t, w, http.StatusOK, `{"deleted":4,"queue":"`+c.want.queue+`"}`+"\n")
+			e.fb.wantCall(t, "PurgeDLQ", c.want)
 		})
 	}
 	for _, q := range []string{"", "?queue=", "?consumerGroup=g"} {
-		e := newEnv(t, nil, Options{})
-		wantError(t, e.do(t, "DELETE", "/api/v1/dlq"+q, ""), http.StatusBadRequest, CodeBadRequest, "queue is required")
-		e.fb.none(t)
+		wantRefusal(t, "DELETE /api/v1/dlq"+q, "DELETE", "/api/v1/dlq"+q, "", CodeBadRequest, "queue is required")
 	}
 	e := newEnv(t, nil, Options{})
 	wantError(t, e.do(t, "DELETE", "/api/v1/dlq?queue=%zz", ""), http.StatusBadRequest, CodeBadRequest, "malformed")

@@ -127,11 +127,7 @@ func TestEphemeralPushRefusals(t *testing.T) {
 		{`[]`, "the body must be an object"},
 	}
 	for _, c := range cases {
-		t.Run(c.body, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			wantError(t, e.do(t, "POST", "/api/v1/ephemeral/push", c.body), 400, CodeBadRequest, c.msg)
-			e.fb.none(t)
-		})
+		wantRefusal(t, c.body, "POST", "/api/v1/ephemeral/push", c.body, CodeBadRequest, c.msg)
 	}
 }
 
@@ -188,9 +184,7 @@ func TestEphemeralPopQuery(t *testing.T) {
 		{"queue=%zz", "malformed"},
 	}
 	for _, c := range refused {
-		e := newEnv(t, nil, Options{})
-		wantError(t, e.do(t, "GET", "/api/v1/ephemeral/pop?"+c.query, ""), 400, CodeBadRequest, c.msg)
-		e.fb.none(t)
+		wantRefusal(t, "?"+c.query, "GET", "/api/v1/ephemeral/pop?"+c.query, "", CodeBadRequest, c.msg)
 	}
 }
 
@@ -209,10 +203,7 @@ func TestEphemeralPopAnswer(t *testing.T) {
 	w := e.do(t, "GET", "/api/v1/ephemeral/pop?queue=q&group=g&batch=2", "")
 	want := `{"queue":"q","group":"g","messages":[{"id":"e1-0-1-1-9","partition":"p","payload":{"a": 42.00},"attempts":1},` +
 		`{"id":"e1-0-2-2-9","partition":"p\u2028","payload":null,"attempts":2}]}` + "\n"
-	wantStatus(t, w, 200)
-	if w.Body.String() != want {
-		t.Fatalf("body\n%s\nwant\n%s", w.Body, want)
-	}
+	wantBody(t, w, 200, want)
 
 	// More messages than the batch is the broker's fault.
 	e = newEnv(t, fb, Options{})
@@ -259,9 +250,7 @@ func TestEphemeralAck(t *testing.T) {
 		{`{"queue":"q","acks":[` + strings.Repeat(`{"id":"a"},`, MaxEphemeralAcks) + `{"id":"a"}]}`, "at most 10000"},
 	}
 	for _, c := range refused {
-		e := newEnv(t, nil, Options{})
-		wantError(t, e.do(t, "POST", "/api/v1/ephemeral/ack", c.body), 400, CodeBadRequest, c.msg)
-		e.fb.none(t)
+		wantRefusal(t, c.msg, "POST", "/api/v1/ephemeral/ack", c.body, CodeBadRequest, c.msg)
 	}
 
 	short := &fakeBroker{eph: ephemeralFuncs{ack: func(EphemeralAck) ([]string, error) { return nil, nil }}}
@@ -305,9 +294,7 @@ func TestEphemeralConfigure(t *testing.T) {
 		{`{"queue":"q","options":{"windowBuffer":{"ms":60001}}}`, "options.windowBuffer.ms 60001 is outside 0..60000"},
 	}
 	for _, c := range refused {
-		e := newEnv(t, nil, Options{})
-		wantError(t, e.do(t, "POST", "/api/v1/ephemeral/configure", c.body), 400, CodeBadRequest, c.msg)
-		e.fb.none(t)
+		wantRefusal(t, c.msg, "POST", "/api/v1/ephemeral/configure", c.body, CodeBadRequest, c.msg)
 	}
 }
 
@@ -317,9 +304,7 @@ func TestEphemeralConfigure(t *testing.T) {
 func TestEphemeralAdmin(t *testing.T) {
 	e := newEnv(t, nil, Options{})
 	wantJSON(t, e.do(t, "POST", "/api/v1/ephemeral/reset", `{"queue":"q"}`), 200, `{"queue":"q","dropped":2}`)
-	if c := e.fb.only(t); c.method != "EphemeralReset" || c.arg != "q" {
-		t.Fatalf("call %+v", c)
-	}
+	e.fb.wantCall(t, "EphemeralReset", "q")
 	e = newEnv(t, nil, Options{})
 	wantError(t, e.do(t, "POST", "/api/v1/ephemeral/reset", `{}`), 400, CodeBadRequest, "queue is required")
 

@@ -154,17 +154,8 @@ func (s *server) consumerGroup() http.Handler {
 var pathGroup = pathOf("group", contract.ConsumerGroup)
 
 func newGroupPartitionAnswer(p GroupPartition) groupPartitionAnswer {
-	a := groupPartitionAnswer{Partition: p.Partition, Cursor: p.Cursor, HighWatermark: p.HighWatermark,
-		Lag: max(p.HighWatermark-p.Cursor, 0)}
-	if p.LeaseID != "" {
-		id := p.LeaseID
-		a.LeaseID = &id
-	}
-	if p.LeaseExpiresAt != 0 {
-		at := formatStamp(p.LeaseExpiresAt)
-		a.LeaseExpiresAt = &at
-	}
-	return a
+	return groupPartitionAnswer{Partition: p.Partition, Cursor: p.Cursor, HighWatermark: p.HighWatermark,
+		Lag: max(p.HighWatermark-p.Cursor, 0), LeaseID: stringOrNull(p.LeaseID), LeaseExpiresAt: stampOrNull(p.LeaseExpiresAt)}
 }
 
 // deleteGroup is DELETE /api/v1/consumer-groups/:group and, when onQueue

@@ -37,7 +37,6 @@ func groupsBroker() *fakeBroker {
 func TestGroupsAnswer(t *testing.T) {
 	e := newEnv(t, groupsBroker(), Options{})
 	w := e.do(t, "GET", "/api/v1/consumer-groups", "")
-	wantStatus(t, w, http.StatusOK)
 	want := `{"consumerGroups":[` +
 		`{"name":"g1","queues":[` +
 		`{"queue":"q1","subscribedAt":"2025-09-22T10:15:30.000001Z","subscriptionMode":"new","lag":5,"partitions":2},` +
@@ -47,10 +46,7 @@ func TestGroupsAnswer(t *testing.T) {
 		`"lag":0,"partitions":0}],"lag":0},` +
 		`{"name":"a/b","queues":[{"queue":"q3","subscribedAt":"1970-01-01T00:00:00.000000Z","subscriptionMode":"new",` +
 		`"lag":1,"partitions":1}],"lag":1}]}` + "\n"
-	if w.Body.String() != want {
-		t.Fatalf("body =\n%s\nwant\n%s", w.Body, want)
-	}
-	wantJSON(t, w, http.StatusOK, want)
+	wantBody(t, w, http.StatusOK, want)
 	if c := e.fb.only(t); c.method != "ConsumerGroups" || c.tenant != DefaultTenant {
 		t.Fatalf("broker got %+v", c)
 	}
@@ -118,12 +114,7 @@ func TestLaggingRefusals(t *testing.T) {
 		{"?minLag=%zz", "the query string is malformed"},
 	}
 	for _, c := range cases {
-		t.Run(c.query, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			wantError(t, e.do(t, "GET", "/api/v1/consumer-groups/lagging"+c.query, ""), http.StatusBadRequest,
-				CodeBadRequest, c.msg)
-			e.fb.none(t)
-		})
+		wantRefusal(t, c.query, "GET", "/api/v1/consumer-groups/lagging"+c.query, "", CodeBadRequest, c.msg)
 	}
 }
 
@@ -137,7 +128,6 @@ func TestGroupDetail(t *testing.T) {
 	}}
 	e := newEnv(t, fb, Options{})
 	w := e.do(t, "GET", "/api/v1/consumer-groups/g1", "")
-	wantStatus(t, w, http.StatusOK)
 	want := `{"name":"g1","queues":[` +
 		`{"queue":"q1","subscribedAt":"2025-09-22T10:15:30.000001Z","subscriptionMode":"new","lag":5,"partitions":[` +
 		`{"partition":"Default","cursor":3,"highWatermark":8,"lag":5,"leaseId":null,"leaseExpiresAt":null},` +
@@ -146,12 +136,8 @@ func TestGroupDetail(t *testing.T) {
 		`{"queue":"q\"2","subscribedAt":"2025-09-22T10:15:31.500000Z","subscriptionMode":"all","lag":2,"partitions":[` +
 		`{"partition":"Default","cursor":1,"highWatermark":3,"lag":2,"leaseId":"lease-1",` +
 		`"leaseExpiresAt":"2025-09-22T10:16:30.000000Z"}]}]}` + "\n"
-	if w.Body.String() != want {
-		t.Fatalf("body =\n%s\nwant\n%s", w.Body, want)
-	}
-	if c := e.fb.only(t); c.method != "ConsumerGroup" || c.arg != "g1" || c.tenant != DefaultTenant {
-		t.Fatalf("broker got %+v", c)
-	}
+	wantBody(t, w, http.StatusOK, want)
+	e.fb.wantCall(t, "ConsumerGroup", "g1")
 
 	e = newEnv(t, fb, Options{})
 	wantError(t, e.do(t, "GET", "/api/v1/consumer-groups/g9", ""), http.StatusNotFound, CodeNotFound,
@@ -194,13 +180,8 @@ func TestDeleteGroup(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t, nil, Options{})
 			w := e.do(t, "DELETE", c.target, "")
-			wantStatus(t, w, http.StatusOK)
-			if w.Body.String() != c.answer+"\n" {
-				t.Fatalf("body = %s, want %s", w.Body, c.answer)
-			}
-			if got := e.fb.only(t); got.method != "DeleteConsumerGroup" || got.arg != c.want {
-				t.Fatalf("broker got %+v, want %+v", got, c.want)
-			}
+			wantBody(t, w, http.StatusOK, c.answer+"\n")
+			e.fb.wantCall(t, "DeleteConsumerGroup", c.want)
 		})
 	}
 
@@ -244,15 +225,9 @@ func TestSeek(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t, nil, Options{})
 			w := e.do(t, "POST", "/api/v1/consumer-groups"+c.target, c.body)
-			wantStatus(t, w, http.StatusOK)
-			want := `{"success":true,"consumerGroup":"` + c.want.Group + `","queue":"` + c.want.Queue +
-				`","partitions":1}` + "\n"
-			if w.Body.String() != want {
-				t.Fatalf("body = %s, want %s", w.Body, want)
-			}
-			if got := e.fb.only(t); got.method != "SeekConsumerGroup" || got.arg != c.want {
-				t.Fatalf("broker got %+v, want %+v", got, c.want)
-			}
+			wantBody(t, w, http.StatusOK, `{"success":true,"consumerGroup":"`+c.want.Group+`","queue":"`+c.want.Queue+
+				`","partitions":1}`+"\n")
+			e.fb.wantCall(t, "SeekConsumerGroup", c.want)
 		})
 	}
 }
@@ -278,11 +253,7 @@ func TestSeekRefusals(t *testing.T) {
 		{"empty partition", "/g/queues/q/partitions//seek", `{"toEnd":true}`, CodeBadRequest, "the partition is empty"},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			wantError(t, e.do(t, "POST", "/api/v1/consumer-groups"+c.target, c.body), http.StatusBadRequest, c.code, c.msg)
-			e.fb.none(t)
-		})
+		wantRefusal(t, c.name, "POST", "/api/v1/consumer-groups"+c.target, c.body, c.code, c.msg)
 	}
 }
 
@@ -298,11 +269,7 @@ func TestGroupPathRefusals(t *testing.T) {
 		{"DELETE", "/api/v1/consumer-groups/", http.StatusNotFound, CodeNoSuchRoute, "Not Found"},
 	}
 	for _, c := range cases {
-		t.Run(c.method+" "+c.target, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			wantError(t, e.do(t, c.method, c.target, ""), c.status, c.code, c.msg)
-			e.fb.none(t)
-		})
+		wantRefused(t, c.method+" "+c.target, c.method, c.target, "", c.status, c.code, c.msg)
 	}
 }
 
@@ -311,9 +278,7 @@ func TestSetSubscription(t *testing.T) {
 	w := e.do(t, "POST", "/api/v1/consumer-groups/a%2Bb/subscription", `{"subscriptionTimestamp":"2026-12-01T10:00:00.5Z"}`)
 	wantJSON(t, w, http.StatusOK, `{"success":true,"consumerGroup":"a+b","subscriptionTimestamp":"2026-12-01T10:00:00.500000Z","queues":1}`)
 	want := subscriptionArg{"a+b", time.Date(2026, 12, 1, 10, 0, 0, 5e8, time.UTC).UnixMicro()}
-	if c := e.fb.only(t); c.method != "SetSubscription" || c.arg != want {
-		t.Fatalf("broker got %+v, want %+v", c, want)
-	}
+	e.fb.wantCall(t, "SetSubscription", want)
 	for _, c := range []struct{ body, want string }{
 		{`{}`, "subscriptionTimestamp is required"},
 		{`{"subscriptionTimestamp":"yesterday"}`, `subscriptionTimestamp \"yesterday\" must be an ISO-8601 time`},

@@ -3,7 +3,6 @@ package httpd
 import (
 	"context"
 	"net/http"
-	"reflect"
 	"testing"
 )
 
@@ -39,10 +38,7 @@ func TestMessagesQuery(t *testing.T) {
 			e := newEnv(t, nil, Options{})
 			w := e.do(t, "GET", "/api/v1/messages"+c.query, "")
 			wantStatus(t, w, http.StatusOK)
-			got := e.fb.only(t)
-			if got.method != "Messages" || got.tenant != DefaultTenant || !reflect.DeepEqual(got.arg, c.want) {
-				t.Fatalf("broker got %s %s %+v, want Messages %+v", got.method, got.tenant, got.arg, c.want)
-			}
+			e.fb.wantCall(t, "Messages", c.want)
 		})
 	}
 }
@@ -80,7 +76,6 @@ func TestMessagesAnswer(t *testing.T) {
 	}}
 	e := newEnv(t, fb, Options{})
 	w := e.do(t, "GET", "/api/v1/messages?queue=q&limit=2&offset=40", "")
-	wantStatus(t, w, http.StatusOK)
 	want := `{"messages":[` +
 		`{"id":"0199718d-1e2b-7cc4-9a3b-6a4b1f0c2d3e","transactionId":"t\"1","queue":"q","partition":"eu west/1",` +
 		`"partitionId":"17","offset":41,"data":[1, 2.50 ,"\u00e9"],"createdAt":"2025-09-22T10:15:30.000001Z",` +
@@ -88,10 +83,7 @@ func TestMessagesAnswer(t *testing.T) {
 		`{"id":"00000000-0000-0000-0000-000000000000","transactionId":"t2","queue":"q","partition":"Default",` +
 		`"partitionId":"3","offset":0,"data":null,"createdAt":"1970-01-01T00:00:00.000000Z","status":"pending"}],` +
 		`"limit":2,"offset":40}` + "\n"
-	if w.Body.String() != want {
-		t.Fatalf("body =\n%s\nwant\n%s", w.Body, want)
-	}
-	wantJSON(t, w, http.StatusOK, want)
+	wantBody(t, w, http.StatusOK, want)
 
 	e = newEnv(t, nil, Options{})
 	wantJSON(t, e.do(t, "GET", "/api/v1/messages?task=t", ""), http.StatusOK, `{"messages":[],"limit":200,"offset":0}`)
@@ -117,9 +109,7 @@ func TestMessageByID(t *testing.T) {
 		`{"id":"01000000-0000-0000-0000-000000000000","transactionId":"t/1","queue":"q","partition":"p","partitionId":"7","offset":3,`+
 			`"data":{"a":1.50},"createdAt":"2025-09-22T10:15:30.000001Z","status":"dlq",`+
 			`"consumerGroups":[{"consumerGroup":"__QUEUE_MODE__","status":"dlq"},{"consumerGroup":"g","status":"pending"}],"deadLetters":["d1"]}`)
-	if c := e.fb.only(t); c.method != "Message" || c.arg != "7 t/1" {
-		t.Fatalf("broker got %+v", c)
-	}
+	e.fb.wantCall(t, "Message", "7 t/1")
 	for _, c := range []struct {
 		target string
 		status int
@@ -138,9 +128,7 @@ func TestRetryMessage(t *testing.T) {
 	e := newEnv(t, nil, Options{})
 	wantJSON(t, e.do(t, "POST", "/api/v1/messages/7/t/1/retry", "{}"), http.StatusOK,
 		`{"success":true,"retried":1,"results":[{"id":"d1","verdict":"moved","queue":"q","partition":"p"}]}`)
-	if c := e.fb.only(t); c.method != "RetryMessage" || c.arg != "7 t/1" {
-		t.Fatalf("broker got %+v", c)
-	}
+	e.fb.wantCall(t, "RetryMessage", "7 t/1")
 	for _, c := range []struct {
 		target, want string
 		code         string
@@ -158,9 +146,7 @@ func TestDeleteMessage(t *testing.T) {
 	e := newEnv(t, nil, Options{})
 	wantJSON(t, e.do(t, "DELETE", "/api/v1/messages/7/t/1", ""), http.StatusOK,
 		`{"deleted":true,"transactionId":"t/1","partitionId":"7","queue":"q","partition":"p","offset":3}`)
-	if c := e.fb.only(t); c.method != "DeleteMessage" || c.arg != "7 t/1" {
-		t.Fatalf("broker got %+v", c)
-	}
+	e.fb.wantCall(t, "DeleteMessage", "7 t/1")
 	e = newEnv(t, nil, Options{})
 	wantError(t, e.do(t, "DELETE", "/api/v1/messages/7/other", ""), http.StatusNotFound, CodeNotFound, "no message")
 	e = newEnv(t, nil, Options{})

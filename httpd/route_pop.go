@@ -131,9 +131,12 @@ func popOwnKeys(a *PopAnswer, req PopRequest) []byte {
 // once counts with its first value, and an empty value reads as absent.
 type query url.Values
 
-// queryOf decodes r's query string; a malformed one is 400.
-func queryOf(r *http.Request) (query, error) {
-	vs, err := url.ParseQuery(r.URL.RawQuery)
+// queryOf decodes r's query string (parseQuery).
+func queryOf(r *http.Request) (query, error) { return parseQuery(r.URL.RawQuery) }
+
+// parseQuery decodes the query string raw; a malformed one is 400.
+func parseQuery(raw string) (query, error) {
+	vs, err := url.ParseQuery(raw)
 	if err != nil {
 		return nil, badRequest("the query string is malformed: %v", err)
 	}
@@ -177,11 +180,10 @@ func (q query) boolean(k string) (b, ok bool, err error) {
 // Every refusal is 400 bad_request naming the parameter and its value.
 func decodePop(raw, defMode string) (PopRequest, error) {
 	req := PopRequest{ConsumerGroup: QueueModeGroup, SubscriptionMode: SubscriptionNew}
-	vs, err := url.ParseQuery(raw)
+	q, err := parseQuery(raw)
 	if err != nil {
-		return req, badRequest("the query string is malformed: %v", err)
+		return req, err
 	}
-	q := query(vs)
 	g, err := q.name("consumerGroup", contract.ConsumerGroup)
 	if err != nil {
 		return req, err

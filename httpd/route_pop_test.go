@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -81,10 +80,7 @@ func TestPopQuery(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t, nil, Options{})
 			wantStatus(t, e.do(t, "GET", c.target, ""), http.StatusNoContent)
-			got := e.fb.only(t)
-			if got.method != "Pop" || got.tenant != DefaultTenant || !reflect.DeepEqual(got.arg, c.want) {
-				t.Fatalf("broker got %s %s %+v, want Pop %+v", got.method, got.tenant, got.arg, c.want)
-			}
+			e.fb.wantCall(t, "Pop", c.want)
 		})
 	}
 }
@@ -141,11 +137,7 @@ func TestPopRefusals(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, path := range []string{"/api/v1/pop/queue/q", "/api/v1/pop/queue/q/partition/p"} {
-			t.Run(c.name+" "+path, func(t *testing.T) {
-				e := newEnv(t, nil, Options{})
-				wantError(t, e.do(t, "GET", path+c.target, ""), http.StatusBadRequest, CodeBadRequest, c.msg)
-				e.fb.none(t)
-			})
+			wantRefusal(t, c.name+" "+path, "GET", path+c.target, "", CodeBadRequest, c.msg)
 		}
 	}
 }
@@ -165,11 +157,7 @@ func TestPopPathRefusals(t *testing.T) {
 		{"/api/v1/pop/queue/q/partition/", http.StatusNotFound, CodeNoSuchRoute, "Not Found"},
 	}
 	for _, c := range cases {
-		t.Run(c.target, func(t *testing.T) {
-			e := newEnv(t, nil, Options{})
-			wantError(t, e.do(t, "GET", c.target, ""), c.status, c.code, c.msg)
-			e.fb.none(t)
-		})
+		wantRefused(t, c.target, "GET", c.target, "", c.status, c.code, c.msg)
 	}
 }
 
@@ -224,7 +212,6 @@ func TestPopAnswer(t *testing.T) {
 	}}
 	e := newEnv(t, fb, Options{})
 	w := e.do(t, "GET", "/api/v1/pop/queue/q/partition/eu%20west%2F1?consumerGroup=g&batch=2", "")
-	wantStatus(t, w, http.StatusOK)
 	want := `{"success":true,"queue":"q","partition":"eu west/1","partitionId":"17","leaseId":"lease-1",` +
 		`"consumerGroup":"g","messages":[` +
 		`{"id":"0199718d-1e2b-7cc4-9a3b-6a4b1f0c2d3e","transactionId":"t\"1","traceId":"f5881e23-fde4-44d2-97fe-e45776f93a42","data":42.00,` +
@@ -234,10 +221,7 @@ func TestPopAnswer(t *testing.T) {
 		`"producerSub":null,"createdAt":"1970-01-01T00:00:00.000000Z","partitionId":"17","partition":"eu west/1",` +
 		`"leaseId":"lease-1","consumerGroup":"g","deliveryAttempt":1,"offset":42}],` +
 		`"partitionsClaimed":1}` + "\n"
-	if w.Body.String() != want {
-		t.Fatalf("body =\n%s\nwant\n%s", w.Body, want)
-	}
-	wantJSON(t, w, http.StatusOK, want) // and it is JSON
+	wantBody(t, w, http.StatusOK, want)
 }
 
 // TestPopConflationAnswer: a pop that asked for conflation is answered the

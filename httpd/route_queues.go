@@ -18,13 +18,8 @@ type queueSummary struct {
 }
 
 func newQueueSummary(q QueueSummary) queueSummary {
-	a := queueSummary{ID: uuid.UUID(q.ID).String(), Name: q.Name, Namespace: q.Namespace, Task: q.Task,
-		PartitionCount: q.PartitionCount}
-	if q.Created != 0 {
-		s := formatStamp(q.Created)
-		a.CreatedAt = &s
-	}
-	return a
+	return queueSummary{ID: uuid.UUID(q.ID).String(), Name: q.Name, Namespace: q.Namespace, Task: q.Task,
+		CreatedAt: stampOrNull(q.Created), PartitionCount: q.PartitionCount}
 }
 
 // queueDetail is GET /api/v1/resources/queues/:queue.
@@ -50,10 +45,7 @@ func totalsOf(ps []ChangedPartition) queueTotals {
 		t.Messages += max(p.LastOffset+1-p.LogStart, 0)
 		last = max(last, p.LastWrite)
 	}
-	if last != 0 {
-		s := formatStamp(last)
-		t.LastWriteAt = &s
-	}
+	t.LastWriteAt = stampOrNull(last)
 	return t
 }
 

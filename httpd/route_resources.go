@@ -221,10 +221,7 @@ func (s *server) depth() http.Handler {
 			Conflation        bool             `json:"conflation"`
 			EffectivePending  int64            `json:"effectivePending"`
 			Partitions        []depthPartition `json:"partitions"`
-		}{Queue: name, Partitions: make([]depthPartition, len(qs.Partitions))}
-		if group != "" {
-			out.Group = &group
-		}
+		}{Queue: name, Group: stringOrNull(group), Partitions: make([]depthPartition, len(qs.Partitions))}
 		for i := range qs.Partitions {
 			c := partitionCounts(&qs.Partitions[i], g)
 			pending := c.Pending + c.Processing

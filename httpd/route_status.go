@@ -209,8 +209,7 @@ func (s *server) statusQueue() http.Handler {
 					pos := p.Groups[g]
 					ps.Cursor = pos.Cursor
 					if pos.LeaseID != "" {
-						id := pos.LeaseID
-						ps.LeaseID, ps.LeaseExpiresAt = &id, stampOrNull(pos.LeaseExpiresAt)
+						ps.LeaseID, ps.LeaseExpiresAt = stringOrNull(pos.LeaseID), stampOrNull(pos.LeaseExpiresAt)
 					}
 				}
 				gs.Partitions[i] = ps

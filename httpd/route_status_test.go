@@ -64,9 +64,7 @@ func TestOverview(t *testing.T) {
 		"consumerGroups":2,"messages":{"total":11,"pending":11,"processing":0,"completed":0},
 		"leases":{"active":1,"partitions":1,"messages":2},"lastWriteAt":"2025-09-22T10:15:30.000001Z",
 		"safeTime":"2025-09-22T10:15:30.000001Z"}`)
-	if c := e.fb.only(t); c.method != "QueueStats" || c.arg != "" {
-		t.Fatalf("call %+v", c)
-	}
+	e.fb.wantCall(t, "QueueStats", "")
 }
 
 func TestNamespacesAndTasks(t *testing.T) {

@@ -362,13 +362,8 @@ func FuzzTraceEventDecode(f *testing.F) {
 	f.Add([]byte(`{"transactionId":"t","partitionId":1e3,"traceNames":["a","a",null],"data":null}`))
 	f.Add([]byte(`{"transactionId":"t","partitionId":"99999999999999999999","data":{}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		err := parseJSON(body)
-		var ev TraceEvent
-		if err == nil {
-			ev, err = decodeTraceEvent(body)
-		}
+		ev, err := fuzzDecode(t, body, decodeTraceEvent, refusalOK)
 		if err != nil {
-			refusalOK(t, err)
 			return
 		}
 		if ev.TransactionID == "" || ev.ConsumerGroup == "" || ev.EventType == "" || len(ev.Data) == 0 ||

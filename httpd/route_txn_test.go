@@ -333,7 +333,6 @@ func TestTxnCommit(t *testing.T) {
 		{"type":"ack","transactionId":"m-1","partitionId":"7"},
 		{"type":"push","items":[{"queue":"r","payload":{ "a" : 1.50 },"transactionId":"t-2"},{"queue":"r<&>","payload":"x","transactionId":"t-3"}]}],
 		"kv":[{"op":"put","ns":"app","key":"k","value":1,"forever":true},{"op":"get","ns":"app","key":"k"},{"op":"check","ns":"app","key":"k","expect":5}]}`)
-	wantStatus(t, w, http.StatusOK)
 	want := `{"transactionId":"txn-9","success":true,"results":[` +
 		`{"index":0,"type":"push","success":true,"transactionId":"t-1","messageId":"` + m1.String() + `","queueName":"q"},` +
 		`{"index":1,"type":"ack","success":true,"transactionId":"m-1","error":null,"dlq":true},` +
@@ -342,12 +341,7 @@ func TestTxnCommit(t *testing.T) {
 		`{"index":3,"type":"kv","opIndex":0,"op":"put","applied":true,"key":"k","value":1,"version":5},` +
 		`{"index":4,"type":"kv","opIndex":1,"op":"get","found":true,"key":"k\u00e9","value":{ "n" : 42.00 },"version":5,"expiresAt":null},` +
 		`{"index":5,"type":"kv","opIndex":2}]}` + "\n"
-	if got := w.Body.String(); got != want {
-		t.Fatalf("body =\n%s\nwant\n%s", got, want)
-	}
-	if ct := w.Header().Get("Content-Type"); ct != "application/json" {
-		t.Fatalf("Content-Type = %q", ct)
-	}
+	wantBody(t, w, http.StatusOK, want)
 	wantReq := TxnRequest{
 		Pushes: []TxnPush{pushOf(0, "q", "p", "42.00", "t-1"), pushOf(2, "r", "Default", `{ "a" : 1.50 }`, "t-2"),
 			pushOf(2, "r<&>", "Default", `"x"`, "t-3")},
@@ -403,10 +397,7 @@ func TestTxnRollback(t *testing.T) {
 			e := newEnv(t, fb, Options{})
 			w := e.do(t, "POST", "/api/v1/transaction", `{"operations":[{"type":"ack","transactionId":"m","partitionId":"1"}],
 				"kv":[{"op":"check","ns":"a","key":"k","expect":3,"required":true},{"op":"put","ns":"a","key":"n","value":1,"forever":true,"required":true}]}`)
-			wantStatus(t, w, http.StatusOK)
-			if got := w.Body.String(); got != c.want+"\n" {
-				t.Fatalf("body =\n%s\nwant\n%s", got, c.want)
-			}
+			wantBody(t, w, http.StatusOK, c.want+"\n")
 			if e.logLines() != 0 {
 				t.Fatalf("log = %q", e.log)
 			}
@@ -507,16 +498,8 @@ func FuzzTxnDecode(f *testing.F) {
 		{"type":"push","items":[{"queue":"q","payload":[1]}]}],"kv":[{"op":"put","ns":"a","key":"k","value":1,"forever":true}]}`))
 	f.Add([]byte(`{"kv":[{"op":"getPrefix","ns":"a","prefix":"p"}],"timers":[]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		err := parseJSON(body)
-		var req TxnRequest
-		if err == nil {
-			req, err = decodeTxn(body, 0)
-		}
+		req, err := fuzzDecode(t, body, func(b []byte) (TxnRequest, error) { return decodeTxn(b, 0) }, bodyRefusalOK)
 		if err != nil {
-			var e *Error
-			if !errors.As(err, &e) || (e.Status != http.StatusBadRequest && e.Status != http.StatusRequestEntityTooLarge) || e.Code == "" {
-				t.Fatalf("refusal %v is not a 400 or 413 *Error with a code", err)
-			}
 			return
 		}
 		if len(req.Pushes)+len(req.Acks)+len(req.KV) == 0 {

@@ -123,15 +123,6 @@ func lastWrite(q *QueueStats) int64 {
 	return last
 }
 
-// stampOrNull renders a stamp, nil for 0 (never).
-func stampOrNull(us int64) *string {
-	if us == 0 {
-		return nil
-	}
-	s := formatStamp(us)
-	return &s
-}
-
 // groupNames counts the distinct groups that read qs.
 func groupNames(qs []QueueStats) int {
 	names := map[string]bool{}

@@ -42,6 +42,29 @@ func flatten(groups []Group) (out []want, ids [][16]byte) {
 	return out, ids
 }
 
+// decodePush decodes the push body in testdata/name.
+func decodePush(t *testing.T, name string) Push {
+	t.Helper()
+	p, err := NewDecoder(1 << 20).Push(readBody(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// withIDText is exp with the text of ids[i] as the transaction id of each
+// message i that has none: a framed message without one carries its id's
+// text.
+func withIDText(exp []want, ids [][16]byte) []want {
+	out := append([]want(nil), exp...)
+	for i := range out {
+		if out[i].txn == "" {
+			out[i].txn = uuid.UUID(ids[i]).String()
+		}
+	}
+	return out
+}
+
 func sameItems(t *testing.T, got, exp []want) {
 	t.Helper()
 	if len(got) != len(exp) {
@@ -55,10 +78,7 @@ func sameItems(t *testing.T, got, exp []want) {
 }
 
 func TestClientPlainPush(t *testing.T) {
-	p, err := NewDecoder(1 << 20).Push(readBody(t, "push_plain.bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := decodePush(t, "push_plain.bin")
 	if p.Counts || p.Framed {
 		t.Errorf("flags read as counts %v framed %v, want neither", p.Counts, p.Framed)
 	}
@@ -75,22 +95,12 @@ func TestClientPlainPush(t *testing.T) {
 }
 
 func TestClientFramedPush(t *testing.T) {
-	p, err := NewDecoder(1 << 20).Push(readBody(t, "push_frames.bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := decodePush(t, "push_frames.bin")
 	if !p.Framed || p.Counts {
 		t.Fatalf("flags read as counts %v framed %v, want framed", p.Counts, p.Framed)
 	}
 	got, ids := flatten(p.Groups)
-	// A framed message without a transaction id carries its id's text.
-	exp := append([]want(nil), clientItems...)
-	for i := range exp {
-		if exp[i].txn == "" {
-			exp[i].txn = uuid.UUID(ids[i]).String()
-		}
-	}
-	sameItems(t, got, exp)
+	sameItems(t, got, withIDText(clientItems, ids))
 	for i, id := range ids {
 		if uuid.UUID(id).Version() != 7 {
 			t.Errorf("message %d id %s is not a version-7 UUID", i, uuid.UUID(id))
@@ -99,10 +109,7 @@ func TestClientFramedPush(t *testing.T) {
 }
 
 func TestClientCompressedCountsPush(t *testing.T) {
-	p, err := NewDecoder(1 << 20).Push(readBody(t, "push_zstd_counts.bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := decodePush(t, "push_zstd_counts.bin")
 	if !p.Counts || p.Framed {
 		t.Errorf("flags read as counts %v framed %v, want counts", p.Counts, p.Framed)
 	}
@@ -111,10 +118,7 @@ func TestClientCompressedCountsPush(t *testing.T) {
 }
 
 func TestClientFramedCountsPush(t *testing.T) {
-	p, err := NewDecoder(1 << 20).Push(readBody(t, "push_frames_counts.bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := decodePush(t, "push_frames_counts.bin")
 	got, ids := flatten(p.Groups)
 	sameItems(t, got, []want{{"q", "p", "a", "1"}, {"q", "p", uuid.UUID(ids[1]).String(), "2"}, {"q", "p", "c", "3"}})
 	if !p.Counts {
@@ -132,13 +136,7 @@ func TestClientTransaction(t *testing.T) {
 		t.Errorf("head = %s, want %s", tx.Head, head)
 	}
 	got, ids := flatten(tx.Groups)
-	exp := []want{clientItems[0], clientItems[1], {"audit", "Default", "", `{"k":"v"}`}}
-	for i := range exp {
-		if exp[i].txn == "" {
-			exp[i].txn = uuid.UUID(ids[i]).String()
-		}
-	}
-	sameItems(t, got, exp)
+	sameItems(t, got, withIDText([]want{clientItems[0], clientItems[1], {"audit", "Default", "", `{"k":"v"}`}}, ids))
 	if tx.Counts {
 		t.Error("counts read, not sent")
 	}
