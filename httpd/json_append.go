@@ -56,8 +56,10 @@ func appendKey(b []byte, k string) []byte {
 const hexDigits = "0123456789abcdef"
 
 // appendString appends s as a JSON string, escaped as encoding/json does
-// without HTML escaping: invalid UTF-8 becomes U+FFFD, and U+2028 and
-// U+2029 are escaped so the answer is also valid JavaScript.
+// without HTML escaping, except that \b and \f are written \u0008 and
+// \u000c (as Go before 1.22 did; the answers' bytes keep that): invalid
+// UTF-8 becomes U+FFFD, and U+2028 and U+2029 are escaped so the answer is
+// also valid JavaScript.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0

@@ -3,7 +3,16 @@ package httpd
 import (
 	"net/http"
 	"testing"
+
+	"github.com/queen-mq/queen-go/httpd/client"
 )
+
+// The client sends the tenant in the header the server reads.
+func TestTenantHeaderIsTheClients(t *testing.T) {
+	if client.TenantHeader != TenantHeader {
+		t.Fatalf("client.TenantHeader %q, the server reads %q", client.TenantHeader, TenantHeader)
+	}
+}
 
 func TestTenancy(t *testing.T) {
 	const id = "6ba7b810-9dad-11d1-80b4-00c04fd430c8"
