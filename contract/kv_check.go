@@ -245,7 +245,8 @@ func CheckKVList(ns, prefix, after string) error {
 }
 
 // IsJSONNumber reports whether s is a JSON number:
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, the grammar CheckJSON
+// reads a number by.
 func IsJSONNumber(s string) bool {
 	end, fault := scanNumber(s, 0)
 	return fault == numberOK && end == len(s)

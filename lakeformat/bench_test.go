@@ -22,22 +22,13 @@ func BenchmarkEncode(b *testing.B) {
 	for i := range recs {
 		input += int64(len(lakeformat.AppendLine(nil, &recs[i])))
 	}
-	for _, o := range allOptions {
+	for _, o := range gen.AllOptions {
 		b.Run(o.WriterID(), func(b *testing.B) {
 			b.SetBytes(input)
 			var buf bytes.Buffer
 			for b.Loop() {
 				buf.Reset()
-				enc, err := lakeformat.NewEncoder(&buf, o)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for i := range recs {
-					if err := enc.Add(&recs[i]); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if err := enc.Close(); err != nil {
+				if err := gen.Encode(&buf, o, recs); err != nil {
 					b.Fatal(err)
 				}
 			}

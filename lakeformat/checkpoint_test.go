@@ -42,19 +42,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 		"empty":     {K: 1, TEnd: -3},
 		"max":       {K: 1<<64 - 1, TEnd: 1<<63 - 1, Positions: []Position{{Partition: "p", NextOffset: 1<<63 - 1}}},
 	} {
-		t.Run(name, func(t *testing.T) {
-			b, err := c.Encode()
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := DecodeCheckpoint(b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, c) {
-				t.Fatalf("round trip: got %+v, want %+v", got, c)
-			}
-		})
+		t.Run(name, func(t *testing.T) { assertRoundTrip(t, c, DecodeCheckpoint) })
 	}
 }
 

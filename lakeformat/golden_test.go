@@ -56,7 +56,7 @@ func goldenName(o lakeformat.Options) string {
 
 // TestGoldenEdge pins the bytes of a small object of every format and codec.
 func TestGoldenEdge(t *testing.T) {
-	for _, o := range allOptions {
+	for _, o := range gen.AllOptions {
 		t.Run(o.WriterID(), func(t *testing.T) {
 			got := encode(t, o, edgeRecords())
 			path := filepath.Join("testdata", "golden", "edge."+goldenName(o))
@@ -94,7 +94,7 @@ func TestGoldenGenerated(t *testing.T) {
 	path := filepath.Join("testdata", "golden", "generated.sha256")
 	got := map[string]string{}
 	var lines []string
-	for _, o := range allOptions {
+	for _, o := range gen.AllOptions {
 		d := digest(encode(t, o, generated()))
 		got[goldenName(o)] = d
 		lines = append(lines, d+"  "+goldenName(o))
@@ -122,7 +122,7 @@ func TestGoldenGenerated(t *testing.T) {
 	for _, procs := range []int{1, 8} {
 		old := runtime.GOMAXPROCS(procs)
 		var wg sync.WaitGroup
-		for _, o := range allOptions {
+		for _, o := range gen.AllOptions {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -140,7 +140,7 @@ func TestGoldenGenerated(t *testing.T) {
 // codecs' pools hand back used encoders) and finds the same bytes each time.
 func TestRepeatedRuns(t *testing.T) {
 	recs := edgeRecords()
-	for _, o := range allOptions {
+	for _, o := range gen.AllOptions {
 		first := encode(t, o, recs)
 		for i := 0; i < 20; i++ {
 			if again := encode(t, o, recs); !bytes.Equal(first, again) {

@@ -10,22 +10,14 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/queen-mq/queen-go/lakeformat"
+	"github.com/queen-mq/queen-go/lakeformat/internal/gen"
 )
 
 // encode encodes records into one object of options o.
 func encode(t testing.TB, o lakeformat.Options, records []lakeformat.Record) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	enc, err := lakeformat.NewEncoder(&buf, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range records {
-		if err := enc.Add(&records[i]); err != nil {
-			t.Fatalf("add record %d: %v", i, err)
-		}
-	}
-	if err := enc.Close(); err != nil {
+	if err := gen.Encode(&buf, o, records); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -57,15 +49,6 @@ func decompress(t testing.TB, b []byte, c lakeformat.Codec) []byte {
 		t.Fatal(err)
 	}
 	return out
-}
-
-// allOptions are every format and codec the lake writes.
-var allOptions = []lakeformat.Options{
-	{Format: lakeformat.JSONL, Codec: lakeformat.Zstd},
-	{Format: lakeformat.JSONL, Codec: lakeformat.Gzip},
-	{Format: lakeformat.JSONL, Codec: lakeformat.None},
-	{Format: lakeformat.Parquet, Codec: lakeformat.Zstd},
-	{Format: lakeformat.Parquet, Codec: lakeformat.Snappy},
 }
 
 // asWritten is the payload text an object holds for stored payload p, worked

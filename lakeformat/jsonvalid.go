@@ -82,9 +82,9 @@ func (v *validator) value(i, depth int) (int, bool) {
 	}
 	switch c := v.p[i]; {
 	case c == '{':
-		return v.object(i+1, depth+1)
+		return v.container(i+1, depth+1, '}')
 	case c == '[':
-		return v.array(i+1, depth+1)
+		return v.container(i+1, depth+1, ']')
 	case c == '"':
 		return v.str(i + 1)
 	case c == '-' || c >= '0' && c <= '9':
@@ -106,52 +106,24 @@ func (v *validator) literal(i int, lit string) (int, bool) {
 	return i + len(lit), true
 }
 
-func (v *validator) object(i, depth int) (int, bool) {
+// container checks the members of an object (close '}') or the elements
+// of an array (close ']') from just after its opening bracket, and returns
+// the index just after its closing one.
+func (v *validator) container(i, depth int, close byte) (int, bool) {
 	if depth > maxJSONDepth {
 		return i, false
 	}
 	i = v.ws(i)
-	if i < len(v.p) && v.p[i] == '}' {
-		return i + 1, true
-	}
-	for {
-		if i >= len(v.p) || v.p[i] != '"' {
-			return i, false
-		}
-		var ok bool
-		if i, ok = v.str(i + 1); !ok {
-			return i, false
-		}
-		if i = v.ws(i); i >= len(v.p) || v.p[i] != ':' {
-			return i, false
-		}
-		if i, ok = v.value(v.ws(i+1), depth); !ok {
-			return i, false
-		}
-		if i = v.ws(i); i >= len(v.p) {
-			return i, false
-		}
-		switch v.p[i] {
-		case ',':
-			i = v.ws(i + 1)
-		case '}':
-			return i + 1, true
-		default:
-			return i, false
-		}
-	}
-}
-
-func (v *validator) array(i, depth int) (int, bool) {
-	if depth > maxJSONDepth {
-		return i, false
-	}
-	i = v.ws(i)
-	if i < len(v.p) && v.p[i] == ']' {
+	if i < len(v.p) && v.p[i] == close {
 		return i + 1, true
 	}
 	for {
 		var ok bool
+		if close == '}' {
+			if i, ok = v.member(i); !ok {
+				return i, false
+			}
+		}
 		if i, ok = v.value(i, depth); !ok {
 			return i, false
 		}
@@ -161,12 +133,28 @@ func (v *validator) array(i, depth int) (int, bool) {
 		switch v.p[i] {
 		case ',':
 			i = v.ws(i + 1)
-		case ']':
+		case close:
 			return i + 1, true
 		default:
 			return i, false
 		}
 	}
+}
+
+// member checks an object member's name and colon at p[i:] and returns
+// the index of its value.
+func (v *validator) member(i int) (int, bool) {
+	if i >= len(v.p) || v.p[i] != '"' {
+		return i, false
+	}
+	i, ok := v.str(i + 1)
+	if !ok {
+		return i, false
+	}
+	if i = v.ws(i); i >= len(v.p) || v.p[i] != ':' {
+		return i, false
+	}
+	return v.ws(i + 1), true
 }
 
 // str checks a string whose opening quote is at p[i-1].

@@ -84,19 +84,7 @@ func TestManifestRoundTrip(t *testing.T) {
 	for name, m := range map[string]*Manifest{
 		"merged": specManifest(), "per-partition": perPartitionManifest(), "no records": emptyManifest(),
 	} {
-		t.Run(name, func(t *testing.T) {
-			b, err := m.Encode()
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := DecodeManifest(b)
-			if err != nil {
-				t.Fatalf("DecodeManifest: %v\n%s", err, b)
-			}
-			if !reflect.DeepEqual(got, m) {
-				t.Fatalf("round trip:\n got %+v\nwant %+v", got, m)
-			}
-		})
+		t.Run(name, func(t *testing.T) { assertRoundTrip(t, m, DecodeManifest) })
 	}
 }
 

@@ -16,7 +16,7 @@ func TestRoundTrip(t *testing.T) {
 		"generated": gen.Sorted(gen.Records(5000, 17, 150, 1791007200000000, 3)),
 	}
 	for name, recs := range sets {
-		for _, o := range allOptions {
+		for _, o := range gen.AllOptions {
 			t.Run(name+"/"+o.WriterID(), func(t *testing.T) {
 				got, err := lakeformat.Decode(encode(t, o, recs), o.Format, o.Codec)
 				if err != nil {
@@ -31,7 +31,7 @@ func TestRoundTrip(t *testing.T) {
 // Decoded records encode again to the same bytes: the decoders read what
 // the encoder writes exactly, and so can verify a bucket's objects.
 func TestDecodeReencode(t *testing.T) {
-	for _, o := range allOptions {
+	for _, o := range gen.AllOptions {
 		obj := encode(t, o, edgeRecords())
 		recs, err := lakeformat.Decode(obj, o.Format, o.Codec)
 		if err != nil {
@@ -95,7 +95,7 @@ func TestEncoderRefusals(t *testing.T) {
 		{lakeformat.Record{Partition: "p", Offset: 5, Ts: 10}, lakeformat.ErrOutOfOrder, `partition "p" offset 5 after partition "p" offset 5`},
 		{lakeformat.Record{Partition: "a", Offset: 9, Ts: 10}, lakeformat.ErrOutOfOrder, `partition "a" offset 9`},
 	}
-	for _, o := range allOptions {
+	for _, o := range gen.AllOptions {
 		var buf bytes.Buffer
 		enc, err := lakeformat.NewEncoder(&buf, o)
 		if err != nil {
@@ -146,7 +146,7 @@ func (w *failWriter) Write(p []byte) (int, error) {
 // A writer error stops the encoder for good, with the writer's error.
 func TestEncoderWriteError(t *testing.T) {
 	recs := gen.Sorted(gen.Records(3000, 3, 150, 1791007200000000, 1))
-	for _, o := range allOptions {
+	for _, o := range gen.AllOptions {
 		enc, err := lakeformat.NewEncoder(&failWriter{after: 1000}, o)
 		if err != nil {
 			t.Fatal(err)

@@ -25,7 +25,7 @@ func mustKeys(t testing.TB) lakeformat.Keys {
 func TestWindowLayouts(t *testing.T) {
 	recs := gen.Sorted(gen.Records(3000, 5, 120, 1791007200000000, 11))
 	w := testWindow()
-	for _, o := range allOptions {
+	for _, o := range gen.AllOptions {
 		t.Run("merged/"+o.WriterID(), func(t *testing.T) {
 			objs, err := lakeformat.EncodeWindow(mustKeys(t), w, lakeformat.AlignHour, lakeformat.Merged, o, recs)
 			if err != nil {

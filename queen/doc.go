@@ -31,6 +31,8 @@
 //   - internal/retention: the leader's retention pass (retentionSeconds
 //     with the S3 sink's hold, completedRetentionSeconds).
 //   - internal/sinkadapter: the S3 sink's view of the log and the KV.
+//   - internal/tick: the loop of the periodic jobs (retention, the timer
+//     firer, the ephemeral store's sweep): one call an interval.
 //   - internal/sinks: the node's S3 sinks, the default tenant's from the
 //     environment and one per control-plane tenant, supervised: started,
 //     rebuilt when their row changes, restarted with backoff, drained

@@ -57,13 +57,7 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 
-	opts := []lakeformat.Options{
-		{Format: lakeformat.JSONL, Codec: lakeformat.Zstd},
-		{Format: lakeformat.JSONL, Codec: lakeformat.Gzip},
-		{Format: lakeformat.JSONL, Codec: lakeformat.None},
-		{Format: lakeformat.Parquet, Codec: lakeformat.Zstd},
-		{Format: lakeformat.Parquet, Codec: lakeformat.Snappy},
-	}
+	opts := slices.Clone(gen.AllOptions)
 	secsOf := map[string]float64{} // median seconds by writer id
 	var sample []byte
 	fmt.Println("| encoder | records/s | MB/s of input | output MB | ratio | vs pyarrow |")
@@ -131,16 +125,7 @@ func main() {
 // encode encodes recs into buf and returns a copy of the object.
 func encode(buf *bytes.Buffer, o lakeformat.Options, recs []lakeformat.Record) []byte {
 	buf.Reset()
-	enc, err := lakeformat.NewEncoder(buf, o)
-	if err != nil {
-		log.Fatal(err)
-	}
-	for i := range recs {
-		if err := enc.Add(&recs[i]); err != nil {
-			log.Fatal(err)
-		}
-	}
-	if err := enc.Close(); err != nil {
+	if err := gen.Encode(buf, o, recs); err != nil {
 		log.Fatal(err)
 	}
 	return bytes.Clone(buf.Bytes())

@@ -1,5 +1,7 @@
 // Package gen makes deterministic records for lakeformat's tests and
 // benchmarks: the same arguments give the same records on every machine.
+// It also holds what those tests and benchmarks share to encode them: every
+// format and codec (AllOptions), and one object's encoding (Encode).
 package gen
 
 import (

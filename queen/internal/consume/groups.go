@@ -73,26 +73,20 @@ func subscriptions(v *raftlog.View, tenant, queue, group string) ([]GroupInfo, e
 		lower = name(p, queue)
 	}
 	var out []GroupInfo
-	var derr error
-	err := v.Scan(lower, wire.PrefixEnd(lower), func(k, val []byte) bool {
+	err := family.Rows(v.Scan, lower, wire.PrefixEnd(lower), func(k, val []byte) (GroupInfo, error) {
 		d := family.NewDecoder(k[len(p):], ErrCorrupt)
 		q, g := d.Str(), d.Str()
 		m, err := decodeGroup(val)
 		if err == nil && d.Err != nil {
 			err = storageErr("group key", d.Err)
 		}
-		if err != nil {
-			derr = err
-			return false
-		}
-		if group == "" || g == group {
-			out = append(out, GroupInfo{Queue: q, Group: g, Subscribed: m.Created, Mode: m.Mode, From: m.From})
+		return GroupInfo{Queue: q, Group: g, Subscribed: m.Created, Mode: m.Mode, From: m.From}, err
+	}, func(gi GroupInfo) bool {
+		if group == "" || gi.Group == group {
+			out = append(out, gi)
 		}
 		return true
 	})
-	if err == nil {
-		err = derr
-	}
 	return out, err
 }
 

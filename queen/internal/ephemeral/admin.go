@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/queen-mq/queen-go/queen/internal/tick"
 )
 
 // Configure declares the queue (making it when new) and changes its
@@ -238,15 +240,4 @@ func (q *queue) leasing(group string) bool {
 }
 
 // Run sweeps every interval until ctx ends.
-func (s *Store) Run(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			s.Sweep()
-		}
-	}
-}
+func (s *Store) Run(ctx context.Context, interval time.Duration) { tick.Every(ctx, interval, s.Sweep) }

@@ -18,8 +18,9 @@
 //     answers nothing (Call); any other is one op, whose answer the
 //     family decodes (Propose).
 //   - The scans apply and reads share (scan.go): the keys of an index up
-//     to a limit (Keys: what is due, what expired), and decoded rows
-//     (Rows), a row that does not decode ending the scan with its error.
+//     to a limit (Keys: what is due, what expired), decoded rows (Rows)
+//     and a page of them up to a limit (Page), a row that does not decode
+//     ending the scan with its error.
 //
 // # Invariants
 //

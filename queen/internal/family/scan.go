@@ -8,15 +8,32 @@ type ScanFunc func(lower, upper []byte, fn func(key, val []byte) bool) error
 // index's entries: what is due, what expired); more says another was
 // there.
 func Keys(scan ScanFunc, lower, upper []byte, limit int) (keys [][]byte, more bool, err error) {
-	err = scan(lower, upper, func(k, _ []byte) bool {
-		if len(keys) == limit {
+	return Page(scan, lower, upper, limit, func(k, _ []byte) ([]byte, error) { return append([]byte(nil), k...), nil })
+}
+
+// Page collects the rows of [lower, upper) that decode reads, in key
+// order, at most limit (a page of a read); more says another was there,
+// which is not decoded. A row that does not decode ends the page with
+// decode's error, as in Rows.
+func Page[T any](scan ScanFunc, lower, upper []byte, limit int, decode func(key, val []byte) (T, error)) (rows []T, more bool, err error) {
+	var derr error
+	err = scan(lower, upper, func(k, v []byte) bool {
+		if len(rows) == limit {
 			more = true
 			return false
 		}
-		keys = append(keys, append([]byte(nil), k...))
+		row, err := decode(k, v)
+		if err != nil {
+			derr = err
+			return false
+		}
+		rows = append(rows, row)
 		return true
 	})
-	return keys, more, err
+	if err == nil {
+		err = derr
+	}
+	return rows, more, err
 }
 
 // Rows calls fn with each row of [lower, upper) that decode reads, in key

@@ -5,7 +5,7 @@
 // after a base an hour ahead of the wall clock, so stamps (lifetimes,
 // delays, expiries) are the script's and the leader's own ticks never
 // move them. The scripts' common steps are here too (Tenant, Appliers,
-// Lines, Fields, MustPropose, Answered, Read, ReadPage), and the codecs'
+// Lines, Fields, Args, MustPropose, Answered, Read, ReadPage), and the codecs'
 // fuzz harness (fuzz.go: FuzzOps, FuzzRoundTrip).
 package familytest
 
@@ -131,12 +131,24 @@ func Lines(d *datadriven.TestData) []string { return strings.Split(strings.TrimS
 func Fields(t *testing.T, line string, set func(k, v string) bool) string {
 	t.Helper()
 	f := strings.Fields(line)
-	for _, kv := range f[1:] {
+	setFields(t, line, f[1:], set)
+	return f[0]
+}
+
+// Args reads an input line of fields alone, "key=value…", as Fields
+// does.
+func Args(t *testing.T, line string, set func(k, v string) bool) {
+	t.Helper()
+	setFields(t, line, strings.Fields(line), set)
+}
+
+func setFields(t *testing.T, line string, fields []string, set func(k, v string) bool) {
+	t.Helper()
+	for _, kv := range fields {
 		if k, v, _ := strings.Cut(kv, "="); !set(k, v) {
 			t.Fatalf("unknown field %q in %q", k, line)
 		}
 	}
-	return f[0]
 }
 
 // Ctx is a context for a call of the script's own, ended at the test's

@@ -22,6 +22,7 @@ import (
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/lakeformat"
 	"github.com/queen-mq/queen-go/queen/internal/consume"
+	"github.com/queen-mq/queen-go/queen/internal/tick"
 	"github.com/queen-mq/queen-go/queen/internal/traces"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/s3sink/kvdoc"
@@ -49,18 +50,11 @@ type Job struct {
 
 // Run trims every Interval while this node leads, until ctx ends.
 func (j *Job) Run(ctx context.Context) {
-	t := time.NewTicker(j.Interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	tick.Every(ctx, j.Interval, func() {
 		if j.Shard.Leader() == j.NodeID {
 			j.Once(ctx)
 		}
-	}
+	})
 }
 
 // Once runs one pass over every queue.

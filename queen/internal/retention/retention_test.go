@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"testing"
 	"time"
 
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/lakeformat"
 	"github.com/queen-mq/queen-go/queen/internal/consume"
+	"github.com/queen-mq/queen-go/queen/internal/familytest"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
@@ -137,9 +137,7 @@ func TestRetentionHold(t *testing.T) {
 // deletes the records every group of the queue has settled, once they are
 // that old, and nothing any group still has to read.
 func TestCompletedRetention(t *testing.T) {
-	appliers := kvstore.Appliers()
-	maps.Copy(appliers, consume.Appliers())
-	id, shard, ctx := oneNode(t, appliers)
+	id, shard, ctx := oneNode(t, familytest.Appliers(kvstore.Appliers(), consume.Appliers()))
 	const tenant = "00000000-0000-0000-0000-000000000001"
 	base := time.Now().UnixMicro()
 	for i := int64(0); i < 5; i++ { // one record a minute

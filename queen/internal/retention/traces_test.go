@@ -3,12 +3,12 @@ package retention
 import (
 	"io"
 	"log/slog"
-	"maps"
 	"testing"
 	"time"
 
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/queen/internal/consume"
+	"github.com/queen-mq/queen-go/queen/internal/familytest"
 	"github.com/queen-mq/queen-go/queen/internal/traces"
 	"github.com/queen-mq/queen-go/raftlog"
 )
@@ -17,10 +17,7 @@ import (
 // lifetime ended, in as many bounded sweeps as it takes, and keeps the
 // others.
 func TestRetentionSweepsTraces(t *testing.T) {
-	appliers := kvstore.Appliers()
-	maps.Copy(appliers, consume.Appliers())
-	maps.Copy(appliers, traces.Appliers())
-	id, shard, ctx := oneNode(t, appliers)
+	id, shard, ctx := oneNode(t, familytest.Appliers(kvstore.Appliers(), consume.Appliers(), traces.Appliers()))
 	const tenant = "00000000-0000-0000-0000-000000000001"
 	base := time.Now().UnixMicro()
 	// 1.5 sweeps' worth of events living a minute, in one entry, and one

@@ -22,6 +22,7 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/seal"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
+	"github.com/queen-mq/queen-go/s3sink"
 	"github.com/queen-mq/queen-go/s3sink/kvdoc"
 	"github.com/queen-mq/queen-go/s3sink/s3test"
 )
@@ -114,6 +115,16 @@ func (w *world) start(src *fakeSource, o Options) *rig {
 	w.t.Helper()
 	o.Sealer = w.key
 	return startRig(w.t, w.b, src, o)
+}
+
+// startWithEnv pushes one record to the queue of tenantA and one to the
+// default tenant's, and starts a supervisor reading src whose environment
+// runs the default tenant's sink into "lake" as well.
+func (w *world) startWithEnv(src *fakeSource) *rig {
+	w.t.Helper()
+	w.b.push(w.t, tenantA, `{"n":1}`)
+	w.b.push(w.t, s3sink.DefaultTenant, `{"n":1}`)
+	return w.start(src, Options{Env: env(w.t, envSink(w.srv, "lake")...)})
 }
 
 // lease reads the lease row of the test's queue in a tenant's KV.
@@ -275,6 +286,12 @@ func (r *rig) waitUnit(cluster, what string, cond func(u map[string]any) bool) m
 	var u map[string]any
 	waitFor(r.t, what, func() bool { u = r.unit(cluster); return cond(u) })
 	return u
+}
+
+// waitCommitted waits until a unit's first queue has committed a window.
+func (r *rig) waitCommitted(cluster, what string) map[string]any {
+	r.t.Helper()
+	return r.waitUnit(cluster, what, func(u map[string]any) bool { return committed(u) >= 1 })
 }
 
 // committed reports a unit's first queue's last committed window.

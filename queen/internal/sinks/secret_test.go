@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/queen-mq/queen-go/s3sink"
 	"github.com/queen-mq/queen-go/s3sink/s3test"
 )
 
@@ -19,13 +18,11 @@ import (
 // goes against versitygw, whose refusals of a wrong signature are logged.
 func TestNoSecretInLogsStatusOrMetrics(t *testing.T) {
 	w := newWorld(t, s3test.Versitygw(t))
-	w.b.push(t, tenantA, `{"n":1}`)
-	w.b.push(t, s3sink.DefaultTenant, `{"n":1}`)
 	fresh := func() string { return "secret-" + rand.Text() }
 	wrong, other, unsealed, refused := fresh(), fresh(), fresh(), fresh()
 	secrets := []string{w.srv.Secret, wrong, other, unsealed, refused}
 	src := &fakeSource{}
-	r := w.start(src, Options{Env: env(t, envSink(w.srv, "lake")...)})
+	r := w.startWithEnv(src)
 	withSecret := func(u Unit, secret []byte) Unit { u.SecretSealed = secret; return u }
 	refusedRow := withSecret(w.row("refused", "0d000000-0000-4000-8000-00000000000d", 1), sealed(t, w.key, refused))
 	refusedRow.Config = doc(w.srv, "lake", "maxWindowMs", 1)
@@ -40,8 +37,8 @@ func TestNoSecretInLogsStatusOrMetrics(t *testing.T) {
 		return bucket != nil && bucket["reachable"] == false
 	})
 	src.set(append([]Unit{w.row("acme", tenantA, 2)}, rest...)...)
-	r.waitUnit("acme", "the rotated secret's window", func(u map[string]any) bool { return committed(u) >= 1 })
-	r.waitUnit("", "the environment's window", func(u map[string]any) bool { return committed(u) >= 1 })
+	r.waitCommitted("acme", "the rotated secret's window")
+	r.waitCommitted("", "the environment's window")
 	for _, c := range []string{"other-key", "unsealed", "refused"} {
 		if u := r.unit(c); phase(u) != "error" {
 			t.Fatalf("%s: %v", c, u)

@@ -18,15 +18,13 @@ import (
 // apart.
 func TestStatusBlockShape(t *testing.T) {
 	w := newWorld(t, s3test.Fake(t))
-	w.b.push(t, tenantA, `{"n":1}`)
-	w.b.push(t, s3sink.DefaultTenant, `{"n":1}`)
 	broken := w.row("broken", tenantB, 1)
 	broken.Config = []byte(`[]`)
 	src := &fakeSource{}
 	src.set(w.row("acme", tenantA, 1), broken)
-	r := w.start(src, Options{Env: env(t, envSink(w.srv, "lake")...)})
-	r.waitUnit("acme", "acme committed", func(u map[string]any) bool { return committed(u) >= 1 })
-	r.waitUnit("", "env committed", func(u map[string]any) bool { return committed(u) >= 1 })
+	r := w.startWithEnv(src)
+	r.waitCommitted("acme", "acme committed")
+	r.waitCommitted("", "env committed")
 
 	st := r.status()
 	if got := slices.Sorted(maps.Keys(st)); !slices.Equal(got, []string{"controlPlane", "mode", "phase", "sinks", "threads"}) {

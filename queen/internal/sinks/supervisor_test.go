@@ -24,7 +24,7 @@ func TestStartsASinkForANewRow(t *testing.T) {
 		t.Fatalf("a sink before any row: %v", u)
 	}
 	src.set(w.row("acme", tenantA, 1))
-	u := r.waitUnit("acme", "window 1 committed", func(u map[string]any) bool { return committed(u) >= 1 })
+	u := r.waitCommitted("acme", "window 1 committed")
 	if u["phase"] != "running" || u["source"] != "cp" || u["tenant"] != tenantA || u["error"] != nil {
 		t.Fatalf("unit %v", u)
 	}
@@ -64,7 +64,7 @@ func TestRebuildsARowWhoseUpdatedAtMoved(t *testing.T) {
 
 	row.UpdatedAtUs = 2
 	src.set(row)
-	u = r.waitUnit("acme", "window 1 committed with the new secret", func(u map[string]any) bool { return committed(u) >= 1 })
+	u = r.waitCommitted("acme", "window 1 committed with the new secret")
 	if u["phase"] != "running" || u["restarts"] != 0.0 || u["bucket"].(map[string]any)["reachable"] != true {
 		t.Fatalf("rebuilt unit %v", u)
 	}
@@ -94,7 +94,7 @@ func TestStopsARowDisabledNotRunnableOrGone(t *testing.T) {
 			r := w.start(src, Options{Env: env(t)})
 			row := w.row("acme", tenantA, 1)
 			src.set(row)
-			r.waitUnit("acme", "the queue held", func(u map[string]any) bool { return committed(u) >= 1 })
+			r.waitCommitted("acme", "the queue held")
 			if _, held := w.b.lease(t, tenantA); !held {
 				t.Fatal("no lease while running")
 			}
@@ -136,7 +136,7 @@ func TestASecretThatDoesNotOpenIsThatRowsError(t *testing.T) {
 	plain.SecretSealed = []byte(w.srv.Secret)
 	none.SecretSealed = nil
 	src.set(w.row("acme", tenantA, 1), otherKey, plain, none)
-	r.waitUnit("acme", "acme committed", func(u map[string]any) bool { return committed(u) >= 1 })
+	r.waitCommitted("acme", "acme committed")
 	for cluster, want := range map[string]error{"other-key": errWrongKey, "plain": errUnsealed, "none": errNoSecret} {
 		u := r.unit(cluster)
 		if u["phase"] != "error" || !contains(u["error"], `cluster "`+cluster+`"`) || !contains(u["error"], "QUEEN_ENCRYPTION_KEY") ||
@@ -207,7 +207,7 @@ func TestASourceErrorKeepsTheSinksRunning(t *testing.T) {
 	src := &fakeSource{}
 	r := w.start(src, Options{Env: env(t)})
 	src.set(w.row("acme", tenantA, 1))
-	before := r.waitUnit("acme", "running", func(u map[string]any) bool { return committed(u) >= 1 })
+	before := r.waitCommitted("acme", "running")
 	src.fail(errors.New("kv: no leader"))
 	waitFor(t, "controlPlane.error", func() bool { return r.status()["controlPlane"].(map[string]any)["error"] == "kv: no leader" })
 	time.Sleep(10 * r.sup.o.Interval)
@@ -258,7 +258,7 @@ func TestRestartsAnEngineThatExits(t *testing.T) {
 	if u["backoffMs"] != 400.0 || u["lastExit"].(map[string]any)["message"] != "panic: boom" {
 		t.Fatalf("second backoff %v", u)
 	}
-	u = r.waitUnit("acme", "running after two restarts", func(u map[string]any) bool { return committed(u) >= 1 })
+	u = r.waitCommitted("acme", "running after two restarts")
 	if u["restarts"] != 2.0 || u["backoffMs"] != 0.0 || u["phase"] != "running" {
 		t.Fatalf("after the restarts %v", u)
 	}
@@ -268,13 +268,11 @@ func TestRestartsAnEngineThatExits(t *testing.T) {
 // stopped; a drain that cannot finish is cut at QUEEN_S3_SHUTDOWN_GRACE_MS.
 func TestDrainStopsEverySinkWithinTheGrace(t *testing.T) {
 	w := newWorld(t, s3test.Fake(t))
-	w.b.push(t, tenantA, `{"n":1}`)
-	w.b.push(t, s3sink.DefaultTenant, `{"n":1}`)
 	src := &fakeSource{}
 	src.set(w.row("acme", tenantA, 1))
-	r := w.start(src, Options{Env: env(t, envSink(w.srv, "lake")...)})
-	r.waitUnit("acme", "acme committed", func(u map[string]any) bool { return committed(u) >= 1 })
-	r.waitUnit("", "env committed", func(u map[string]any) bool { return committed(u) >= 1 })
+	r := w.startWithEnv(src)
+	r.waitCommitted("acme", "acme committed")
+	r.waitCommitted("", "env committed")
 	r.sup.Drain()
 	st := r.status()
 	if st["phase"] != "stopped" {

@@ -80,12 +80,9 @@ func mintID(tenant, name string, index uint64) [16]byte {
 // unless told otherwise.
 func DefaultGroup(query string) string { return "streams." + query }
 
-// The reads of the store apply (raftlog.Txn) and the routes
-// (raftlog.View) share: both Get and Scan alike.
-type (
-	getFunc  func(key []byte) ([]byte, bool, error)
-	scanFunc func(lower, upper []byte, fn func(key, val []byte) bool) error
-)
+// getFunc is a read of the store that apply (raftlog.Txn) and the routes
+// (raftlog.View) share, as they share Scan (family.ScanFunc).
+type getFunc func(key []byte) ([]byte, bool, error)
 
 // getQuery reads a query by name; ok false when none is registered.
 func getQuery(get getFunc, tenant, name string) (Query, bool, error) {
@@ -114,24 +111,18 @@ func queryByID(get getFunc, tenant string, id [16]byte) (Query, bool, error) {
 // eachQuery calls fn for each query under prefix (one tenant's, or
 // every tenant's: {prefixQuery}), by tenant then name, until fn returns
 // false.
-func eachQuery(scan scanFunc, prefix []byte, fn func(tenant string, q Query) bool) error {
-	var derr error
-	err := scan(prefix, wire.PrefixEnd(prefix), func(k, val []byte) bool {
+func eachQuery(scan family.ScanFunc, prefix []byte, fn func(tenant string, q Query) bool) error {
+	type tenantQuery struct {
+		tenant string
+		q      Query
+	}
+	return family.Rows(scan, prefix, wire.PrefixEnd(prefix), func(k, val []byte) (tenantQuery, error) {
 		d := wire.NewDecoder(k[1:], ErrCorrupt)
 		tenant, name := string(d.Bytes()), string(d.Bytes())
 		if d.Err != nil {
-			derr = fmt.Errorf("%w: query key: %w", raftlog.ErrStorage, d.Err)
-			return false
+			return tenantQuery{}, fmt.Errorf("%w: query key: %w", raftlog.ErrStorage, d.Err)
 		}
 		q, err := decodeQuery(name, val)
-		if err != nil {
-			derr = err
-			return false
-		}
-		return fn(tenant, q)
-	})
-	if err == nil {
-		err = derr
-	}
-	return err
+		return tenantQuery{tenant, q}, err
+	}, func(r tenantQuery) bool { return fn(r.tenant, r.q) })
 }

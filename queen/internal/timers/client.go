@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/queen-mq/queen-go/queen/internal/family"
+	"github.com/queen-mq/queen-go/queen/internal/tick"
 	"github.com/queen-mq/queen-go/raftlog"
 )
 
@@ -50,26 +51,20 @@ type Firer struct {
 }
 
 // Run fires until ctx ends.
-func (f *Firer) Run(ctx context.Context) {
-	tick := time.NewTicker(f.Tick)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
+func (f *Firer) Run(ctx context.Context) { tick.Every(ctx, f.Tick, func() { f.fireDue(ctx) }) }
+
+// fireDue proposes fires while this node leads and a timer is due.
+func (f *Firer) fireDue(ctx context.Context) {
+	for f.Shard.Leader() == f.Node && ctx.Err() == nil {
+		more, err := f.once(ctx)
+		if err != nil {
+			if !errors.Is(err, context.Canceled) {
+				f.Log.Warn("timers: fire", "err", err)
+			}
 			return
-		case <-tick.C:
 		}
-		for f.Shard.Leader() == f.Node && ctx.Err() == nil {
-			more, err := f.once(ctx)
-			if err != nil {
-				if !errors.Is(err, context.Canceled) {
-					f.Log.Warn("timers: fire", "err", err)
-				}
-				break
-			}
-			if !more {
-				break
-			}
+		if !more {
+			return
 		}
 	}
 }

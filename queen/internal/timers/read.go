@@ -3,6 +3,7 @@ package timers
 import (
 	"bytes"
 
+	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
@@ -27,24 +28,9 @@ func List(v *raftlog.View, tenant, queue, after string, limit int) (rows []Timer
 	if after != "" {
 		lower = append(append(bytes.Clone(prefix), after...), 0)
 	}
-	var derr error
-	err = v.Scan(lower, wire.PrefixEnd(prefix), func(k, val []byte) bool {
-		if len(rows) == limit {
-			truncated = true
-			return false
-		}
-		t, err := decodeTimer(queue, string(k[len(prefix):]), val)
-		if err != nil {
-			derr = err
-			return false
-		}
-		rows = append(rows, t)
-		return true
+	return family.Page(v.Scan, lower, wire.PrefixEnd(prefix), limit, func(k, val []byte) (Timer, error) {
+		return decodeTimer(queue, string(k[len(prefix):]), val)
 	})
-	if err == nil {
-		err = derr
-	}
-	return rows, truncated, err
 }
 
 // Count counts a queue's pending timers whose key starts with prefix.

@@ -176,26 +176,12 @@ func Names(v *raftlog.View, tenant, search, after string, limit int) (names []Na
 			lower = a
 		}
 	}
-	var derr error
 	end := wire.PrefixEnd(append(bytes.Clone(p), search...))
-	err = v.Scan(lower, end, func(k, val []byte) bool {
-		if len(names) == limit {
-			truncated = true
-			return false
-		}
+	return family.Page(v.Scan, lower, end, limit, func(k, val []byte) (NameCount, error) {
 		n := string(k[len(p):])
 		c, err := decodeCount(n, val)
-		if err != nil {
-			derr = err
-			return false
-		}
-		names = append(names, NameCount{Name: n, Count: int64(min(c.n, uint64(contract.MaxSafeInteger))), Last: c.last})
-		return true
+		return NameCount{Name: n, Count: int64(min(c.n, uint64(contract.MaxSafeInteger))), Last: c.last}, err
 	})
-	if err == nil {
-		err = derr
-	}
-	return names, truncated, err
 }
 
 // NextExpiry returns the earliest expiry of a stored event of the shard

@@ -43,12 +43,8 @@ func TestScripts(t *testing.T) {
 		d.MaybeScanArgs(t, "tenant", &ten)
 		printEvents := func(evs []traces.Event) {
 			for _, e := range evs {
-				where := "unknown"
-				if e.Known {
-					where = e.Queue + "/" + e.Partition
-				}
 				fmt.Fprintf(&out, "%s #%d uid=%d txn=%s %s group=%s type=%s names=%v expires=%s data=%s\n",
-					n.Secs(e.Created), e.ID[11], e.PartitionUID, e.TransactionID, where, e.Group, clip(e.EventType), clipAll(e.Names),
+					n.Secs(e.Created), e.ID[11], e.PartitionUID, e.TransactionID, where(e.Known, e.Queue, e.Partition), e.Group, clip(e.EventType), clipAll(e.Names),
 					n.Secs(e.ExpiresAt), clip(string(e.Data)))
 			}
 		}
@@ -103,11 +99,7 @@ func TestScripts(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				where := "unknown"
-				if a.Known {
-					where = a.Queue + "/" + a.Partition
-				}
-				fmt.Fprintf(&out, "%s #%d expires=%s %s\n", n.Secs(a.Created()), a.ID[11], n.Secs(a.ExpiresAt), where)
+				fmt.Fprintf(&out, "%s #%d expires=%s %s\n", n.Secs(a.Created()), a.ID[11], n.Secs(a.ExpiresAt), where(a.Known, a.Queue, a.Partition))
 			}
 		case "message":
 			var uid uint64
@@ -211,8 +203,7 @@ func parseRecord(t *testing.T, tenant, line string) traces.Record {
 			r.Data = []byte(`"` + strings.Repeat("a", n-2) + `"`)
 		}
 	}
-	for _, kv := range strings.Fields(head) {
-		k, v, _ := strings.Cut(kv, "=")
+	familytest.Args(t, head, func(k, v string) bool {
 		if size, ok := strings.CutSuffix(v, "B"); ok {
 			if n, err := strconv.Atoi(size); err == nil {
 				v = strings.Repeat("a", n)
@@ -232,10 +223,20 @@ func parseRecord(t *testing.T, tenant, line string) traces.Record {
 		case "ttl":
 			r.TTLSeconds, _ = strconv.ParseInt(v, 10, 64)
 		default:
-			t.Fatalf("unknown field %q in %q", k, line)
+			return false
 		}
-	}
+		return true
+	})
 	return r
+}
+
+// where renders what an event's partition id names: its queue and
+// partition, or unknown.
+func where(known bool, queue, partition string) string {
+	if !known {
+		return "unknown"
+	}
+	return queue + "/" + partition
 }
 
 // clip shortens a value past 40 bytes to its length.
