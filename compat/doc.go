@@ -4,7 +4,8 @@
 //
 // The package itself holds no code; the lane is three parts:
 //
-//   - cmd/compat-gen (Go) boots one real queen node and versitygw, pushes a
+//   - cmd/compat-gen (Go) boots one real queen node and versitygw (through
+//     s3sink/s3test/versitygw, the one launcher of it), pushes a
 //     fixed data set over HTTP (three queues of twelve partitions, one named
 //     "eu west/1" and one "zürich"; payloads with 42.00, nested objects,
 //     unicode, pretty-printed JSON with LF and CRLF, null, a JSON string with

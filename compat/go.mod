@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/queen-mq/queen-go/httpd v0.0.0
 	github.com/queen-mq/queen-go/lakeformat v0.0.0
+	github.com/queen-mq/queen-go/s3sink v0.0.0
 )
 
 require (
@@ -28,4 +29,5 @@ replace (
 	github.com/queen-mq/queen-go/contract => ../contract
 	github.com/queen-mq/queen-go/httpd => ../httpd
 	github.com/queen-mq/queen-go/lakeformat => ../lakeformat
+	github.com/queen-mq/queen-go/s3sink => ../s3sink
 )

@@ -32,6 +32,11 @@
 //     (TooLarge) but no HTTP status; KVNamespaceOf, the one place the
 //     "namespace" alias of "ns" is resolved; KVOp.CheckNames, the
 //     decoder's early check of the names an op gives.
+//   - The KV answer (kv_answer.go, kv_answer_json.go): KVAnswer with its
+//     KVResult and KVRow, the console's KVListAnswer and KVCounts, the one
+//     type of an answer from the state machine to the HTTP body
+//     (kvstore.Answer is it), and its JSON: API.md §5's shapes, with
+//     timestamps rendered by FormatKVStamp.
 //   - Bodies (json.go): CheckJSON, one pass over a body that refuses what
 //     is not JSON, invalid UTF-8 (a lone surrogate's escape too) and
 //     nesting past a limit, and names where it stopped ("items[3].payload");

@@ -284,7 +284,7 @@ func (f *fakeBroker) Transaction(ctx context.Context, tenant string, req TxnRequ
 }
 
 // rawAnswer is a KV answer that marshals to its own text, as the
-// broker's kvstore.Answer does.
+// broker's contract.KVAnswer does.
 type rawAnswer string
 
 func (a rawAnswer) MarshalJSON() ([]byte, error) { return []byte(a), nil }

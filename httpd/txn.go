@@ -3,6 +3,8 @@ package httpd
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/queen-mq/queen-go/contract"
 )
 
 // Transactor serves POST /api/v1/transaction (API.md §3). New serves the
@@ -76,7 +78,7 @@ type TxnAck struct {
 const (
 	TxnRejectedAck    = "rejected_ack"
 	TxnDuplicate      = "duplicate"
-	TxnKVPrecondition = "kv_precondition"
+	TxnKVPrecondition = contract.KVReasonPrecondition // the KV call's own reason
 	TxnQueueNotFound  = "queue_not_found"
 	TxnBadRequest     = "bad_request"
 	TxnInternal       = "internal"

@@ -97,7 +97,6 @@ func DecodeAnswer(b []byte) (*Answer, error) {
 	case d.Err != nil || ok > 1:
 		d.Fail("ok")
 	case !a.OK:
-		a.Reason = ReasonPrecondition
 		a.FailedIndex = int(d.uvarintTo(1<<31-1, "failed index"))
 		a.KVReason = d.reason()
 		a.Version = d.Uvarint()

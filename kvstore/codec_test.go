@@ -40,8 +40,8 @@ func seedAnswers() []*Answer {
 			{Index: 4, Op: OpIncr, Key: "n", Applied: true, Value: json.RawMessage(`0.3`), Version: 5},
 			{Index: 5, Op: OpDelete, Key: "d", Applied: true},
 		}},
-		{Reason: ReasonPrecondition, FailedIndex: 3, KVReason: ReasonExists, Version: 12, Value: json.RawMessage(`{"a":1}`)},
-		{Reason: ReasonPrecondition, FailedIndex: 0, KVReason: ReasonAbsent},
+		{FailedIndex: 3, KVReason: ReasonExists, Version: 12, Value: json.RawMessage(`{"a":1}`)},
+		{FailedIndex: 0, KVReason: ReasonAbsent},
 	}
 }
 

@@ -3,7 +3,6 @@ package kvstore
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -28,20 +27,14 @@ type ListQuery struct {
 	IncludeExpired    bool
 }
 
-// ListRow is one row of a List page.
-type ListRow struct {
-	Row
-	Expired bool
-}
+// ListRow is one row of a List page (contract.KVListRow): a Row, and
+// Expired when it is past its TTL.
+type ListRow = contract.KVListRow
 
-// ListAnswer is one page of List: Truncated when more rows follow (the
-// next page starts after NextAfter), Bytes the keys' and values' bytes.
-type ListAnswer struct {
-	Rows      []ListRow
-	Truncated bool
-	NextAfter string
-	Bytes     int64
-}
+// ListAnswer is one page of List (contract.KVListAnswer): Truncated when
+// more rows follow (the next page starts after NextAfter), Bytes the keys'
+// and values' bytes.
+type ListAnswer = contract.KVListAnswer
 
 // List reads one page of a namespace's rows (ListQuery). Its errors are
 // *contract.KVError for a query the contract refuses.
@@ -97,7 +90,7 @@ func list(v *raftlog.View, tenant string, q ListQuery, limit int) (*ListAnswer, 
 		}
 		budget -= n
 		a.Bytes += n
-		r := ListRow{Row: Row{Key: k, Version: w.version, ExpiresAt: w.expiresAt, UpdatedAt: w.updatedAt}, Expired: expired}
+		r := ListRow{KVRow: Row{Key: k, Version: w.version, ExpiresAt: w.expiresAt, UpdatedAt: w.updatedAt}, Expired: expired}
 		if !q.KeysOnly {
 			r.Value = slices.Clone(w.value)
 		}
@@ -112,46 +105,4 @@ func list(v *raftlog.View, tenant string, q ListQuery, limit int) (*ListAnswer, 
 		a.NextAfter = ""
 	}
 	return a, err
-}
-
-// MarshalJSON renders the page as POST /api/v1/resources/kv/list answers
-// it: {rows:[{key,value,version,expiresAt,updatedAt,expired}],truncated,
-// nextAfter (null on the last page),bytes}.
-func (a *ListAnswer) MarshalJSON() ([]byte, error) {
-	type row struct {
-		jsonRow
-		Expired bool `json:"expired"`
-	}
-	rows := make([]row, len(a.Rows))
-	for i, r := range a.Rows {
-		rows[i] = row{rowJSON(r.Row), r.Expired}
-	}
-	var next *string
-	if a.NextAfter != "" {
-		next = &a.NextAfter
-	}
-	return json.Marshal(struct {
-		Rows      []row   `json:"rows"`
-		Truncated bool    `json:"truncated"`
-		NextAfter *string `json:"nextAfter"`
-		Bytes     int64   `json:"bytes"`
-	}{rows, a.Truncated, next, a.Bytes})
-}
-
-// Counts is the answer of GET /api/v1/resources/kv/namespaces.
-type Counts []NamespaceCount
-
-// MarshalJSON renders {namespaces:[{namespace,keys}]}.
-func (c Counts) MarshalJSON() ([]byte, error) {
-	type ns struct {
-		Namespace string `json:"namespace"`
-		Keys      int64  `json:"keys"`
-	}
-	out := make([]ns, len(c))
-	for i, n := range c {
-		out[i] = ns{n.Namespace, n.Keys}
-	}
-	return json.Marshal(struct {
-		Namespaces []ns `json:"namespaces"`
-	}{out})
 }

@@ -7,12 +7,13 @@
 // version, an expiry and the stamp of its last write; the ops get, getMany,
 // getPrefix, put (with expect), putIfAbsent, delete (with expect), incr
 // and check; calls of up to 256 ops whose required ops make the call all
-// or nothing (the fence that locks and the S3 sink build on); the call
-// and answer codecs; the JSON shape of answers. The op is contract's (Op
-// is contract.KVOp), and so are a call's rules and refusals: prepare runs
-// contract.CheckKVCall, whose *contract.KVError carries a reason and a
-// class (TooLarge) but no HTTP status, then normalizes the ops for the
-// codec.
+// or nothing (the fence that locks and the S3 sink build on); the binary
+// call and answer codecs of the entry. kvstore is Go types and errors
+// only: the op and the answer are contract's (Op is contract.KVOp, Answer
+// contract.KVAnswer, whose JSON contract renders and httpd serves), and so
+// are a call's rules and refusals: prepare runs contract.CheckKVCall,
+// whose *contract.KVError carries a reason and a class (TooLarge) but no
+// HTTP status, then normalizes the ops for the codec.
 //
 // A call travels as one raftlog op of kind OpKV (256) holding the tenant
 // and every op. Appliers() registers its applier with
@@ -34,7 +35,7 @@
 // row whose expiresAt is at or before the stamp is absent: in apply the
 // stamp is the entry's (raftlog.ApplyInfo.Stamp), in a read-only call the
 // view's (raftlog.View.Stamp). updatedAt is the writing entry's stamp.
-// Rows keep both as µs integers; FormatStamp renders them.
+// Rows keep both as µs integers; contract.FormatKVStamp renders them.
 //
 // Apply is deterministic: what it writes and answers follows from the
 // entry, its stamp and the state before it. It reads no clock, draws no
@@ -44,9 +45,9 @@
 //
 // All or nothing: a call with a write is one raft entry, applied in one
 // batch. A required op that is not applied returns raftlog.Abort, which
-// drops every write of the entry, and the answer says kv_precondition
-// with the failed op's index, its reason, and the current row's version
-// and value.
+// drops every write of the entry, and the answer is not OK: it holds the
+// failed op's index, its reason, and the current row's version and value
+// (kv_precondition on the wire).
 //
 // # Keys
 //
@@ -75,8 +76,8 @@
 //     ("exactly one"); ttlSeconds above 100 years is kv_bad_ttl.
 //   - A missing value or one that is not JSON is kv_bad_value.
 //   - A key or value too large is the TooLarge class (Reason
-//     kv_key_too_large or kv_value_too_large): a 413 payload_too_large
-//     on the wire.
+//     kv_key_too_large or kv_value_too_large), which httpd.KVRefusal
+//     answers apart from a call of the wrong shape.
 //   - getMany reads each distinct key once. The 4 MiB read budget counts
 //     keys and values read: get always answers, getMany and getPrefix
 //     stop and say truncated when the next row would not fit (getMany's
@@ -84,7 +85,8 @@
 //     keysOnly keep version and timestamps but not the value.
 //   - A delete that meets an expired row answers absent and removes it.
 //     Expired rows nobody touches stay on disk until written or deleted.
-//   - A row that never expires renders "expiresAt": null.
+//   - A row that never expires has ExpiresAt 0 (rendered
+//     "expiresAt": null).
 //
 // # Exact decimals
 //

@@ -80,7 +80,7 @@ func (e *evaluator) run(c *call) (*Answer, error) {
 			return nil, err
 		}
 		if o.required && (o.kind.writes() || o.kind == kindCheck) && !r.Applied {
-			return &Answer{Reason: ReasonPrecondition, FailedIndex: i, KVReason: r.Reason,
+			return &Answer{FailedIndex: i, KVReason: r.Reason,
 				Version: r.Version, Value: r.Value, Stamp: e.stamp}, nil
 		}
 	}

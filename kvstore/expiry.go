@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/queen-mq/queen-go/contract"
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
@@ -277,11 +278,8 @@ func (s *Store) Sweep(ctx context.Context, op SweepOp) (uint64, error) {
 }
 
 // NamespaceCount is one namespace of a tenant and how many live keys it
-// holds.
-type NamespaceCount struct {
-	Namespace string
-	Keys      int64
-}
+// holds (contract.KVNamespaceCount).
+type NamespaceCount = contract.KVNamespaceCount
 
 // Namespaces lists a tenant's namespaces with their exact counts of live
 // keys, by name, as a linearizable read: each namespace's stored count

@@ -33,17 +33,3 @@ func TestAddNumbers(t *testing.T) {
 		}
 	}
 }
-
-func TestFormatStamp(t *testing.T) {
-	for us, want := range map[int64]string{
-		0:                "1970-01-01T00:00:00+00:00",
-		1790072130123400: "2026-09-22T10:15:30.1234+00:00",
-		1790072130000001: "2026-09-22T10:15:30.000001+00:00",
-		1790072130500000: "2026-09-22T10:15:30.5+00:00",
-		1790072130000000: "2026-09-22T10:15:30+00:00",
-	} {
-		if got := FormatStamp(us); got != want {
-			t.Errorf("FormatStamp(%d) = %s, want %s", us, got, want)
-		}
-	}
-}

@@ -1,10 +1,6 @@
 package kvstore
 
-import (
-	"encoding/json"
-
-	"github.com/queen-mq/queen-go/contract"
-)
+import "github.com/queen-mq/queen-go/contract"
 
 // The op names of API.md §5, as they appear in Op.Op and Result.Op
 // (contract's).
@@ -33,70 +29,18 @@ const (
 // decodes a call into, with its rules (contract.CheckKVCall).
 type Op = contract.KVOp
 
-// Answer is what a call answered. When OK, Results holds one Result per op
-// in order. When a required op was not applied, OK is false, nothing of the
-// call was written, and the Failed* fields say which op and why.
-type Answer struct {
-	OK      bool
-	Results []Result
-	// Reason is "kv_precondition" when OK is false.
-	Reason string
-	// FailedIndex is the index of the required op that was not applied,
-	// KVReason its reason (exists, absent, version, limit, type), Version
-	// and Value the current row's (0 and nil when there is none).
-	FailedIndex int
-	KVReason    string
-	Version     uint64
-	Value       json.RawMessage
-	// Stamp is the broker clock the call was judged on (µs): the stamp of
-	// its entry, or of the view a read-only call read.
-	Stamp int64
-}
+// Answer is what a call answered: contract.KVAnswer, the type the HTTP
+// API renders (its JSON is contract's). When OK, Results holds one Result
+// per op in order; when a required op was not applied, OK is false,
+// nothing of the call was written, and FailedIndex, KVReason, Version and
+// Value say which op, why, and the current row's. Stamp is the broker
+// clock the call was judged on.
+type Answer = contract.KVAnswer
 
-// ReasonPrecondition is Answer.Reason when a required op was not applied.
-const ReasonPrecondition = "kv_precondition"
+// Result is one op's answer (contract.KVResult): which fields count
+// depends on its Op, as contract.KVResult says.
+type Result = contract.KVResult
 
-// Result is one op's answer. Which fields count depends on Op:
-//
-//   - get: Found; when found Value, Version, ExpiresAt, UpdatedAt.
-//   - getMany: Rows (in key byte order), Missing, Truncated.
-//   - getPrefix: Rows, Truncated, NextAfter.
-//   - put, putIfAbsent, delete, incr, check: Applied, Reason when not,
-//     and Value and Version of the row as it stands after the op (the
-//     current row's when not applied; nil and 0 when there is none, so a
-//     delete that applied answers 0).
-type Result struct {
-	Index int
-	Op    string
-	Key   string
-
-	Applied bool
-	Reason  string
-
-	Found bool
-	// Value is JSON text; nil when there is none.
-	Value   json.RawMessage
-	Version uint64
-	// ExpiresAt and UpdatedAt are broker-clock µs; ExpiresAt 0 means the
-	// row never expires. FormatStamp renders them.
-	ExpiresAt int64
-	UpdatedAt int64
-
-	Rows    []Row
-	Missing []string
-	// Truncated: getMany ran out of the call's read budget (the keys in
-	// neither Rows nor Missing were not read), or getPrefix has more rows
-	// after NextAfter ("" when it has none).
-	Truncated bool
-	NextAfter string
-}
-
-// Row is one row of a getMany or getPrefix result. Value is nil for a
-// getPrefix with KeysOnly.
-type Row struct {
-	Key       string
-	Value     json.RawMessage
-	Version   uint64
-	ExpiresAt int64
-	UpdatedAt int64
-}
+// Row is one row of a getMany or getPrefix result (contract.KVRow); Value
+// is nil for a getPrefix with KeysOnly.
+type Row = contract.KVRow

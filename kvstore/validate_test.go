@@ -10,8 +10,9 @@ import (
 	"github.com/queen-mq/queen-go/kvstore"
 )
 
-// TestValidation checks every refusal of API.md §5: the class (status),
-// reason and op index, and that nothing was proposed.
+// TestValidation checks every refusal of API.md §5: the class (the size
+// of a key or a value, or the call's shape), reason and op index, and
+// that nothing was proposed.
 func TestValidation(t *testing.T) {
 	_, s, kv := startOne(t)
 	big := `"` + strings.Repeat("x", kvstore.MaxValueBytes-1) + `"` // 64 KiB + 1 compacted
@@ -31,44 +32,45 @@ func TestValidation(t *testing.T) {
 		return k
 	}
 	forever := func(o kvstore.Op) kvstore.Op { o.Forever = true; return o }
+	const shape, size = false, true // the class: contract.KVError.TooLarge
 	cases := []struct {
-		name   string
-		ops    []kvstore.Op
-		status int
-		reason string
-		index  int
+		name     string
+		ops      []kvstore.Op
+		tooLarge bool
+		reason   string
+		index    int
 	}{
-		{"unknown op", []kvstore.Op{get("a"), {Op: "scan", NS: "app", Key: "a"}}, 400, contract.KVReasonUnknownOp, 1},
-		{"empty namespace", []kvstore.Op{{Op: kvstore.OpGet, Key: "a"}}, 400, contract.KVReasonBadNamespace, 0},
-		{"namespace starts with a dot", []kvstore.Op{{Op: kvstore.OpGet, NS: ".app", Key: "a"}}, 400, contract.KVReasonBadNamespace, 0},
-		{"namespace in capitals", []kvstore.Op{{Op: kvstore.OpGet, NS: "App", Key: "a"}}, 400, contract.KVReasonBadNamespace, 0},
-		{"namespace of 65 bytes", []kvstore.Op{{Op: kvstore.OpGet, NS: strings.Repeat("a", 65), Key: "a"}}, 400, contract.KVReasonBadNamespace, 0},
-		{"empty key", []kvstore.Op{get("")}, 400, contract.KVReasonBadKey, 0},
-		{"key with NUL", []kvstore.Op{get("a\x00b")}, 400, contract.KVReasonBadKey, 0},
-		{"key of 513 bytes", []kvstore.Op{get(strings.Repeat("k", 513))}, 413, contract.KVReasonKeyTooLarge, 0},
-		{"getMany key of 513 bytes", []kvstore.Op{{Op: kvstore.OpGetMany, NS: "app", Keys: []string{"a", strings.Repeat("k", 513)}}}, 413, contract.KVReasonKeyTooLarge, 0},
-		{"value over 64 KiB compacted", []kvstore.Op{put("a", big)}, 413, contract.KVReasonValueTooLarge, 0},
-		{"value that is not JSON", []kvstore.Op{put("a", `{"a":`)}, 400, contract.KVReasonBadValue, 0},
-		{"put without a value", []kvstore.Op{{Op: kvstore.OpPut, NS: "app", Key: "a", Forever: true}}, 400, contract.KVReasonBadValue, 0},
-		{"257 ops", many(257, get("a")), 400, contract.KVReasonTooManyOps, -1},
-		{"1025 keys", []kvstore.Op{get("a"), {Op: kvstore.OpGetMany, NS: "app", Keys: keys(1024)}}, 400, contract.KVReasonTooManyKeys, 1},
-		{"two writes of one key", []kvstore.Op{put("a", "1"), get("a"), {Op: kvstore.OpDelete, NS: "app", Key: "a"}}, 400, contract.KVReasonDuplicateKey, 2},
-		{"no expiry", []kvstore.Op{{Op: kvstore.OpPut, NS: "app", Key: "a", Value: json.RawMessage("1")}}, 400, contract.KVReasonExpiryNotGiven, 0},
-		{"both expiries", []kvstore.Op{{Op: kvstore.OpPut, NS: "app", Key: "a", Value: json.RawMessage("1"), Forever: true, TTLSeconds: i64(5)}}, 400, contract.KVReasonExpiryNotGiven, 0},
-		{"incr without expiry", []kvstore.Op{{Op: kvstore.OpIncr, NS: "app", Key: "a", Delta: "1"}}, 400, contract.KVReasonExpiryNotGiven, 0},
-		{"ttl 0", []kvstore.Op{{Op: kvstore.OpPutIfAbsent, NS: "app", Key: "a", Value: json.RawMessage("1"), TTLSeconds: i64(0)}}, 400, contract.KVReasonBadTTL, 0},
-		{"negative ttl", []kvstore.Op{{Op: kvstore.OpPut, NS: "app", Key: "a", Value: json.RawMessage("1"), TTLSeconds: i64(-1)}}, 400, contract.KVReasonBadTTL, 0},
-		{"putIfAbsent with expect 3", []kvstore.Op{forever(kvstore.Op{Op: kvstore.OpPutIfAbsent, NS: "app", Key: "a", Value: json.RawMessage("1"), Expect: i64(3)})}, 400, contract.KVReasonBadExpect, 0},
-		{"incr with expect", []kvstore.Op{forever(kvstore.Op{Op: kvstore.OpIncr, NS: "app", Key: "a", Delta: "1", Expect: i64(1)})}, 400, contract.KVReasonBadExpect, 0},
-		{"check without expect", []kvstore.Op{{Op: kvstore.OpCheck, NS: "app", Key: "a"}}, 400, contract.KVReasonBadExpect, 0},
-		{"negative expect", []kvstore.Op{forever(kvstore.Op{Op: kvstore.OpPut, NS: "app", Key: "a", Value: json.RawMessage("1"), Expect: i64(-1)})}, 400, contract.KVReasonBadExpect, 0},
-		{"delete with expect 0", []kvstore.Op{{Op: kvstore.OpDelete, NS: "app", Key: "a", Expect: i64(0)}}, 400, contract.KVReasonBadExpect, 0},
-		{"incr without delta", []kvstore.Op{forever(kvstore.Op{Op: kvstore.OpIncr, NS: "app", Key: "a"})}, 400, contract.KVReasonBadDelta, 0},
-		{"incr delta not a number", []kvstore.Op{forever(kvstore.Op{Op: kvstore.OpIncr, NS: "app", Key: "a", Delta: "NaN"})}, 400, contract.KVReasonBadDelta, 0},
-		{"incr min above max", []kvstore.Op{forever(kvstore.Op{Op: kvstore.OpIncr, NS: "app", Key: "a", Delta: "1", Min: "2", Max: "1.5"})}, 400, contract.KVReasonBadBounds, 0},
-		{"incr bound not a number", []kvstore.Op{forever(kvstore.Op{Op: kvstore.OpIncr, NS: "app", Key: "a", Delta: "1", Max: "+1"})}, 400, contract.KVReasonBadBounds, 0},
-		{"getPrefix without prefix", []kvstore.Op{{Op: kvstore.OpGetPrefix, NS: "app"}}, 400, contract.KVReasonPrefixRequired, 0},
-		{"getPrefix after with NUL", []kvstore.Op{{Op: kvstore.OpGetPrefix, NS: "app", Prefix: "p", After: "p\x00"}}, 400, contract.KVReasonBadKey, 0},
+		{"unknown op", []kvstore.Op{get("a"), {Op: "scan", NS: "app", Key: "a"}}, shape, contract.KVReasonUnknownOp, 1},
+		{"empty namespace", []kvstore.Op{{Op: kvstore.OpGet, Key: "a"}}, shape, contract.KVReasonBadNamespace, 0},
+		{"namespace starts with a dot", []kvstore.Op{{Op: kvstore.OpGet, NS: ".app", Key: "a"}}, shape, contract.KVReasonBadNamespace, 0},
+		{"namespace in capitals", []kvstore.Op{{Op: kvstore.OpGet, NS: "App", Key: "a"}}, shape, contract.KVReasonBadNamespace, 0},
+		{"namespace of 65 bytes", []kvstore.Op{{Op: kvstore.OpGet, NS: strings.Repeat("a", 65), Key: "a"}}, shape, contract.KVReasonBadNamespace, 0},
+		{"empty key", []kvstore.Op{get("")}, shape, contract.KVReasonBadKey, 0},
+		{"key with NUL", []kvstore.Op{get("a\x00b")}, shape, contract.KVReasonBadKey, 0},
+		{"key of 513 bytes", []kvstore.Op{get(strings.Repeat("k", 513))}, size, contract.KVReasonKeyTooLarge, 0},
+		{"getMany key of 513 bytes", []kvstore.Op{{Op: kvstore.OpGetMany, NS: "app", Keys: []string{"a", strings.Repeat("k", 513)}}}, size, contract.KVReasonKeyTooLarge, 0},
+		{"value over 64 KiB compacted", []kvstore.Op{put("a", big)}, size, contract.KVReasonValueTooLarge, 0},
+		{"value that is not JSON", []kvstore.Op{put("a", `{"a":`)}, shape, contract.KVReasonBadValue, 0},
+		{"put without a value", []kvstore.Op{{Op: kvstore.OpPut, NS: "app", Key: "a", Forever: true}}, shape, contract.KVReasonBadValue, 0},
+		{"257 ops", many(257, get("a")), shape, contract.KVReasonTooManyOps, -1},
+		{"1025 keys", []kvstore.Op{get("a"), {Op: kvstore.OpGetMany, NS: "app", Keys: keys(1024)}}, shape, contract.KVReasonTooManyKeys, 1},
+		{"two writes of one key", []kvstore.Op{put("a", "1"), get("a"), {Op: kvstore.OpDelete, NS: "app", Key: "a"}}, shape, contract.KVReasonDuplicateKey, 2},
+		{"no expiry", []kvstore.Op{{Op: kvstore.OpPut, NS: "app", Key: "a", Value: json.RawMessage("1")}}, shape, contract.KVReasonExpiryNotGiven, 0},
+		{"both expiries", []kvstore.Op{{Op: kvstore.OpPut, NS: "app", Key: "a", Value: json.RawMessage("1"), Forever: true, TTLSeconds: i64(5)}}, shape, contract.KVReasonExpiryNotGiven, 0},
+		{"incr without expiry", []kvstore.Op{{Op: kvstore.OpIncr, NS: "app", Key: "a", Delta: "1"}}, shape, contract.KVReasonExpiryNotGiven, 0},
+		{"ttl 0", []kvstore.Op{{Op: kvstore.OpPutIfAbsent, NS: "app", Key: "a", Value: json.RawMessage("1"), TTLSeconds: i64(0)}}, shape, contract.KVReasonBadTTL, 0},
+		{"negative ttl", []kvstore.Op{{Op: kvstore.OpPut, NS: "app", Key: "a", Value: json.RawMessage("1"), TTLSeconds: i64(-1)}}, shape, contract.KVReasonBadTTL, 0},
+		{"putIfAbsent with expect 3", []kvstore.Op{forever(kvstore.Op{Op: kvstore.OpPutIfAbsent, NS: "app", Key: "a", Value: json.RawMessage("1"), Expect: i64(3)})}, shape, contract.KVReasonBadExpect, 0},
+		{"incr with expect", []kvstore.Op{forever(kvstore.Op{Op: kvstore.OpIncr, NS: "app", Key: "a", Delta: "1", Expect: i64(1)})}, shape, contract.KVReasonBadExpect, 0},
+		{"check without expect", []kvstore.Op{{Op: kvstore.OpCheck, NS: "app", Key: "a"}}, shape, contract.KVReasonBadExpect, 0},
+		{"negative expect", []kvstore.Op{forever(kvstore.Op{Op: kvstore.OpPut, NS: "app", Key: "a", Value: json.RawMessage("1"), Expect: i64(-1)})}, shape, contract.KVReasonBadExpect, 0},
+		{"delete with expect 0", []kvstore.Op{{Op: kvstore.OpDelete, NS: "app", Key: "a", Expect: i64(0)}}, shape, contract.KVReasonBadExpect, 0},
+		{"incr without delta", []kvstore.Op{forever(kvstore.Op{Op: kvstore.OpIncr, NS: "app", Key: "a"})}, shape, contract.KVReasonBadDelta, 0},
+		{"incr delta not a number", []kvstore.Op{forever(kvstore.Op{Op: kvstore.OpIncr, NS: "app", Key: "a", Delta: "NaN"})}, shape, contract.KVReasonBadDelta, 0},
+		{"incr min above max", []kvstore.Op{forever(kvstore.Op{Op: kvstore.OpIncr, NS: "app", Key: "a", Delta: "1", Min: "2", Max: "1.5"})}, shape, contract.KVReasonBadBounds, 0},
+		{"incr bound not a number", []kvstore.Op{forever(kvstore.Op{Op: kvstore.OpIncr, NS: "app", Key: "a", Delta: "1", Max: "+1"})}, shape, contract.KVReasonBadBounds, 0},
+		{"getPrefix without prefix", []kvstore.Op{{Op: kvstore.OpGetPrefix, NS: "app"}}, shape, contract.KVReasonPrefixRequired, 0},
+		{"getPrefix after with NUL", []kvstore.Op{{Op: kvstore.OpGetPrefix, NS: "app", Prefix: "p", After: "p\x00"}}, shape, contract.KVReasonBadKey, 0},
 	}
 	before := s.Applied()
 	for _, c := range cases {
@@ -78,11 +80,10 @@ func TestValidation(t *testing.T) {
 			if !errors.As(err, &e) {
 				t.Fatalf("err %v, want a *contract.KVError", err)
 			}
-			// The class is the status: httpd.KVRefusal answers a TooLarge
-			// one 413 payload_too_large and any other 400 kv_bad_request
-			// (httpd's TestKVRefusal).
-			if e.TooLarge() != (c.status == 413) || e.Reason != c.reason || e.Index != c.index || e.Detail == "" {
-				t.Errorf("got too large %v %s op %d (%s), want %d %s op %d", e.TooLarge(), e.Reason, e.Index, e.Detail, c.status, c.reason, c.index)
+			// httpd.KVRefusal maps the class to a status (httpd's
+			// TestKVRefusal).
+			if e.TooLarge() != c.tooLarge || e.Reason != c.reason || e.Index != c.index || e.Detail == "" {
+				t.Errorf("got too large %v %s op %d (%s), want too large %v %s op %d", e.TooLarge(), e.Reason, e.Index, e.Detail, c.tooLarge, c.reason, c.index)
 			}
 		})
 	}

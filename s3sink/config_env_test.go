@@ -42,8 +42,13 @@ func confTestWant() (*Settings, NodeSettings) {
 	return &s, confDefaultNode(3, "host-a", 4)
 }
 
+// TestConfigValidateRefuses: Validate's sentence for each refusal, and
+// NewEngine refusing the same settings with the same *ConfigError.
 func TestConfigValidateRefuses(t *testing.T) {
 	goodSink, goodNode := confTestWant()
+	if _, err := NewEngine(DefaultTenant, *goodSink, goodNode, Deps{}); err != nil {
+		t.Fatalf("NewEngine refuses valid settings: %v", err)
+	}
 	cases := []struct {
 		edit func(s *Settings, n *NodeSettings)
 		msg  string
@@ -71,6 +76,11 @@ func TestConfigValidateRefuses(t *testing.T) {
 		}
 		if err == nil || err.Error() != c.msg {
 			t.Errorf("case %d: %v\nwant %s", i, err, c.msg)
+		}
+		want, _ := err.(*ConfigError)
+		e, eerr := NewEngine(DefaultTenant, s, n, Deps{})
+		if got, ok := eerr.(*ConfigError); e != nil || !ok || want == nil || *got != *want {
+			t.Errorf("case %d: NewEngine answered an engine %v and %v; want Validate's %#v", i, e != nil, eerr, want)
 		}
 	}
 }

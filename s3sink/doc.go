@@ -41,7 +41,8 @@
 //     import none of the engine.
 //   - Configuration (config*.go): typed Settings and NodeSettings, their
 //     defaults (DefaultSettings, DefaultNodeSettings) and Validate, which
-//     names the variable, the value and the range; ParseEnv, which reads
+//     names the variable, the value and the range (NewEngine refuses what
+//     it refuses, with its error); ParseEnv, which reads
 //     them from the text of the QUEEN_S3_* variables, and ParseDocument,
 //     from a control-plane document, with the spec's one-line refusals
 //     (*ConfigError). The sink reads no environment: queen/config reads

@@ -87,7 +87,23 @@ type Engine struct {
 }
 
 // NewEngine makes the sink of tenant with its settings. Run starts it.
+// Settings that set.Validate or node.Validate refuses are refused with
+// that error (a *ConfigError naming the variable), before anything is
+// built: settings made by hand get the checks ParseEnv's had.
 func NewEngine(tenant string, set Settings, node NodeSettings, d Deps) (*Engine, error) {
+	if err := set.Validate(); err != nil {
+		return nil, err
+	}
+	if err := node.Validate(); err != nil {
+		return nil, err
+	}
+	return newEngine(tenant, set, node, d)
+}
+
+// newEngine builds the engine without checking the settings' ranges. Only
+// the engine scripts call it, for budgets no boot accepts (a 400-byte
+// target, a 600-byte memory) so that a few small records close windows.
+func newEngine(tenant string, set Settings, node NodeSettings, d Deps) (*Engine, error) {
 	keys, err := lakeformat.NewKeys(set.Prefix)
 	if err != nil {
 		return nil, err

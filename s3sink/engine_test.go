@@ -17,10 +17,11 @@ import (
 )
 
 func testSettings() (Settings, NodeSettings) {
-	set := Settings{Queues: []string{"orders"}, Bucket: "lake", Prefix: "queen", Format: lakeformat.JSONL,
+	set := Settings{Queues: []string{"orders"}, Endpoint: "http://127.0.0.1:9000", Region: "us-east-1", Bucket: "lake",
+		AccessKey: "AK", SecretKey: "SK", Prefix: "queen", Format: lakeformat.JSONL,
 		Compression: lakeformat.Zstd, ParquetCodec: lakeformat.Zstd, Layout: lakeformat.Merged, Align: lakeformat.AlignHour,
 		StartEarliest: true, TargetBytes: 128 << 20, MaxWindow: 10 * time.Second, Sink: "default"}
-	node := NodeSettings{Threads: 1, MemoryBytes: 512 << 20, FetchConcurrency: 4, DiscoveryInterval: 2 * time.Second,
+	node := NodeSettings{Threads: 1, ShutdownGrace: 30 * time.Second, MemoryBytes: 512 << 20, FetchConcurrency: 4, DiscoveryInterval: 2 * time.Second,
 		SafeGuard: 5 * time.Second, LeaseTTL: 30 * time.Second, MultipartThreshold: 64 << 20, CheckpointEvery: 20,
 		Instance: "node-1@test", CrashAt: CrashNever}
 	return set, node

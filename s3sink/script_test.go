@@ -541,7 +541,9 @@ func (h *harness) startEngine(t *testing.T, d *datadriven.TestData) string {
 	n := &hnode{h: h, w: h.w, name: name, label: fmt.Sprintf("%s#%d", name, h.lives[name]), reg: prometheus.NewRegistry(),
 		done: make(chan struct{}), dead: make(chan struct{}), lastSeen: map[string]string{}, lag: lag}
 	var logOut io.Writer = h
-	e, err := NewEngine(DefaultTenant, set, node, Deps{Log: hlog{n}, KV: hkv{n}, Store: hstore{n}, Clock: hclock{h.w},
+	// newEngine, not NewEngine: scripts set budgets below the settings'
+	// ranges (target=400, memory=600, multipart=100).
+	e, err := newEngine(DefaultTenant, set, node, Deps{Log: hlog{n}, KV: hkv{n}, Store: hstore{n}, Clock: hclock{h.w},
 		Metrics: NewMetrics(n.reg), Logger: slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelDebug})).With("node", n.label),
 		ClusterNodes: cluster,
 		Crash: func(p CrashPoint) {

@@ -13,13 +13,26 @@ const (
 	sec  = int64(1_000_000)
 )
 
+// alignCase is a stamp and an alignment, and what a boundary function
+// (alignFloor, nextBoundary) answers for them.
+type alignCase struct {
+	name string
+	ts   int64
+	a    lakeformat.Align
+	want int64
+}
+
+func testAlign(t *testing.T, fn string, f func(int64, lakeformat.Align) int64, cases []alignCase) {
+	t.Helper()
+	for _, c := range cases {
+		if got := f(c.ts, c.a); got != c.want {
+			t.Errorf("%s: %s(%d) = %d, want %d", c.name, fn, c.ts, got, c.want)
+		}
+	}
+}
+
 func TestAlignFloor(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		ts   int64
-		a    lakeformat.Align
-		want int64
-	}{
+	testAlign(t, "alignFloor", alignFloor, []alignCase{
 		{"hour, on the hour", day0 + microsPerHour, lakeformat.AlignHour, day0 + microsPerHour},
 		{"hour, a µs before it", day0 + microsPerHour - 1, lakeformat.AlignHour, day0},
 		{"hour, a µs after it", day0 + microsPerHour + 1, lakeformat.AlignHour, day0 + microsPerHour},
@@ -28,20 +41,11 @@ func TestAlignFloor(t *testing.T) {
 		{"day, a µs before midnight", day0 + microsPerDay - 1, lakeformat.AlignDay, day0},
 		{"day, in the afternoon", day0 + 15*microsPerHour + 7, lakeformat.AlignDay, day0},
 		{"none keeps the stamp", day0 + 12345, lakeformat.AlignNone, day0 + 12345},
-	} {
-		if got := alignFloor(c.ts, c.a); got != c.want {
-			t.Errorf("%s: alignFloor(%d) = %d, want %d", c.name, c.ts, got, c.want)
-		}
-	}
+	})
 }
 
 func TestNextBoundary(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		ts   int64
-		a    lakeformat.Align
-		want int64
-	}{
+	testAlign(t, "nextBoundary", nextBoundary, []alignCase{
 		// A window starting on a boundary may not cross the next one.
 		{"hour, on the hour", day0, lakeformat.AlignHour, day0 + microsPerHour},
 		{"hour, a µs before it", day0 + microsPerHour - 1, lakeformat.AlignHour, day0 + microsPerHour},
@@ -49,11 +53,7 @@ func TestNextBoundary(t *testing.T) {
 		{"day, on midnight", day0, lakeformat.AlignDay, day0 + microsPerDay},
 		{"day, at 23:59:59.999999", day0 + microsPerDay - 1, lakeformat.AlignDay, day0 + microsPerDay},
 		{"none: no boundary", day0, lakeformat.AlignNone, math.MaxInt64},
-	} {
-		if got := nextBoundary(c.ts, c.a); got != c.want {
-			t.Errorf("%s: nextBoundary(%d) = %d, want %d", c.name, c.ts, got, c.want)
-		}
-	}
+	})
 }
 
 // parts makes partition buffers from stamps of records of 100 B each

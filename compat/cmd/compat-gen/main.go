@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/queen-mq/queen-go/lakeformat"
+	"github.com/queen-mq/queen-go/s3sink/s3test/versitygw"
 )
 
 var started = time.Now()
@@ -66,7 +67,7 @@ func run(out, queenBin, vgw string, lead time.Duration, only string) error {
 	if err != nil {
 		return err
 	}
-	root := workspaceRoot()
+	root := versitygw.RepoRoot()
 	if vgw == "" {
 		if root == "" {
 			return fmt.Errorf("-versitygw is not set and no go.work is above %s", mustGetwd())
@@ -341,22 +342,6 @@ func (n *queenNode) fetchTenant(tenant string, boundary time.Time) ([]record, er
 	}
 	logf("tenant %s: %d records, %d before %s and %d after", tenant, len(recs), before, boundary.Format(time.RFC3339), after)
 	return recs, nil
-}
-
-// workspaceRoot is the nearest directory above the working directory that
-// holds go.work, or "".
-func workspaceRoot() string {
-	dir := mustGetwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			return dir
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return ""
-		}
-		dir = up
-	}
 }
 
 func mustGetwd() string {

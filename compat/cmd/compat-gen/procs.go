@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/queen-mq/queen-go/s3sink/s3test/versitygw"
 )
 
 // proc is a child process, stopped by its pid.
@@ -20,11 +22,29 @@ type proc struct {
 	exited chan struct{}
 }
 
-// running holds every child still running, so that a failure or a signal
-// stops them all before compat-gen exits.
+// running holds every child still running (the node, versitygw), so that
+// a failure or a signal stops them all before compat-gen exits.
 var running struct {
 	sync.Mutex
-	procs map[*proc]bool
+	children map[child]bool
+}
+
+// child is a process compat-gen started, stopped by its pid.
+type child interface{ stop(grace time.Duration) }
+
+func track(c child) {
+	running.Lock()
+	defer running.Unlock()
+	if running.children == nil {
+		running.children = map[child]bool{}
+	}
+	running.children[c] = true
+}
+
+func untrack(c child) {
+	running.Lock()
+	defer running.Unlock()
+	delete(running.children, c)
 }
 
 func start(name, logPath string, env []string, bin string, args ...string) (*proc, error) {
@@ -45,12 +65,7 @@ func start(name, logPath string, env []string, bin string, args ...string) (*pro
 		logf.Close()
 		close(p.exited)
 	}()
-	running.Lock()
-	if running.procs == nil {
-		running.procs = map[*proc]bool{}
-	}
-	running.procs[p] = true
-	running.Unlock()
+	track(p)
 	return p, nil
 }
 
@@ -64,9 +79,7 @@ func (p *proc) stop(grace time.Duration) {
 		_ = syscall.Kill(p.cmd.Process.Pid, syscall.SIGKILL)
 		<-p.exited
 	}
-	running.Lock()
-	delete(running.procs, p)
-	running.Unlock()
+	untrack(p)
 }
 
 // alive reports whether the process still runs.
@@ -91,13 +104,13 @@ func (p *proc) tail() string {
 // killAll stops every child still running, by its pid.
 func killAll() {
 	running.Lock()
-	ps := make([]*proc, 0, len(running.procs))
-	for p := range running.procs {
-		ps = append(ps, p)
+	cs := make([]child, 0, len(running.children))
+	for c := range running.children {
+		cs = append(cs, c)
 	}
 	running.Unlock()
-	for _, p := range ps {
-		p.stop(10 * time.Second)
+	for _, c := range cs {
+		c.stop(10 * time.Second)
 	}
 }
 
@@ -119,41 +132,37 @@ const (
 	s3Bucket = "lake"
 )
 
+// gateway is the lake's versitygw, run by s3sink's launcher (the one the
+// tests and the fault campaign run too), its output appended to its log.
+type gateway struct {
+	*versitygw.Process
+	log *os.File
+}
+
+// stop kills versitygw by its pid (its posix backend keeps nothing in
+// memory that a kill loses) and closes its log.
+func (g *gateway) stop(time.Duration) {
+	g.Stop()
+	g.log.Close()
+	untrack(g)
+}
+
 // startVersitygw serves dir (posix backend: a bucket is a folder of dir) on
 // a free port of 127.0.0.1 and waits until the port accepts a connection:
-// versitygw prints nothing when it is ready.
-func startVersitygw(bin, dir, logPath string) (*proc, string, error) {
-	for range 3 { // a free port can be taken between the probe and the bind
-		port, err := freePort()
-		if err != nil {
-			return nil, "", err
-		}
-		addr := fmt.Sprintf("127.0.0.1:%d", port)
-		// Only what it needs of our environment: versitygw reads many VGW_*
-		// and ROOT_* variables.
-		env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + os.TempDir()}
-		p, err := start("versitygw", logPath, env, bin, "--port", addr, "--access", s3Access, "--secret", s3Secret,
-			"--region", s3Region, "--quiet", "posix", dir)
-		if err != nil {
-			return nil, "", err
-		}
-		deadline := time.Now().Add(20 * time.Second)
-		for p.alive() && time.Now().Before(deadline) {
-			if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-				c.Close()
-				return p, "http://" + addr, nil
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		if p.alive() {
-			p.stop(5 * time.Second)
-			return nil, "", fmt.Errorf("versitygw did not listen on %s within 20 s:\n%s", addr, p.tail())
-		}
-		if !strings.Contains(p.tail(), "address already in use") {
-			return nil, "", fmt.Errorf("versitygw exited:\n%s", p.tail())
-		}
+// versitygw prints nothing when it is ready. It returns the endpoint.
+func startVersitygw(bin, dir, logPath string) (*gateway, string, error) {
+	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, "", err
 	}
-	return nil, "", fmt.Errorf("versitygw found no free port in 3 tries")
+	p, err := versitygw.Start(versitygw.Options{Bin: bin, Root: dir, Access: s3Access, Secret: s3Secret, Region: s3Region, Log: log})
+	if err != nil {
+		log.Close()
+		return nil, "", err
+	}
+	g := &gateway{Process: p, log: log}
+	track(g)
+	return g, p.URL, nil
 }
 
 // queenNode is the one broker node: its binary, data directory, ports and

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/queen-mq/queen-go/contract"
 	"github.com/queen-mq/queen-go/httpd"
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/raftlog"
@@ -205,7 +206,7 @@ func (b *Broker) KVNamespaces(ctx context.Context, tenant string) (json.Marshale
 	if err != nil {
 		return nil, mapErr(err)
 	}
-	return kvstore.Counts(ns), nil
+	return contract.KVCounts(ns), nil
 }
 
 // KVList reads one page of a namespace's rows for the console.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/queen-mq/queen-go/contract"
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
@@ -80,7 +81,7 @@ func (s *state) acquire(o *Op) (Answer, error) {
 	if slot < 0 {
 		return Answer{Acquired: ptr(false), Reason: "held", Holders: &hs}, nil
 	}
-	value, err := json.Marshal(rowValue{Owner: o.Owner, Since: kvstore.FormatStamp(s.at.Stamp)})
+	value, err := json.Marshal(rowValue{Owner: o.Owner, Since: contract.FormatKVStamp(s.at.Stamp)})
 	if err != nil {
 		return Answer{}, err
 	}
@@ -150,7 +151,7 @@ func (s *state) holders(name string) ([]Holder, error) {
 			}
 			v := parseValue(row.Value)
 			hs = append(hs, Holder{Slot: slot, Owner: v.Owner, Token: row.Version, Since: v.Since,
-				RenewedAt: kvstore.FormatStamp(row.UpdatedAt), ExpiresAt: kvstore.FormatStamp(row.ExpiresAt)})
+				RenewedAt: contract.FormatKVStamp(row.UpdatedAt), ExpiresAt: contract.FormatKVStamp(row.ExpiresAt)})
 		}
 		if !r.Truncated || r.NextAfter == "" {
 			break

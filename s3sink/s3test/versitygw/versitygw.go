@@ -2,7 +2,8 @@
 // end-to-end tests and the fault campaign: one process per call, its posix
 // backend on a directory of the caller's, one account, a free port of
 // 127.0.0.1, stopped by its pid. It is the one launcher: s3test's
-// Versitygw wraps it for tests, tools/chaos runs it for the lake workload.
+// Versitygw wraps it for tests, tools/chaos runs it for the lake workload,
+// compat-gen for the lakes of the compatibility lane.
 //
 // Invariants: the process gets only PATH, HOME (the root) and TMPDIR of
 // the caller's environment (versitygw reads many VGW_* and ROOT_*

@@ -1,4 +1,4 @@
-package kvstore
+package contract
 
 import (
 	"encoding/json"
@@ -10,16 +10,16 @@ import (
 func TestAnswerJSON(t *testing.T) {
 	const at = 1790072130123400 // 2026-09-22T10:15:30.1234
 	cases := []struct {
-		a    Answer
+		a    KVAnswer
 		want string
 	}{
-		{Answer{OK: true, Results: []Result{
-			{Index: 0, Op: OpGet, Key: "a", Found: true, Value: json.RawMessage(`{"x":1}`), Version: 7, ExpiresAt: at + 500_000, UpdatedAt: at},
-			{Index: 1, Op: OpGet, Key: "b"},
-			{Index: 2, Op: OpGetMany, Rows: []Row{{Key: "a", Value: json.RawMessage(`null`), Version: 2, UpdatedAt: at}}},
-			{Index: 3, Op: OpGetPrefix, Rows: []Row{{Key: "p", Version: 3, UpdatedAt: at}}, Truncated: true, NextAfter: "p"},
-			{Index: 4, Op: OpPut, Key: "k", Reason: ReasonAbsent},
-			{Index: 5, Op: OpIncr, Key: "n", Applied: true, Value: json.RawMessage(`0.3`), Version: 9},
+		{KVAnswer{OK: true, Results: []KVResult{
+			{Index: 0, Op: KVGet, Key: "a", Found: true, Value: json.RawMessage(`{"x":1}`), Version: 7, ExpiresAt: at + 500_000, UpdatedAt: at},
+			{Index: 1, Op: KVGet, Key: "b"},
+			{Index: 2, Op: KVGetMany, Rows: []KVRow{{Key: "a", Value: json.RawMessage(`null`), Version: 2, UpdatedAt: at}}},
+			{Index: 3, Op: KVGetPrefix, Rows: []KVRow{{Key: "p", Version: 3, UpdatedAt: at}}, Truncated: true, NextAfter: "p"},
+			{Index: 4, Op: KVPut, Key: "k", Reason: "absent"},
+			{Index: 5, Op: KVIncr, Key: "n", Applied: true, Value: json.RawMessage(`0.3`), Version: 9},
 		}},
 			`{"results":[` +
 				`{"index":0,"op":"get","found":true,"key":"a","value":{"x":1},"version":7,"expiresAt":"2026-09-22T10:15:30.6234+00:00","updatedAt":"2026-09-22T10:15:30.1234+00:00"},` +
@@ -28,9 +28,9 @@ func TestAnswerJSON(t *testing.T) {
 				`{"index":3,"op":"getPrefix","rows":[{"key":"p","version":3,"expiresAt":null,"updatedAt":"2026-09-22T10:15:30.1234+00:00"}],"truncated":true,"nextAfter":"p"},` +
 				`{"index":4,"op":"put","applied":false,"reason":"absent","key":"k","version":0},` +
 				`{"index":5,"op":"incr","applied":true,"key":"n","value":0.3,"version":9}]}`},
-		{Answer{Reason: ReasonPrecondition, FailedIndex: 2, KVReason: ReasonVersion, Version: 4, Value: json.RawMessage(`"v"`)},
+		{KVAnswer{FailedIndex: 2, KVReason: "version", Version: 4, Value: json.RawMessage(`"v"`)},
 			`{"ok":false,"reason":"kv_precondition","failedIndex":2,"kvReason":"version","version":4,"value":"v"}`},
-		{Answer{OK: true}, `{"results":[]}`},
+		{KVAnswer{OK: true}, `{"results":[]}`},
 	}
 	for i, c := range cases {
 		got, err := json.Marshal(c.a)
@@ -39,6 +39,20 @@ func TestAnswerJSON(t *testing.T) {
 		}
 		if string(got) != c.want {
 			t.Errorf("answer %d:\n got %s\nwant %s", i, got, c.want)
+		}
+	}
+}
+
+func TestFormatKVStamp(t *testing.T) {
+	for us, want := range map[int64]string{
+		0:                "1970-01-01T00:00:00+00:00",
+		1790072130123400: "2026-09-22T10:15:30.1234+00:00",
+		1790072130000001: "2026-09-22T10:15:30.000001+00:00",
+		1790072130500000: "2026-09-22T10:15:30.5+00:00",
+		1790072130000000: "2026-09-22T10:15:30+00:00",
+	} {
+		if got := FormatKVStamp(us); got != want {
+			t.Errorf("FormatKVStamp(%d) = %s, want %s", us, got, want)
 		}
 	}
 }

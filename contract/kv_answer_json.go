@@ -1,14 +1,14 @@
-package kvstore
+package contract
 
 import "encoding/json"
 
-// The JSON of answers is API.md §5's: {"results":[…]} or the
-// kv_precondition failure; timestamps rendered by FormatStamp, a row that
-// never expires with "expiresAt": null; a value that is absent is left
-// out (JSON null is a value, and shows as null).
+// The JSON of KV answers is API.md §5's: {"results":[…]} or the
+// kv_precondition failure; timestamps rendered by FormatKVStamp, a row
+// that never expires with "expiresAt": null; a value that is absent is
+// left out (JSON null is a value, and shows as null).
 
 // MarshalJSON renders the answer as the body of POST /api/v1/kv.
-func (a Answer) MarshalJSON() ([]byte, error) {
+func (a KVAnswer) MarshalJSON() ([]byte, error) {
 	if !a.OK {
 		return json.Marshal(struct {
 			OK          bool            `json:"ok"`
@@ -17,21 +17,21 @@ func (a Answer) MarshalJSON() ([]byte, error) {
 			KVReason    string          `json:"kvReason"`
 			Version     uint64          `json:"version"`
 			Value       json.RawMessage `json:"value,omitempty"`
-		}{false, a.Reason, a.FailedIndex, a.KVReason, a.Version, a.Value})
+		}{false, KVReasonPrecondition, a.FailedIndex, a.KVReason, a.Version, a.Value})
 	}
 	results := a.Results
 	if results == nil {
-		results = []Result{}
+		results = []KVResult{}
 	}
 	return json.Marshal(struct {
-		Results []Result `json:"results"`
+		Results []KVResult `json:"results"`
 	}{results})
 }
 
 // MarshalJSON renders the result in its op's shape.
-func (r Result) MarshalJSON() ([]byte, error) {
+func (r KVResult) MarshalJSON() ([]byte, error) {
 	switch r.Op {
-	case OpGet:
+	case KVGet:
 		if !r.Found {
 			return json.Marshal(struct {
 				Index int    `json:"index"`
@@ -40,7 +40,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 				Key   string `json:"key"`
 			}{r.Index, r.Op, false, r.Key})
 		}
-		w := rowJSON(Row{Key: r.Key, Value: r.Value, Version: r.Version, ExpiresAt: r.ExpiresAt, UpdatedAt: r.UpdatedAt})
+		w := rowJSON(KVRow{Key: r.Key, Value: r.Value, Version: r.Version, ExpiresAt: r.ExpiresAt, UpdatedAt: r.UpdatedAt})
 		return json.Marshal(struct {
 			Index     int             `json:"index"`
 			Op        string          `json:"op"`
@@ -51,26 +51,22 @@ func (r Result) MarshalJSON() ([]byte, error) {
 			ExpiresAt *string         `json:"expiresAt"`
 			UpdatedAt string          `json:"updatedAt"`
 		}{r.Index, r.Op, true, w.Key, w.Value, w.Version, w.ExpiresAt, w.UpdatedAt})
-	case OpGetMany:
+	case KVGetMany:
 		return json.Marshal(struct {
 			Index     int      `json:"index"`
 			Op        string   `json:"op"`
-			Rows      []Row    `json:"rows"`
+			Rows      []KVRow  `json:"rows"`
 			Missing   []string `json:"missing"`
 			Truncated bool     `json:"truncated"`
 		}{r.Index, r.Op, nonNil(r.Rows), nonNil(r.Missing), r.Truncated})
-	case OpGetPrefix:
-		var next *string
-		if r.NextAfter != "" {
-			next = &r.NextAfter
-		}
+	case KVGetPrefix:
 		return json.Marshal(struct {
 			Index     int     `json:"index"`
 			Op        string  `json:"op"`
-			Rows      []Row   `json:"rows"`
+			Rows      []KVRow `json:"rows"`
 			Truncated bool    `json:"truncated"`
 			NextAfter *string `json:"nextAfter"`
-		}{r.Index, r.Op, nonNil(r.Rows), r.Truncated, next})
+		}{r.Index, r.Op, nonNil(r.Rows), r.Truncated, nextAfter(r.NextAfter)})
 	}
 	return json.Marshal(struct {
 		Index   int             `json:"index"`
@@ -85,7 +81,46 @@ func (r Result) MarshalJSON() ([]byte, error) {
 
 // MarshalJSON renders the row as getMany and getPrefix show one (without
 // value for keysOnly).
-func (w Row) MarshalJSON() ([]byte, error) { return json.Marshal(rowJSON(w)) }
+func (w KVRow) MarshalJSON() ([]byte, error) { return json.Marshal(rowJSON(w)) }
+
+// MarshalJSON renders the page as POST /api/v1/resources/kv/list answers
+// it: {rows:[{key,value,version,expiresAt,updatedAt,expired}],truncated,
+// nextAfter (null on the last page),bytes}.
+func (a *KVListAnswer) MarshalJSON() ([]byte, error) {
+	type row struct {
+		jsonRow
+		Expired bool `json:"expired"`
+	}
+	rows := make([]row, len(a.Rows))
+	for i, r := range a.Rows {
+		rows[i] = row{rowJSON(r.KVRow), r.Expired}
+	}
+	return json.Marshal(struct {
+		Rows      []row   `json:"rows"`
+		Truncated bool    `json:"truncated"`
+		NextAfter *string `json:"nextAfter"`
+		Bytes     int64   `json:"bytes"`
+	}{rows, a.Truncated, nextAfter(a.NextAfter), a.Bytes})
+}
+
+// KVCounts is the answer of GET /api/v1/resources/kv/namespaces: a
+// tenant's namespaces with their counts of live keys.
+type KVCounts []KVNamespaceCount
+
+// MarshalJSON renders {namespaces:[{namespace,keys}]}.
+func (c KVCounts) MarshalJSON() ([]byte, error) {
+	type ns struct {
+		Namespace string `json:"namespace"`
+		Keys      int64  `json:"keys"`
+	}
+	out := make([]ns, len(c))
+	for i, n := range c {
+		out[i] = ns{n.Namespace, n.Keys}
+	}
+	return json.Marshal(struct {
+		Namespaces []ns `json:"namespaces"`
+	}{out})
+}
 
 type jsonRow struct {
 	Key       string          `json:"key"`
@@ -95,13 +130,21 @@ type jsonRow struct {
 	UpdatedAt string          `json:"updatedAt"`
 }
 
-func rowJSON(w Row) jsonRow {
-	j := jsonRow{Key: w.Key, Value: w.Value, Version: w.Version, UpdatedAt: FormatStamp(w.UpdatedAt)}
+func rowJSON(w KVRow) jsonRow {
+	j := jsonRow{Key: w.Key, Value: w.Value, Version: w.Version, UpdatedAt: FormatKVStamp(w.UpdatedAt)}
 	if w.ExpiresAt != 0 {
-		s := FormatStamp(w.ExpiresAt)
+		s := FormatKVStamp(w.ExpiresAt)
 		j.ExpiresAt = &s
 	}
 	return j
+}
+
+// nextAfter renders a page's last key, null ("" here) on the last page.
+func nextAfter(k string) *string {
+	if k == "" {
+		return nil
+	}
+	return &k
 }
 
 func nonNil[T any](s []T) []T {
