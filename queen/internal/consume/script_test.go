@@ -27,6 +27,9 @@ import (
 //	                      the queue's options (merged)
 //	push [nodedup]        input: "<partition> <txn>…" per line, payload "<txn>"
 //	                      → the offsets the records got
+//	trim [partition=…] before=<s>               retention: → records trimmed
+//	delete-message partition=… offset=… txn=…   for every group (a popped
+//	                      partition's): → 1, or 0 when it deleted nothing
 //	pop [partition=…] [group=…] [batch=1] [partitions=1] [ttl=<s>] [skew=<s>]
 //	    [autoack] [mode=new|all] [from=<s>] [start=<n>] [conflate]
 //	                      → the lease, its end, the next wake, the flags,
@@ -74,27 +77,34 @@ type script struct {
 	letters, byLabel map[string]string
 }
 
-// queueLog is the op of the queue log a script command proposes: a
-// configure of queue's options, or (options nil) a push of items. It is
-// the one place the test names raftlog's queue types (raftlog/queuelog's
-// after the move), with pushedOffsets.
-func queueLog(queue string, options []byte, items []contract.PushItem) raftlog.Op {
-	if options != nil {
-		c := raftlog.ConfigureOp{Tenant: tenant, Queue: queue, Options: options}
-		return c.Op()
-	}
-	p := raftlog.PushOp{Tenant: tenant, Items: items}
-	return p.Op()
-}
-
-// pushedOffsets reads the offsets of a push's answer.
-func pushedOffsets(answer []byte) ([]int64, error) {
-	got, err := raftlog.DecodePushAnswers(answer)
-	out := make([]int64, len(got))
-	for i, a := range got {
-		out[i] = a.Offset
-	}
-	return out, err
+// queueLog is the queue log's part of the scripts, the one place the
+// test names raftlog's queue types (raftlog/queuelog's after the move):
+// the ops of a configure of queue's options, a push of items and a trim
+// of a partition's records stamped before a time, and the offsets of a
+// push's answer.
+var queueLog = struct {
+	configure func(queue string, options []byte) raftlog.Op
+	push      func(items []contract.PushItem) raftlog.Op
+	trim      func(queue, partition string, before int64) raftlog.Op
+	offsets   func(answer []byte) ([]int64, error)
+}{
+	configure: func(queue string, options []byte) raftlog.Op {
+		return (&raftlog.ConfigureOp{Tenant: tenant, Queue: queue, Options: options}).Op()
+	},
+	push: func(items []contract.PushItem) raftlog.Op {
+		return (&raftlog.PushOp{Tenant: tenant, Items: items}).Op()
+	},
+	trim: func(queue, partition string, before int64) raftlog.Op {
+		return (&raftlog.TrimOp{Tenant: tenant, Queue: queue, Partition: partition, Before: before}).Op()
+	},
+	offsets: func(answer []byte) ([]int64, error) {
+		got, err := raftlog.DecodePushAnswers(answer)
+		out := make([]int64, len(got))
+		for i, a := range got {
+			out[i] = a.Offset
+		}
+		return out, err
+	},
 }
 
 // arg is a command's argument k, or def.
@@ -143,10 +153,20 @@ func (s *script) run(t *testing.T, d *datadriven.TestData) string {
 	queue := arg(t, d, "queue", "q")
 	switch d.Cmd {
 	case "configure":
-		s.propose(t, d, queueLog(queue, []byte(arg(t, d, "options", "{}")), nil))
+		s.propose(t, d, queueLog.configure(queue, []byte(arg(t, d, "options", "{}"))))
 		return "ok\n"
 	case "push":
 		return s.push(t, d, queue)
+	case "trim":
+		n, _ := binary.Uvarint(s.n.MustPropose(t, d, queueLog.trim(queue, arg(t, d, "partition", ""), s.stamp(t, d, "before"))))
+		return fmt.Sprintf("trimmed=%d\n", n)
+	case "delete-message":
+		var off int64
+		d.ScanArgs(t, "offset", &off)
+		p := arg(t, d, "partition", "")
+		op := consume.DeleteMessageOp{Tenant: tenant, Queue: queue, Partition: p, UID: s.uids[queue+"/"+p], Offset: off,
+			TransactionID: arg(t, d, "txn", "")}
+		return fmt.Sprintf("deleted=%d\n", s.n.MustPropose(t, d, op.Op())[0])
 	case "pop":
 		return s.pop(t, d, queue)
 	case "ack":
@@ -208,7 +228,7 @@ func (s *script) push(t *testing.T, d *datadriven.TestData, queue string) string
 				Dedup: !d.HasArg("nodedup"), Payload: []byte(strconv.Quote(txn))})
 		}
 	}
-	offsets, err := pushedOffsets(s.n.MustPropose(t, d, queueLog(queue, nil, items)))
+	offsets, err := queueLog.offsets(s.n.MustPropose(t, d, queueLog.push(items)))
 	if err != nil {
 		t.Fatal(err)
 	}
