@@ -374,29 +374,6 @@ func (s *script) answers(t *testing.T, b []byte) string {
 	return out.String()
 }
 
-func (s *script) txn(t *testing.T, d *datadriven.TestData) string {
-	op := consume.TxnOp{Tenant: tenant, SkewMicros: micros(t, d, "skew"), Release: d.HasArg("release")}
-	var counts []int
-	op.Acks = s.items(t, d, &counts)
-	for _, c := range counts {
-		if c > 0 {
-			op.Counts = counts
-		}
-	}
-	if r := arg(t, d, "required", ""); r != "" {
-		op.RequiredLeases = strings.Split(r, ",")
-	}
-	res := s.propose(t, d, op.Op())
-	if res.Applied() {
-		return s.answers(t, res.Ops[0])
-	}
-	i, why, err := consume.DecodeTxnRollback(res.Ops[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fmt.Sprintf("rolled back at %d: %s\n", i, why)
-}
-
 // count proposes an op that answers a count.
 func (s *script) count(t *testing.T, d *datadriven.TestData, op raftlog.Op, what string) string {
 	n, size := binary.Uvarint(s.n.MustPropose(t, d, op))

@@ -14,8 +14,32 @@ import (
 	"github.com/queen-mq/queen-go/raftlog"
 )
 
-// The script commands of TestScripts that set positions, read the
-// family's state and handle dead letters.
+// The script commands of TestScripts that run transactions, set
+// positions, read the family's state and handle dead letters.
+
+// txn proposes the input's acks as a transaction's consuming part.
+func (s *script) txn(t *testing.T, d *datadriven.TestData) string {
+	op := consume.TxnOp{Tenant: tenant, SkewMicros: micros(t, d, "skew"), Release: d.HasArg("release")}
+	var counts []int
+	op.Acks = s.items(t, d, &counts)
+	for _, c := range counts {
+		if c > 0 {
+			op.Counts = counts
+		}
+	}
+	if r := arg(t, d, "required", ""); r != "" {
+		op.RequiredLeases = strings.Split(r, ",")
+	}
+	res := s.propose(t, d, op.Op())
+	if res.Applied() {
+		return s.answers(t, res.Ops[0])
+	}
+	i, why, err := consume.DecodeTxnRollback(res.Ops[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("rolled back at %d: %s\n", i, why)
+}
 
 // position sets the input's positions in one PositionOp.
 func (s *script) position(t *testing.T, d *datadriven.TestData, queue string) string {
