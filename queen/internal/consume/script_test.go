@@ -19,7 +19,8 @@ import (
 // script's "at=<seconds>"; times print as seconds after its base, to the
 // millisecond) against one node running the queue log and the consuming
 // family's appliers. Queue q is the default of every command's queue=…;
-// group __QUEUE_MODE__ (mode all) that of group=…. The pops name their
+// group __QUEUE_MODE__ that of group=…, which pops in mode all, other
+// groups in mode new unless they ask (as the broker pops). The pops name their
 // leases L1, L2… in the order of the script's pop commands; dead letters
 // are D1, D2… in the order they are first listed.
 //
@@ -48,9 +49,10 @@ import (
 //	subscription group=… from=<s>               → queues moved
 //	groups [group=…]      the groups of the queue (consume.Groups) at the
 //	                      last entry's stamp
-//	status group=… partition=… [to=<n>]         offsets 0…to-1 (StatusOf)
+//	status group=… partition=… to=<n>           offsets 0…to-1 (StatusOf)
 //	letters [group=…]     the queue's dead letters
-//	replay id=Dn          Consumer.Replay: the copy pushed, the letter taken out
+//	replay id=Dn          Consumer.Replay at the node's clock: the copy
+//	                      pushed, the letter taken out (or gone)
 //	purge [group=…]       → letters purged
 //
 // Rewrite the outputs with -rewrite and read the diff.
