@@ -8,6 +8,7 @@ import (
 
 	"github.com/bits-and-blooms/bloom/v3"
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
 )
 
 // dedupFilter answers "not seen" for dedup keys from memory, so that a
@@ -256,7 +257,7 @@ func buildFilter(r pebble.Reader, minKeys uint64, stop <-chan struct{}) (f *bloo
 // eachDedupKey calls fn with each dedup key of r, in key order; a closed
 // stop ends it with errFilterStopped.
 func eachDedupKey(r pebble.Reader, stop <-chan struct{}, fn func([]byte)) error {
-	it, err := r.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixDedup}, UpperBound: []byte{prefixDedup + 1}})
+	it, err := r.NewIter(&pebble.IterOptions{LowerBound: []byte{storefmt.PrefixDedup}, UpperBound: []byte{storefmt.PrefixDedup + 1}})
 	if err != nil {
 		return fmt.Errorf("%w: dedup filter: %w", ErrStorage, err)
 	}

@@ -3,6 +3,9 @@ package raftlog
 import (
 	"bytes"
 	"errors"
+
+	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
+
 	"testing"
 )
 
@@ -173,26 +176,26 @@ func FuzzDeleteQueueOp(f *testing.F) {
 // producer sub is version 1, one with a trace id only version 2, one
 // with a producer sub version 3.
 func FuzzDecodeRecord(f *testing.F) {
-	f.Add((&storedRecord{Stamp: 5, TxID: "t", Payload: []byte(`{}`)}).encode())
-	f.Add((&storedRecord{Stamp: 5, TxID: "t", TraceID: [16]byte{1}, Payload: []byte(`1`)}).encode())
-	f.Add((&storedRecord{Stamp: 5, TxID: "t", ProducerSub: "alice", Payload: []byte(`1`)}).encode())
-	f.Add((&storedRecord{Stamp: 5, TxID: "t", TraceID: [16]byte{1}, ProducerSub: "bob", Payload: []byte(`"x"`)}).encode())
+	f.Add((&storefmt.StoredRecord{Stamp: 5, TxID: "t", Payload: []byte(`{}`)}).Encode())
+	f.Add((&storefmt.StoredRecord{Stamp: 5, TxID: "t", TraceID: [16]byte{1}, Payload: []byte(`1`)}).Encode())
+	f.Add((&storefmt.StoredRecord{Stamp: 5, TxID: "t", ProducerSub: "alice", Payload: []byte(`1`)}).Encode())
+	f.Add((&storefmt.StoredRecord{Stamp: 5, TxID: "t", TraceID: [16]byte{1}, ProducerSub: "bob", Payload: []byte(`"x"`)}).Encode())
 	f.Add([]byte{2, 0})
 	f.Add([]byte{3, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := decodeRecord(b)
+		r, err := storefmt.DecodeRecord(b)
 		if err != nil {
 			return
 		}
-		if again := r.encode(); !bytes.Equal(again, b) {
+		if again := r.Encode(); !bytes.Equal(again, b) {
 			t.Fatalf("%x decoded to %+v, which encodes to %x", b, r, again)
 		}
-		want := byte(metaVersion)
+		want := byte(storefmt.MetaVersion)
 		switch {
 		case r.ProducerSub != "":
-			want = recordProducer
+			want = storefmt.RecordProducer
 		case r.TraceID != [16]byte{}:
-			want = recordTraced
+			want = storefmt.RecordTraced
 		}
 		if b[0] != want {
 			t.Fatalf("%x: version %d with trace id %x and producer sub %q", b, b[0], r.TraceID, r.ProducerSub)

@@ -6,9 +6,11 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+
 	"github.com/queen-mq/queen-go/raftlog/wire"
 
 	"github.com/queen-mq/queen-go/contract"
+	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
 )
 
 // DefaultDedupWindowSeconds is a queue's dedup window unless its options
@@ -67,7 +69,7 @@ type queueMeta struct {
 }
 
 func (q *queueMeta) encode() []byte {
-	b := []byte{metaVersion}
+	b := []byte{storefmt.MetaVersion}
 	b = binary.AppendVarint(b, q.Created)
 	b = binary.AppendUvarint(b, q.Partitions)
 	return append(b, q.Options...)
@@ -75,7 +77,7 @@ func (q *queueMeta) encode() []byte {
 
 func decodeQueueMeta(b []byte) (queueMeta, error) {
 	var q queueMeta
-	if len(b) == 0 || b[0] != metaVersion {
+	if len(b) == 0 || b[0] != storefmt.MetaVersion {
 		return q, fmt.Errorf("%w: queue meta version", ErrStorage)
 	}
 	d := newDecoder(b[1:])
@@ -89,7 +91,7 @@ func decodeQueueMeta(b []byte) (queueMeta, error) {
 
 // getQueue reads a queue's meta; ok is false when the queue does not exist.
 func getQueue(get func([]byte) ([]byte, bool, error), tenant, queue string) (queueMeta, bool, error) {
-	v, ok, err := get(queueKey(tenant, queue))
+	v, ok, err := get(storefmt.QueueKey(tenant, queue))
 	if err != nil || !ok {
 		return queueMeta{}, false, err
 	}
@@ -103,7 +105,7 @@ type pushState struct {
 	at      ApplyInfo
 	tenant  string
 	queues  map[string]*pushQueue
-	parts   map[[2]string]*partitionMeta
+	parts   map[[2]string]*storefmt.PartitionMeta
 	order   [][2]string // partitions in first-touch order, written in that order
 	qorder  []string
 	nextUID uint64
@@ -128,7 +130,7 @@ func applyPush(tx *Txn, at ApplyInfo, op *PushOp) ([]byte, error) {
 	if err := contract.Tenant.Check("tenant", op.Tenant); err != nil {
 		return nil, fmt.Errorf("raftlog: push: %w", err)
 	}
-	st := &pushState{tx: tx, at: at, tenant: op.Tenant, queues: map[string]*pushQueue{}, parts: map[[2]string]*partitionMeta{}}
+	st := &pushState{tx: tx, at: at, tenant: op.Tenant, queues: map[string]*pushQueue{}, parts: map[[2]string]*storefmt.PartitionMeta{}}
 	answer := binary.AppendUvarint(nil, uint64(len(op.Items)))
 	for i := range op.Items {
 		it := &op.Items[i]
@@ -144,7 +146,7 @@ func applyPush(tx *Txn, at ApplyInfo, op *PushOp) ([]byte, error) {
 			return nil, fmt.Errorf("raftlog: push item %d: %w", i, err)
 		}
 		a := PushAnswer{Offset: p.NextOffset, MessageID: it.MessageID, PartitionID: p.ID}
-		dk := dedupKey(p.UID, it.TransactionID)
+		dk := storefmt.DedupKey(p.UID, it.TransactionID)
 		if it.Dedup && q.window > 0 {
 			v, ok, err := tx.getDedup(dk)
 			if err != nil {
@@ -172,9 +174,9 @@ func applyPush(tx *Txn, at ApplyInfo, op *PushOp) ([]byte, error) {
 		if q.room > 0 {
 			q.room--
 		}
-		rec := storedRecord{Stamp: at.Stamp, MsgID: it.MessageID, TxID: it.TransactionID, TraceID: it.TraceID,
+		rec := storefmt.StoredRecord{Stamp: at.Stamp, MsgID: it.MessageID, TxID: it.TransactionID, TraceID: it.TraceID,
 			ProducerSub: it.ProducerSub, Payload: it.Payload}
-		tx.Set(recordKey(p.UID, p.NextOffset), rec.encode())
+		tx.Set(storefmt.RecordKey(p.UID, p.NextOffset), rec.Encode())
 		if it.Dedup && q.window > 0 {
 			dv := binary.AppendVarint(nil, p.NextOffset)
 			dv = binary.AppendVarint(dv, at.Stamp)
@@ -186,18 +188,18 @@ func applyPush(tx *Txn, at ApplyInfo, op *PushOp) ([]byte, error) {
 	}
 	for _, name := range st.qorder {
 		if q := st.queues[name]; q.dirty {
-			tx.Set(queueKey(op.Tenant, name), q.meta.encode())
+			tx.Set(storefmt.QueueKey(op.Tenant, name), q.meta.encode())
 		}
 		tx.Notify(QueueWatchKey(at.Shard, op.Tenant, name))
 	}
 	for _, k := range st.order {
 		p := st.parts[k]
-		tx.Set(metaKeyOf(p.UID), p.encode())
+		tx.Set(storefmt.MetaKey(p.UID), p.Encode())
 		tx.Notify(watchKey(at.Shard, p.UID))
 		tx.Notify(PartitionWatchKey(at.Shard, op.Tenant, k[0], k[1]))
 	}
 	if st.uidRead {
-		tx.Set(nextUIDKey, binary.BigEndian.AppendUint64(nil, st.nextUID))
+		tx.Set(storefmt.NextUIDKey, binary.BigEndian.AppendUint64(nil, st.nextUID))
 	}
 	return answer, nil
 }
@@ -234,7 +236,7 @@ func (st *pushState) queue(name string, item int) (*pushQueue, error) {
 
 // partition loads the partition of item i, creating it (its names written
 // once) when it is new, and checking its name the first time.
-func (st *pushState) partition(queue, name string, q *pushQueue, item int) (*partitionMeta, error) {
+func (st *pushState) partition(queue, name string, q *pushQueue, item int) (*storefmt.PartitionMeta, error) {
 	k := [2]string{queue, name}
 	if p, ok := st.parts[k]; ok {
 		return p, nil
@@ -253,9 +255,9 @@ func (st *pushState) partition(queue, name string, q *pushQueue, item int) (*par
 		}
 		q.meta.Partitions++
 		q.dirty = true
-		p = partitionMeta{Seq: q.meta.Partitions, UID: uid, ID: derivedUUID("partition", st.at, item), Created: st.at.Stamp}
-		st.tx.Set(partitionKey(st.tenant, queue, name), uidValue(uid))
-		st.tx.Set(createdKey(st.tenant, queue, p.Seq), createdValue(uid, name))
+		p = storefmt.PartitionMeta{Seq: q.meta.Partitions, UID: uid, ID: derivedUUID("partition", st.at, item), Created: st.at.Stamp}
+		st.tx.Set(storefmt.PartitionKey(st.tenant, queue, name), storefmt.UIDValue(uid))
+		st.tx.Set(storefmt.CreatedKey(st.tenant, queue, p.Seq), storefmt.CreatedValue(uid, name))
 		st.tx.Notify(newPartitionKey(st.at.Shard))
 	}
 	st.parts[k] = &p
@@ -266,7 +268,7 @@ func (st *pushState) partition(queue, name string, q *pushQueue, item int) (*par
 // uid hands out the next shard-wide partition uid.
 func (st *pushState) uid() (uint64, error) {
 	if !st.uidRead {
-		v, ok, err := st.tx.Get(nextUIDKey)
+		v, ok, err := st.tx.Get(storefmt.NextUIDKey)
 		if err != nil {
 			return 0, err
 		}
@@ -331,7 +333,7 @@ func applyConfigure(tx *Txn, at ApplyInfo, op *ConfigureOp) ([]byte, error) {
 	if q.Options, err = json.Marshal(stored); err != nil {
 		return nil, fmt.Errorf("raftlog: configure %s: %w", op.Queue, err)
 	}
-	tx.Set(queueKey(op.Tenant, op.Queue), q.encode())
+	tx.Set(storefmt.QueueKey(op.Tenant, op.Queue), q.encode())
 	return q.Options, nil
 }
 
@@ -341,7 +343,7 @@ func applyTrim(tx *Txn, at ApplyInfo, op *TrimOp) ([]byte, error) {
 	}
 	var uids []uint64
 	add := func(v []byte) bool {
-		uid, err := decodeUID(v)
+		uid, err := storefmt.DecodeUID(v)
 		if err == nil {
 			uids = append(uids, uid)
 		}
@@ -349,12 +351,12 @@ func applyTrim(tx *Txn, at ApplyInfo, op *TrimOp) ([]byte, error) {
 	}
 	var err error
 	if op.Partition != "" {
-		v, ok, gerr := tx.Get(partitionKey(op.Tenant, op.Queue, op.Partition))
+		v, ok, gerr := tx.Get(storefmt.PartitionKey(op.Tenant, op.Queue, op.Partition))
 		if err = gerr; err == nil && ok && !add(v) {
 			err = fmt.Errorf("%w: partition uid", ErrStorage)
 		}
 	} else {
-		prefix := queuePrefix(prefixPartition, op.Tenant, op.Queue)
+		prefix := storefmt.QueuePrefix(storefmt.PrefixPartition, op.Tenant, op.Queue)
 		bad := false
 		err = tx.Scan(prefix, wire.PrefixEnd(prefix), func(_, v []byte) bool { bad = !add(v); return !bad })
 		if err == nil && bad {
@@ -378,22 +380,22 @@ func applyTrim(tx *Txn, at ApplyInfo, op *TrimOp) ([]byte, error) {
 // trimPartition deletes the records of partition uid stamped before
 // before, and their dedup entries, and moves its log start past them.
 func trimPartition(tx *Txn, at ApplyInfo, uid uint64, before int64) (uint64, error) {
-	p, err := loadMeta(tx.Get, uid)
+	p, err := storefmt.LoadMeta(tx.Get, uid)
 	if err != nil {
 		return 0, err
 	}
 	start := p.LogStart
 	var dedups [][]byte
 	var bad error
-	err = tx.Scan(recordKey(p.UID, start), recordKey(p.UID, p.NextOffset), func(k, v []byte) bool {
-		stamp, txid, derr := recordHead(v)
+	err = tx.Scan(storefmt.RecordKey(p.UID, start), storefmt.RecordKey(p.UID, p.NextOffset), func(k, v []byte) bool {
+		stamp, txid, derr := storefmt.RecordHead(v)
 		if derr != nil || stamp >= before {
 			bad = derr
 			return false
 		}
 		off := int64(binary.BigEndian.Uint64(k[9:]))
 		if off >= p.DedupFrom { // below it, no entry is left
-			dedups = append(dedups, dedupKey(p.UID, txid))
+			dedups = append(dedups, storefmt.DedupKey(p.UID, txid))
 		}
 		p.LogStart = off + 1
 		return true
@@ -404,7 +406,7 @@ func trimPartition(tx *Txn, at ApplyInfo, uid uint64, before int64) (uint64, err
 	if err != nil || p.LogStart == start {
 		return 0, err
 	}
-	tx.DeleteRange(recordKey(p.UID, start), recordKey(p.UID, p.LogStart))
+	tx.DeleteRange(storefmt.RecordKey(p.UID, start), storefmt.RecordKey(p.UID, p.LogStart))
 	p.DedupFrom = max(p.DedupFrom, p.LogStart)
 	for _, dk := range dedups {
 		dv, ok, err := tx.Get(dk)
@@ -415,7 +417,7 @@ func trimPartition(tx *Txn, at ApplyInfo, uid uint64, before int64) (uint64, err
 			tx.Delete(dk)
 		}
 	}
-	tx.Set(metaKeyOf(p.UID), p.encode())
+	tx.Set(storefmt.MetaKey(p.UID), p.Encode())
 	tx.Notify(watchKey(at.Shard, p.UID))
 	return uint64(p.LogStart - start), nil
 }
@@ -474,8 +476,8 @@ func applyDedupSweep(tx *Txn, at ApplyInfo, op *DedupSweepOp) ([]byte, error) {
 	var walked []done
 	next, limit := from, max(op.Limit, 1)
 	var bad error
-	err = tx.Scan(recordKey(p.UID, from), recordKey(p.UID, p.NextOffset), func(k, v []byte) bool {
-		stamp, txid, derr := recordHead(v)
+	err = tx.Scan(storefmt.RecordKey(p.UID, from), storefmt.RecordKey(p.UID, p.NextOffset), func(k, v []byte) bool {
+		stamp, txid, derr := storefmt.RecordHead(v)
 		if derr != nil {
 			bad = derr
 			return false
@@ -484,7 +486,7 @@ func applyDedupSweep(tx *Txn, at ApplyInfo, op *DedupSweepOp) ([]byte, error) {
 			return false
 		}
 		off := int64(binary.BigEndian.Uint64(k[9:]))
-		walked = append(walked, done{dedupKey(p.UID, txid), off})
+		walked = append(walked, done{storefmt.DedupKey(p.UID, txid), off})
 		next = off + 1
 		return true
 	})
@@ -507,7 +509,7 @@ func applyDedupSweep(tx *Txn, at ApplyInfo, op *DedupSweepOp) ([]byte, error) {
 	}
 	if next != p.DedupFrom {
 		p.DedupFrom = next
-		tx.Set(metaKeyOf(p.UID), p.encode())
+		tx.Set(storefmt.MetaKey(p.UID), p.Encode())
 	}
 	return binary.AppendUvarint(nil, deleted), nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
@@ -60,9 +61,9 @@ func applyDeleteQueue(tx *Txn, at ApplyInfo, op *DeleteQueueOp) ([]byte, error) 
 		}
 		var parts []part
 		var scanErr error
-		prefix := queuePrefix(prefixCreated, op.Tenant, op.Queue)
+		prefix := storefmt.QueuePrefix(storefmt.PrefixCreated, op.Tenant, op.Queue)
 		err := tx.View(at).Scan(prefix, wire.PrefixEnd(prefix), func(_, val []byte) bool {
-			uid, name, err := decodeCreated(val)
+			uid, name, err := storefmt.DecodeCreated(val)
 			if err != nil {
 				scanErr = err
 				return false
@@ -77,22 +78,22 @@ func applyDeleteQueue(tx *Txn, at ApplyInfo, op *DeleteQueueOp) ([]byte, error) 
 			return nil, err
 		}
 		for _, p := range parts {
-			m, err := loadMeta(tx.Get, p.uid)
+			m, err := storefmt.LoadMeta(tx.Get, p.uid)
 			if err != nil {
 				return nil, err
 			}
 			a.Partitions++
 			a.Records += m.NextOffset - m.LogStart
-			r := binary.BigEndian.AppendUint64([]byte{prefixRecord}, p.uid)
+			r := binary.BigEndian.AppendUint64([]byte{storefmt.PrefixRecord}, p.uid)
 			tx.DeleteRange(r, wire.PrefixEnd(r))
-			d := binary.BigEndian.AppendUint64([]byte{prefixDedup}, p.uid)
+			d := binary.BigEndian.AppendUint64([]byte{storefmt.PrefixDedup}, p.uid)
 			tx.DeleteRange(d, wire.PrefixEnd(d))
-			tx.Delete(metaKeyOf(p.uid))
-			tx.Delete(partitionKey(op.Tenant, op.Queue, p.name))
+			tx.Delete(storefmt.MetaKey(p.uid))
+			tx.Delete(storefmt.PartitionKey(op.Tenant, op.Queue, p.name))
 			tx.Notify(watchKey(at.Shard, p.uid))
 		}
 		tx.DeleteRange(prefix, wire.PrefixEnd(prefix))
-		tx.Delete(queueKey(op.Tenant, op.Queue))
+		tx.Delete(storefmt.QueueKey(op.Tenant, op.Queue))
 		tx.Notify(QueueWatchKey(at.Shard, op.Tenant, op.Queue))
 	}
 	return appendDeleteQueueAnswer(nil, a), nil

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
@@ -53,7 +54,7 @@ type ReadLimits struct {
 	MaxBytes   int // payload bytes; 0: no bound
 }
 
-func (v *View) partition(tenant, queue, partition string) (partitionMeta, error) {
+func (v *View) partition(tenant, queue, partition string) (storefmt.PartitionMeta, error) {
 	p, ok, err := loadPartition(v.Get, tenant, queue, partition)
 	if err == nil && !ok {
 		err = fmt.Errorf("%w: %s/%s", ErrUnknownPartition, queue, partition)
@@ -63,29 +64,17 @@ func (v *View) partition(tenant, queue, partition string) (partitionMeta, error)
 
 // loadPartition reads a partition's meta by its names: the uid its 'P' key
 // holds, then the 'M' key of that uid. ok is false when it does not exist.
-func loadPartition(get func([]byte) ([]byte, bool, error), tenant, queue, partition string) (partitionMeta, bool, error) {
-	b, ok, err := get(partitionKey(tenant, queue, partition))
+func loadPartition(get func([]byte) ([]byte, bool, error), tenant, queue, partition string) (storefmt.PartitionMeta, bool, error) {
+	b, ok, err := get(storefmt.PartitionKey(tenant, queue, partition))
 	if err != nil || !ok {
-		return partitionMeta{}, false, err
+		return storefmt.PartitionMeta{}, false, err
 	}
-	uid, err := decodeUID(b)
+	uid, err := storefmt.DecodeUID(b)
 	if err != nil {
-		return partitionMeta{}, false, err
+		return storefmt.PartitionMeta{}, false, err
 	}
-	p, err := loadMeta(get, uid)
+	p, err := storefmt.LoadMeta(get, uid)
 	return p, err == nil, err
-}
-
-// loadMeta reads the meta of partition uid, which must exist.
-func loadMeta(get func([]byte) ([]byte, bool, error), uid uint64) (partitionMeta, error) {
-	b, ok, err := get(metaKeyOf(uid))
-	if err != nil {
-		return partitionMeta{}, err
-	}
-	if !ok {
-		return partitionMeta{}, fmt.Errorf("%w: partition %d has no meta", ErrStorage, uid)
-	}
-	return decodePartitionMeta(b)
 }
 
 // TransactionOffset is the offset the dedup index holds for transaction
@@ -95,7 +84,7 @@ func loadMeta(get func([]byte) ([]byte, bool, error), uid uint64) (partitionMeta
 // deduplication off (dedupWindowSeconds 0, or no transactionId), or swept
 // out of the window. It reads one key, never the records.
 func (v *View) TransactionOffset(uid uint64, txid string) (off int64, ok bool, err error) {
-	b, ok, err := v.Get(dedupKey(uid, txid))
+	b, ok, err := v.Get(storefmt.DedupKey(uid, txid))
 	if err != nil || !ok {
 		return 0, false, err
 	}
@@ -119,7 +108,7 @@ func (v *View) ReadRecords(tenant, queue, partition string, from int64, lim Read
 	}
 	bytes := 0
 	var derr error
-	err = v.Scan(recordKey(p.UID, from), recordKey(p.UID, p.NextOffset), func(k, val []byte) bool {
+	err = v.Scan(storefmt.RecordKey(p.UID, from), storefmt.RecordKey(p.UID, p.NextOffset), func(k, val []byte) bool {
 		r, err := resolveRecord(v.segs, val)
 		if err != nil {
 			derr = err
@@ -160,14 +149,14 @@ func (v *View) OffsetForTime(tenant, queue, partition string, ts int64) (OffsetA
 	lo, hi := p.LogStart, p.NextOffset // the answer is in [lo, hi]; hi means none
 	for lo < hi {
 		mid := lo + (hi-lo)/2
-		val, ok, err := v.Get(recordKey(p.UID, mid))
+		val, ok, err := v.Get(storefmt.RecordKey(p.UID, mid))
 		if err != nil {
 			return a, err
 		}
 		if !ok {
 			return a, fmt.Errorf("%w: record %d of %s/%s missing", ErrStorage, mid, queue, partition)
 		}
-		stamp, err := recordStamp(val)
+		stamp, err := storefmt.RecordStamp(val)
 		if err != nil {
 			return a, err
 		}
@@ -180,8 +169,8 @@ func (v *View) OffsetForTime(tenant, queue, partition string, ts int64) (OffsetA
 	}
 	if lo < p.NextOffset {
 		a.Found, a.Offset = true, lo
-		if val, ok, err := v.Get(recordKey(p.UID, lo)); err == nil && ok {
-			a.Stamp, err = recordStamp(val)
+		if val, ok, err := v.Get(storefmt.RecordKey(p.UID, lo)); err == nil && ok {
+			a.Stamp, err = storefmt.RecordStamp(val)
 			return a, err
 		}
 	}
@@ -217,10 +206,11 @@ func (v *View) Partition(tenant, queue, partition string) (PartitionInfo, error)
 	if err != nil {
 		return PartitionInfo{}, err
 	}
-	return p.info(partition), nil
+	return partitionInfo(p, partition), nil
 }
 
-func (p partitionMeta) info(name string) PartitionInfo {
+// partitionInfo describes the partition named name whose meta is p.
+func partitionInfo(p storefmt.PartitionMeta, name string) PartitionInfo {
 	return PartitionInfo{Name: name, ID: p.ID, LastOffset: p.NextOffset - 1, LogStart: p.LogStart,
 		LastWrite: p.LastWrite, Seq: p.Seq, UID: p.UID, Created: p.Created, DedupFrom: max(p.DedupFrom, p.LogStart)}
 }
@@ -238,24 +228,24 @@ func (v *View) PartitionsChanged(tenant, queue string, since int64, after uint64
 	}
 	limit = max(limit, 1)
 	var scanErr error
-	prefix := queuePrefix(prefixCreated, tenant, queue)
-	err = v.Scan(createdKey(tenant, queue, after+1), wire.PrefixEnd(prefix), func(k, val []byte) bool {
+	prefix := storefmt.QueuePrefix(storefmt.PrefixCreated, tenant, queue)
+	err = v.Scan(storefmt.CreatedKey(tenant, queue, after+1), wire.PrefixEnd(prefix), func(k, val []byte) bool {
 		seq := binary.BigEndian.Uint64(k[len(k)-8:])
 		if len(parts) == limit {
 			next = seq - 1
 			return false
 		}
-		uid, name, err := decodeCreated(val)
-		var p partitionMeta
+		uid, name, err := storefmt.DecodeCreated(val)
+		var p storefmt.PartitionMeta
 		if err == nil {
-			p, err = loadMeta(v.Get, uid)
+			p, err = storefmt.LoadMeta(v.Get, uid)
 		}
 		if err != nil {
 			scanErr = err
 			return false
 		}
 		if p.LastWrite >= since {
-			parts = append(parts, p.info(name))
+			parts = append(parts, partitionInfo(p, name))
 		}
 		return true
 	})
@@ -310,7 +300,7 @@ func (v *View) Queue(tenant, queue string) (QueueInfo, bool, error) {
 
 // Queues lists a tenant's queues by name.
 func (v *View) Queues(tenant string) ([]QueueInfo, error) {
-	prefix := appendName([]byte{prefixQueue}, tenant)
+	prefix := appendName([]byte{storefmt.PrefixQueue}, tenant)
 	var out []QueueInfo
 	var derr error
 	err := v.Scan(prefix, wire.PrefixEnd(prefix), func(k, val []byte) bool {
@@ -340,7 +330,7 @@ type TenantQueue struct {
 
 // AllQueues lists every tenant's queues, by tenant then name bytes.
 func (v *View) AllQueues() ([]TenantQueue, error) {
-	prefix := []byte{prefixQueue}
+	prefix := []byte{storefmt.PrefixQueue}
 	var out []TenantQueue
 	var derr error
 	err := v.Scan(prefix, wire.PrefixEnd(prefix), func(k, val []byte) bool {

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
 )
 
 // ErrRejected is wrapped by the error of an op its applier refused: the
@@ -80,14 +82,14 @@ func (s *Shard) WaitRecords(ctx context.Context, tenant, queue, partition string
 		got, err := s.LocalRead(func(v *View) (any, error) {
 			p, err := v.partition(tenant, queue, partition)
 			if errors.Is(err, ErrUnknownPartition) {
-				return partitionMeta{}, nil
+				return storefmt.PartitionMeta{}, nil
 			}
 			return p, err
 		})
 		if err != nil {
 			return err
 		}
-		p := got.(partitionMeta)
+		p := got.(storefmt.PartitionMeta)
 		switch {
 		case p.UID != 0 && p.NextOffset > offset:
 			return nil

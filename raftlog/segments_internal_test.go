@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
 )
 
 // openSMWith opens a state machine whose segments start anew past limit
@@ -63,8 +64,8 @@ func readView(t testing.TB, s *stateMachine, fn func(v *View) (any, error)) any 
 func TestRecordsLiveInSegments(t *testing.T) {
 	s := openSM(t, t.TempDir())
 	update(t, s, 1, pushCmd(1000, "q", "p", 50))
-	v, ok, err := pebbleSource{s.db}.Get(recordKey(1, 7))
-	if err != nil || !ok || v[0] != recordInSegment || len(v) > 40 {
+	v, ok, err := pebbleSource{s.db}.Get(storefmt.RecordKey(1, 7))
+	if err != nil || !ok || v[0] != storefmt.RecordInSegment || len(v) > 40 {
 		t.Fatalf("'R' value = %x (%v %v), want a pointer", v, ok, err)
 	}
 	b := readView(t, s, func(v *View) (any, error) {
@@ -226,12 +227,12 @@ func TestOlderStoreMovesRecordsIntoSegments(t *testing.T) {
 	next := func(s *stateMachine, cmd Command) { update(t, s, idx, cmd); idx++ }
 	next(s, pushCmd(1000, "q", "p", 3))
 	for off := int64(0); off < 3; off++ { // as a store from before segments holds them
-		v, _, _ := pebbleSource{s.db}.Get(recordKey(1, off))
+		v, _, _ := pebbleSource{s.db}.Get(storefmt.RecordKey(1, off))
 		rec, err := resolveRecord(s.segs, v)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.db.Set(recordKey(1, off), rec.encode(), pebble.NoSync); err != nil {
+		if err := s.db.Set(storefmt.RecordKey(1, off), rec.Encode(), pebble.NoSync); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -246,7 +247,7 @@ func TestOlderStoreMovesRecordsIntoSegments(t *testing.T) {
 		t.Fatalf("format %d after open (%v), want %d", f, err, storeFormat)
 	}
 	for off := int64(0); off < 3; off++ {
-		if v, _, _ := (pebbleSource{s.db}).Get(recordKey(1, off)); len(v) == 0 || v[0] != recordInSegment {
+		if v, _, _ := (pebbleSource{s.db}).Get(storefmt.RecordKey(1, off)); len(v) == 0 || v[0] != storefmt.RecordInSegment {
 			t.Fatalf("record %d is not in a segment after the upgrade: %x", off, v)
 		}
 	}
@@ -269,8 +270,8 @@ func (recordUpgrader) UpgradeStore(tx *Txn) error {
 		return err
 	}
 	tx.Set([]byte("Yupgraded"), []byte{1})
-	r := storedRecord{Stamp: 1, TxID: "up", Payload: []byte("upgrade-wrote-me")}
-	tx.Set(recordKey(99, 0), r.encode())
+	r := storefmt.StoredRecord{Stamp: 1, TxID: "up", Payload: []byte("upgrade-wrote-me")}
+	tx.Set(storefmt.RecordKey(99, 0), r.Encode())
 	return nil
 }
 
@@ -292,7 +293,7 @@ func TestUpgradeRecordSurvivesCrash(t *testing.T) {
 	update(t, s, 1, pushCmd(1000, "q", "p", 1)) // not flushed
 	crash(t, s)
 	s = open()
-	v, ok, err := pebbleSource{s.db}.Get(recordKey(99, 0))
+	v, ok, err := pebbleSource{s.db}.Get(storefmt.RecordKey(99, 0))
 	if err != nil || !ok {
 		t.Fatalf("upgrade record: %v %v", ok, err)
 	}
@@ -307,7 +308,7 @@ func TestSnapshotWithAPointerIsRefused(t *testing.T) {
 	s := openSM(t, t.TempDir())
 	var b []byte
 	b = append(b, snapshotMagic...)
-	k, v := recordKey(1, 0), encodePtr(recordPtr{seg: 0, pos: 0, n: 5}, 1, "x")
+	k, v := storefmt.RecordKey(1, 0), storefmt.EncodePtr(storefmt.Ptr{Seg: 0, Pos: 0, N: 5}, 1, "x")
 	b = binary.AppendUvarint(b, uint64(len(k)))
 	b = append(b, k...)
 	b = binary.AppendUvarint(b, uint64(len(v)))
