@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
@@ -64,8 +65,8 @@ func script(lines ...string) []raftlog.Op {
 	return ops
 }
 
-func pushOp(items ...raftlog.PushItem) raftlog.Op {
-	return (&raftlog.PushOp{Tenant: tenant, Items: items}).Op()
+func pushOp(items ...queuelog.PushItem) raftlog.Op {
+	return (&queuelog.PushOp{Tenant: tenant, Items: items}).Op()
 }
 
 // TestApplierAllOrNothing: an entry's ops apply together or not at all; an
@@ -89,7 +90,7 @@ func TestApplierAllOrNothing(t *testing.T) {
 	if res.Applied() || res.Aborted != 2 || len(res.Ops) != 3 || string(res.Ops[2]) != "precondition failed" || string(res.Ops[1]) != "ok" {
 		t.Fatalf("aborted entry: %+v", res)
 	}
-	if a, err := raftlog.DecodePushAnswers(res.Ops[0]); err != nil || len(a) != 2 || a[0].Offset != 1 {
+	if a, err := queuelog.DecodePushAnswers(res.Ops[0]); err != nil || len(a) != 2 || a[0].Offset != 1 {
 		t.Fatalf("the aborted entry's push answered %+v, %v", a, err)
 	}
 	if got := list(); got != "k1=v1" {
@@ -98,9 +99,9 @@ func TestApplierAllOrNothing(t *testing.T) {
 	if b := readAll(t, s, "q", "p"); b.HighWatermark != 1 {
 		t.Fatalf("the aborted push wrote: %+v", b)
 	}
-	if _, err := readErr(t, s, func(v *raftlog.View) (raftlog.Batch, error) {
-		return v.ReadRecords(tenant, "q", "new", 0, raftlog.ReadLimits{})
-	}); !errors.Is(err, raftlog.ErrUnknownPartition) {
+	if _, err := readErr(t, s, func(v *raftlog.View) (queuelog.Batch, error) {
+		return queuelog.ReadRecords(v, tenant, "q", "new", 0, queuelog.ReadLimits{})
+	}); !errors.Is(err, queuelog.ErrUnknownPartition) {
 		t.Fatalf("the aborted push created its partition: %v", err)
 	}
 	ans, _ := push(t, s, item("q", "p", "t2", []byte("2")))
@@ -114,8 +115,8 @@ func TestApplierAllOrNothing(t *testing.T) {
 	}{
 		{script("s k4=v4", "e boom", "s k5=v5"), 1, "boom"},
 		{append(script("s k4=v4"), raftlog.Op{Kind: 999, Data: []byte("?")}), 1, "raftlog: no applier for op kind 999"},
-		{[]raftlog.Op{{Kind: raftlog.OpPush, Data: []byte{9, 9}}}, 0, "raftlog: corrupt entry: push op version"},
-		{[]raftlog.Op{{Kind: raftlog.OpTrim, Data: []byte{1}}}, 0, "raftlog: corrupt entry: bad uvarint"},
+		{[]raftlog.Op{{Kind: queuelog.OpPush, Data: []byte{9, 9}}}, 0, "raftlog: corrupt entry: push op version"},
+		{[]raftlog.Op{{Kind: queuelog.OpTrim, Data: []byte{1}}}, 0, "raftlog: corrupt entry: bad uvarint"},
 	} {
 		res := run(tc.ops...)
 		reason, ok := raftlog.Rejected(res.Ops[len(res.Ops)-1])
@@ -160,16 +161,18 @@ func answers(r raftlog.Result) string {
 	return strings.Join(out, ",")
 }
 
-// TestStartShardRefusesQueueKinds: the queue log's op kinds are its own.
-func TestStartShardRefusesQueueKinds(t *testing.T) {
+// TestStartShardRefusesOwnKinds: raftlog's own op kinds (the storage
+// gate's node status) take no applier of a family. The queue log's kinds
+// are queuelog's, passed in with its appliers like any family's.
+func TestStartShardRefusesOwnKinds(t *testing.T) {
 	c := raftlogtest.New(t, 1, nil)
 	h, err := raftlog.NewHost(c.Config(1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	if _, err := h.StartShard(raftlogtest.ShardID, map[raftlog.OpKind]raftlog.Applier{raftlog.OpTrim: scriptApplier{}}); err == nil {
-		t.Fatal("StartShard took an applier for OpTrim")
+	if _, err := h.StartShard(raftlogtest.ShardID, map[raftlog.OpKind]raftlog.Applier{raftlog.OpNodeStatus: scriptApplier{}}); err == nil {
+		t.Fatal("StartShard took an applier for OpNodeStatus")
 	}
 	if s, err := h.StartShard(raftlogtest.ShardID, nil); err != nil || s == nil {
 		t.Fatalf("StartShard after a refused start: %v", err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
@@ -38,7 +39,7 @@ func TestCorruptNodeStopsAndStaysStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = s.LocalRead(func(v *raftlog.View) (any, error) {
-		return v.ReadRecords(tenant, "q", "p", 0, raftlog.ReadLimits{})
+		return queuelog.ReadRecords(v, tenant, "q", "p", 0, queuelog.ReadLimits{})
 	})
 	if !errors.Is(err, raftlog.ErrCorrupt) {
 		t.Fatalf("read over the flipped segment: %v, want ErrCorrupt", err)

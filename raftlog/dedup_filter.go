@@ -111,10 +111,12 @@ type filterBuild struct {
 	err      error
 }
 
-// getDedup is Get for a dedup key: when the key is not one of the entry's
-// own writes and the filter rules it out, it answers "none" without
-// reading the Update's batch or the store. A dry run's Txn has no filter.
-func (t *Txn) getDedup(key []byte) (val []byte, ok bool, err error) {
+// GetDedup is Get for a dedup key (a key of storefmt.PrefixDedup, 'D',
+// which the filter holds): when the key is not one of the entry's own
+// writes and the filter rules it out, it answers "none" without reading
+// the Update's batch or the store. A dry run's Txn has no filter. The
+// queue log's push looks its transaction ids up with it.
+func (t *Txn) GetDedup(key []byte) (val []byte, ok bool, err error) {
 	if d := t.dedup; d != nil {
 		if _, own := t.index[string(key)]; !own {
 			if !d.mayHold(key) {

@@ -14,8 +14,9 @@ import (
 )
 
 func testAppliers() map[OpKind]Applier {
-	return map[OpKind]Applier{OpPush: queueApplier{OpPush}, OpConfigure: queueApplier{OpConfigure},
-		OpTrim: queueApplier{OpTrim}, OpDedupSweep: queueApplier{OpDedupSweep}, OpDeleteQueue: queueApplier{OpDeleteQueue}, detKind: detApplier{}}
+	m := QueueLog.Appliers()
+	m[detKind] = detApplier{}
+	return m
 }
 
 func openSM(t testing.TB, dir string) *stateMachine {

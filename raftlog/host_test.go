@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
@@ -18,7 +19,7 @@ func TestNoLeader(t *testing.T) {
 	s := c.Start(1)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	if _, _, err := s.Push(ctx, raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{item("q", "p", "x", nil)}}); !errors.Is(err, raftlog.ErrNoLeader) {
+	if _, _, err := queuelog.Push(ctx, s, queuelog.PushOp{Tenant: tenant, Items: []queuelog.PushItem{item("q", "p", "x", nil)}}); !errors.Is(err, raftlog.ErrNoLeader) {
 		t.Fatalf("push without a leader: %v, want ErrNoLeader", err)
 	}
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 300*time.Millisecond)
@@ -34,7 +35,7 @@ func TestClosed(t *testing.T) {
 	push(t, s, item("q", "p", "x", nil))
 	c.Stop(1)
 	ctx := raftlogtest.Ctx(t, testTimeout)
-	if _, _, err := s.Push(ctx, raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{item("q", "p", "y", nil)}}); !errors.Is(err, raftlog.ErrClosed) {
+	if _, _, err := queuelog.Push(ctx, s, queuelog.PushOp{Tenant: tenant, Items: []queuelog.PushItem{item("q", "p", "y", nil)}}); !errors.Is(err, raftlog.ErrClosed) {
 		t.Fatalf("push on a stopped node: %v, want ErrClosed", err)
 	}
 	if _, err := s.Read(ctx, func(*raftlog.View) (any, error) { return nil, nil }); !errors.Is(err, raftlog.ErrClosed) {

@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
 func countRecords(s *raftlog.Shard) int {
 	v, err := s.LocalRead(func(v *raftlog.View) (any, error) {
-		b, err := v.ReadRecords(tenant, "q", "p", 0, raftlog.ReadLimits{MaxRecords: 100000})
+		b, err := queuelog.ReadRecords(v, tenant, "q", "p", 0, queuelog.ReadLimits{MaxRecords: 100000})
 		return len(b.Records), err
 	})
 	if err != nil {

@@ -6,22 +6,20 @@ import (
 	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
 )
 
-// resolveRecord decodes an 'R' value: a stored record as it is, a pointer
-// through segs (nil: a pointer is a storage error).
-func resolveRecord(segs *segments, v []byte) (storefmt.StoredRecord, error) {
-	if len(v) == 0 || v[0] != storefmt.RecordInSegment {
-		return storefmt.DecodeRecord(v)
+// RecordBytes returns the stored record an 'R' value (a key of
+// storefmt.PrefixRecord) stands for: the value itself when the store
+// holds the record, or the bytes its pointer points at in the shard's
+// segments. The queue log reads its records through it.
+func (v *View) RecordBytes(val []byte) ([]byte, error) {
+	if len(val) == 0 || val[0] != storefmt.RecordInSegment {
+		return val, nil
 	}
-	p, _, _, err := storefmt.DecodePtr(v)
+	p, _, _, err := storefmt.DecodePtr(val)
 	if err != nil {
-		return storefmt.StoredRecord{}, err
+		return nil, err
 	}
-	if segs == nil {
-		return storefmt.StoredRecord{}, fmt.Errorf("%w: a record pointer with no segments to read", ErrStorage)
+	if v.segs == nil {
+		return nil, fmt.Errorf("%w: a record pointer with no segments to read", ErrStorage)
 	}
-	b, err := segs.read(p)
-	if err != nil {
-		return storefmt.StoredRecord{}, err
-	}
-	return storefmt.DecodeRecord(b)
+	return v.segs.read(p)
 }

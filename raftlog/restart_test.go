@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
@@ -21,7 +22,7 @@ func fill(t testing.TB, s *raftlog.Shard, n int) {
 			cut = stamp
 		}
 	}
-	if _, err := s.Trim(raftlogtest.Ctx(t, testTimeout), raftlog.TrimOp{Tenant: tenant, Queue: "q", Partition: "p0", Before: cut}); err != nil {
+	if _, err := queuelog.Trim(raftlogtest.Ctx(t, testTimeout), s, queuelog.TrimOp{Tenant: tenant, Queue: "q", Partition: "p0", Before: cut}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -71,7 +72,7 @@ func TestRestartFollower(t *testing.T) {
 	safe := c.Shards[fid].SafeTime()
 	c.Stop(fid)
 
-	var last raftlog.PushAnswer
+	var last queuelog.PushAnswer
 	for i := range 10 {
 		ans, _ := push(t, leader, item("q", "p1", fmt.Sprintf("while-down-%d", i), []byte{byte(i)}))
 		last = ans[0]
@@ -110,7 +111,7 @@ func TestSnapshotCatchUp(t *testing.T) {
 	fill(t, leader, 10)
 	const entries = 300
 	for i := range entries {
-		op := raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{item("q", fmt.Sprintf("p%d", i%3), fmt.Sprintf("s%d", i), []byte(fmt.Sprint(i)))}}
+		op := queuelog.PushOp{Tenant: tenant, Items: []queuelog.PushItem{item("q", fmt.Sprintf("p%d", i%3), fmt.Sprintf("s%d", i), []byte(fmt.Sprint(i)))}}
 		res := propose(t, leader, raftlog.Command{Ops: []raftlog.Op{op.Op(), {Kind: countKind}}})
 		if !res.Applied() {
 			t.Fatalf("entry %d aborted: %q", i, res.Ops)

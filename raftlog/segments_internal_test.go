@@ -50,6 +50,15 @@ func segmentFiles(t testing.TB, s *stateMachine) []uint64 {
 	return ids
 }
 
+// resolveRecord decodes an 'R' value, reading a pointer's bytes from segs.
+func resolveRecord(segs *segments, v []byte) (storefmt.StoredRecord, error) {
+	b, err := (&View{segs: segs}).RecordBytes(v)
+	if err != nil {
+		return storefmt.StoredRecord{}, err
+	}
+	return storefmt.DecodeRecord(b)
+}
+
 func readView(t testing.TB, s *stateMachine, fn func(v *View) (any, error)) any {
 	t.Helper()
 	got, err := s.Lookup(fn)
@@ -263,7 +272,7 @@ func TestOlderStoreMovesRecordsIntoSegments(t *testing.T) {
 	}
 }
 
-type recordUpgrader struct{ queueApplier }
+type recordUpgrader struct{ Applier }
 
 func (recordUpgrader) UpgradeStore(tx *Txn) error {
 	if _, ok, err := tx.Get([]byte("Yupgraded")); err != nil || ok {
@@ -280,7 +289,7 @@ func (recordUpgrader) UpgradeStore(tx *Txn) error {
 func TestUpgradeRecordSurvivesCrash(t *testing.T) {
 	dir := t.TempDir()
 	ap := testAppliers()
-	ap[OpPush] = recordUpgrader{queueApplier{OpPush}}
+	ap[OpPush] = recordUpgrader{QueueLog.Appliers()[OpPush]}
 	open := func() *stateMachine {
 		s := newStateMachine(1, 1, dir, ap, slog.New(slog.DiscardHandler), newWatchers())
 		if _, err := s.Open(nil); err != nil {

@@ -102,9 +102,9 @@ func TestUpgradeFormat1(t *testing.T) {
 		r := storefmt.StoredRecord{Stamp: 400 + off*100, TxID: "tx" + string(rune('0'+off)), Payload: []byte(`"v"`)}
 		return r.Encode()
 	}
-	q := queueMeta{Created: 400, Partitions: 1, Options: []byte(`{}`)}
+	q := storefmt.QueueMeta{Created: 400, Partitions: 1, Options: []byte(`{}`)}
 	for k, v := range map[string][]byte{
-		string(storefmt.QueueKey(formatTenant, "orders")):             q.encode(),
+		string(storefmt.QueueKey(formatTenant, "orders")):             q.Encode(),
 		string(storefmt.PartitionKey(formatTenant, "orders", "eu/1")): m.Encode(),
 		string(storefmt.CreatedKey(formatTenant, "orders", 1)):        []byte("eu/1"),
 		string(storefmt.RecordKey(7, 1)):                              rec(1),
@@ -171,8 +171,8 @@ func TestNewerFormatRefused(t *testing.T) {
 func TestStoredDedupWindowSaturates(t *testing.T) {
 	for _, window := range []string{"9223372036854775807", "9223372036855", "1e400"} {
 		s := openSM(t, t.TempDir())
-		q := queueMeta{Created: 1, Options: []byte(`{"dedupWindowSeconds":` + window + `}`)}
-		if err := s.db.Set(storefmt.QueueKey(formatTenant, "q1"), q.encode(), pebble.NoSync); err != nil {
+		q := storefmt.QueueMeta{Created: 1, Options: []byte(`{"dedupWindowSeconds":` + window + `}`)}
+		if err := s.db.Set(storefmt.QueueKey(formatTenant, "q1"), q.Encode(), pebble.NoSync); err != nil {
 			t.Fatal(err)
 		}
 		once := pushCmd(1000, "q1", "p", 1)

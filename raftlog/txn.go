@@ -139,9 +139,10 @@ func (t *Txn) DeleteRange(start, end []byte) {
 }
 
 // View reads the entry's state as Get and Scan see it (this entry's own
-// writes included) through the View methods of the queue log, stamped at
-// the entry's stamp. It is for appliers of other families that read the
-// queue log (consumer groups): valid only during the Apply it came from.
+// writes included), stamped at the entry's stamp: for appliers that read
+// through View's readers (the queue log's, package queuelog, which
+// consumer groups read inside their apply). Valid only during the Apply
+// it came from.
 func (t *Txn) View(at ApplyInfo) *View { return &View{src: t, stamp: at.Stamp, segs: t.segs} }
 
 // Notify wakes the watchers of key (Shard.Watch) once the entry is stored.

@@ -25,7 +25,7 @@ func BenchmarkUpdate(b *testing.B) {
 		{"dedup-filter=rebuilding", func(d *dedupFilter) { d.minKeys = 1 << 14 }},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			m := newStateMachine(1, 1, b.TempDir(), map[OpKind]Applier{OpPush: queueApplier{kind: OpPush}}, slog.Default(), newWatchers())
+			m := newStateMachine(1, 1, b.TempDir(), map[OpKind]Applier{OpPush: QueueLog.Appliers()[OpPush]}, slog.Default(), newWatchers())
 			tc.set(&m.dedup)
 			if _, err := m.Open(nil); err != nil {
 				b.Fatal(err)

@@ -78,3 +78,33 @@ func LoadMeta(get func([]byte) ([]byte, bool, error), uid uint64) (PartitionMeta
 	}
 	return DecodePartitionMeta(b)
 }
+
+// QueueMeta is what the queue log keeps about one queue (its 'Q' value).
+type QueueMeta struct {
+	Created    int64
+	Partitions uint64 // partitions created so far: the last one's Seq
+	Options    []byte // a JSON object
+}
+
+// Encode is the meta's stored value.
+func (q *QueueMeta) Encode() []byte {
+	b := []byte{MetaVersion}
+	b = binary.AppendVarint(b, q.Created)
+	b = binary.AppendUvarint(b, q.Partitions)
+	return append(b, q.Options...)
+}
+
+// DecodeQueueMeta reads a 'Q' value.
+func DecodeQueueMeta(b []byte) (QueueMeta, error) {
+	var q QueueMeta
+	if len(b) == 0 || b[0] != MetaVersion {
+		return q, fmt.Errorf("%w: queue meta version", ErrStorage)
+	}
+	d := decoder(b[1:])
+	q.Created, q.Partitions = d.Varint(), d.Uvarint()
+	if d.Err != nil {
+		return q, fmt.Errorf("%w: queue meta", ErrStorage)
+	}
+	q.Options = d.B
+	return q, nil
+}

@@ -1,12 +1,11 @@
-package raftlog
+package queuelog
 
 import (
 	"bytes"
 	"errors"
-
-	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
-
 	"testing"
+
+	"github.com/queen-mq/queen-go/raftlog"
 )
 
 // checkCanonical fails the test unless raw, which decode accepted,
@@ -20,8 +19,8 @@ func checkCanonical(t *testing.T, what string, raw, again []byte) {
 
 func checkRefusal(t *testing.T, err error) {
 	t.Helper()
-	if !errors.Is(err, ErrCorruptEntry) {
-		t.Fatalf("refusal %v does not wrap ErrCorruptEntry", err)
+	if !errors.Is(err, raftlog.ErrCorruptEntry) {
+		t.Fatalf("refusal %v does not wrap raftlog.ErrCorruptEntry", err)
 	}
 }
 
@@ -167,38 +166,6 @@ func FuzzDeleteQueueOp(f *testing.F) {
 			if b, err := DecodeDeleteQueueAnswer(appendDeleteQueueAnswer(nil, a)); err != nil || b != a {
 				t.Fatalf("answer %x decoded to %+v, which re-encodes to %+v %v", raw, a, b, err)
 			}
-		}
-	})
-}
-
-// FuzzDecodeRecord: a stored record decodes to one that encodes back to
-// the same bytes, or fails; a record with neither a trace id nor a
-// producer sub is version 1, one with a trace id only version 2, one
-// with a producer sub version 3.
-func FuzzDecodeRecord(f *testing.F) {
-	f.Add((&storefmt.StoredRecord{Stamp: 5, TxID: "t", Payload: []byte(`{}`)}).Encode())
-	f.Add((&storefmt.StoredRecord{Stamp: 5, TxID: "t", TraceID: [16]byte{1}, Payload: []byte(`1`)}).Encode())
-	f.Add((&storefmt.StoredRecord{Stamp: 5, TxID: "t", ProducerSub: "alice", Payload: []byte(`1`)}).Encode())
-	f.Add((&storefmt.StoredRecord{Stamp: 5, TxID: "t", TraceID: [16]byte{1}, ProducerSub: "bob", Payload: []byte(`"x"`)}).Encode())
-	f.Add([]byte{2, 0})
-	f.Add([]byte{3, 0})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := storefmt.DecodeRecord(b)
-		if err != nil {
-			return
-		}
-		if again := r.Encode(); !bytes.Equal(again, b) {
-			t.Fatalf("%x decoded to %+v, which encodes to %x", b, r, again)
-		}
-		want := byte(storefmt.MetaVersion)
-		switch {
-		case r.ProducerSub != "":
-			want = storefmt.RecordProducer
-		case r.TraceID != [16]byte{}:
-			want = storefmt.RecordTraced
-		}
-		if b[0] != want {
-			t.Fatalf("%x: version %d with trace id %x and producer sub %q", b, b[0], r.TraceID, r.ProducerSub)
 		}
 	})
 }

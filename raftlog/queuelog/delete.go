@@ -1,10 +1,11 @@
-package raftlog
+package queuelog
 
 import (
 	"context"
 	"encoding/binary"
 	"fmt"
 
+	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
@@ -25,16 +26,16 @@ type DeleteQueueAnswer struct {
 	Records    int64  // records they held (high watermark minus log start)
 }
 
-// Op encodes d as an op of a command.
-func (d *DeleteQueueOp) Op() Op {
+// raftlog.Op encodes d as an op of a command.
+func (d *DeleteQueueOp) Op() raftlog.Op {
 	b := appendName(appendName([]byte{opVersion}, d.Tenant), d.Queue)
-	return Op{Kind: OpDeleteQueue, Data: b}
+	return raftlog.Op{Kind: OpDeleteQueue, Data: b}
 }
 
 func decodeDeleteQueueOp(b []byte) (DeleteQueueOp, error) {
 	var d DeleteQueueOp
 	if len(b) == 0 || b[0] != opVersion {
-		return d, fmt.Errorf("%w: delete queue op version", ErrCorruptEntry)
+		return d, fmt.Errorf("%w: delete queue op version", raftlog.ErrCorruptEntry)
 	}
 	dec := newDecoder(b[1:])
 	d.Tenant, d.Queue = string(dec.Bytes()), string(dec.Bytes())
@@ -47,7 +48,7 @@ func decodeDeleteQueueOp(b []byte) (DeleteQueueOp, error) {
 // applyDeleteQueue deletes with one range per partition for its records
 // and one for its dedup entries: the entry's size and apply cost grow with
 // the partitions, never with the records.
-func applyDeleteQueue(tx *Txn, at ApplyInfo, op *DeleteQueueOp) ([]byte, error) {
+func applyDeleteQueue(tx *raftlog.Txn, at raftlog.ApplyInfo, op *DeleteQueueOp) ([]byte, error) {
 	var a DeleteQueueAnswer
 	_, ok, err := getQueue(tx.Get, op.Tenant, op.Queue)
 	if err != nil {
@@ -123,7 +124,7 @@ func DecodeDeleteQueueAnswer(b []byte) (DeleteQueueAnswer, error) {
 
 // DeleteQueue deletes a queue from the queue log (DeleteQueueOp) alone;
 // the broker proposes it with its families' ops in one command instead.
-func (s *Shard) DeleteQueue(ctx context.Context, op DeleteQueueOp) (DeleteQueueAnswer, error) {
+func DeleteQueue(ctx context.Context, s *raftlog.Shard, op DeleteQueueOp) (DeleteQueueAnswer, error) {
 	answer, _, err := s.ProposeOp(ctx, op.Op())
 	if err != nil {
 		return DeleteQueueAnswer{}, err

@@ -1,12 +1,19 @@
-package raftlog
+package queuelog
 
 import (
 	"fmt"
 
+	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
 func appendName(b []byte, s string) []byte { return wire.AppendString(b, s) }
+
+// decoder reads an op or an answer; its failures wrap
+// raftlog.ErrCorruptEntry.
+type decoder struct{ wire.Decoder }
+
+func newDecoder(b []byte) decoder { return decoder{wire.NewDecoder(b, raftlog.ErrCorruptEntry)} }
 
 // QueueWatchKey is the Watch key of a queue: notified when a push appends
 // to any of its partitions, and by other families' appliers (consumer
