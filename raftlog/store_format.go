@@ -19,7 +19,7 @@ import (
 //
 //	1  (no formatKey) 'P' keys held the partition meta, 'C' keys the name
 //	2  'P' keys hold the partition's uid, 'M' keys its meta, 'C' keys
-//	   uid and name (queue_keys.go)
+//	   uid and name (internal/storefmt/keys.go)
 //	3  every record lives in the segments, its 'R' key a pointer
 //	   (record_ptr.go); a binary that knows only 2 refuses the store
 var formatKey = []byte{0x00, 'f'}
