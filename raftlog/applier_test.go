@@ -66,7 +66,7 @@ func script(lines ...string) []raftlog.Op {
 }
 
 func pushOp(items ...queuelog.PushItem) raftlog.Op {
-	return (&queuelog.PushOp{Tenant: tenant, Items: items}).Op()
+	return (&queuelog.PushOp{Tenant: raftlogtest.Tenant, Items: items}).Op()
 }
 
 // TestApplierAllOrNothing: an entry's ops apply together or not at all; an
@@ -76,17 +76,17 @@ func TestApplierAllOrNothing(t *testing.T) {
 	c := raftlogtest.New(t, 1, map[raftlog.OpKind]raftlog.Applier{scriptKind: scriptApplier{}})
 	c.StartAll()
 	_, s := c.Leader()
-	run := func(ops ...raftlog.Op) raftlog.Result { return propose(t, s, raftlog.Command{Ops: ops}) }
+	run := func(ops ...raftlog.Op) raftlog.Result { return raftlogtest.Propose(t, s, raftlog.Command{Ops: ops}) }
 	list := func() string { return string(run(script("l")...).Ops[0]) }
 
-	res := run(append([]raftlog.Op{pushOp(item("q", "p", "t1", []byte("1")))}, script("s k1=v1")...)...)
+	res := run(append([]raftlog.Op{pushOp(raftlogtest.Item("q", "p", "t1", []byte("1")))}, script("s k1=v1")...)...)
 	if !res.Applied() || len(res.Ops) != 2 || string(res.Ops[1]) != "ok" {
 		t.Fatalf("push and set: %+v", res)
 	}
 
 	// An abort after a push and a set: nothing of the entry is written, the
 	// offset is not used, the transaction id not remembered.
-	res = run(append([]raftlog.Op{pushOp(item("q", "p", "t2", []byte("2")), item("q", "new", "t3", nil))}, script("s k2=v2", "a precondition failed", "s k3=v3")...)...)
+	res = run(append([]raftlog.Op{pushOp(raftlogtest.Item("q", "p", "t2", []byte("2")), raftlogtest.Item("q", "new", "t3", nil))}, script("s k2=v2", "a precondition failed", "s k3=v3")...)...)
 	if res.Applied() || res.Aborted != 2 || len(res.Ops) != 3 || string(res.Ops[2]) != "precondition failed" || string(res.Ops[1]) != "ok" {
 		t.Fatalf("aborted entry: %+v", res)
 	}
@@ -96,16 +96,16 @@ func TestApplierAllOrNothing(t *testing.T) {
 	if got := list(); got != "k1=v1" {
 		t.Fatalf("keys after the abort: %s", got)
 	}
-	if b := readAll(t, s, "q", "p"); b.HighWatermark != 1 {
+	if b := raftlogtest.ReadAll(t, s, "q", "p"); b.HighWatermark != 1 {
 		t.Fatalf("the aborted push wrote: %+v", b)
 	}
-	if _, err := readErr(t, s, func(v *raftlog.View) (queuelog.Batch, error) {
-		return queuelog.ReadRecords(v, tenant, "q", "new", 0, queuelog.ReadLimits{})
+	if _, err := raftlogtest.ReadErr(t, s, func(v *raftlog.View) (queuelog.Batch, error) {
+		return queuelog.ReadRecords(v, raftlogtest.Tenant, "q", "new", 0, queuelog.ReadLimits{})
 	}); !errors.Is(err, queuelog.ErrUnknownPartition) {
 		t.Fatalf("the aborted push created its partition: %v", err)
 	}
-	ans, _ := push(t, s, item("q", "p", "t2", []byte("2")))
-	checkAnswer(t, "t2 after its aborted push", ans[0], false, 1, mid("t2"))
+	ans, _ := raftlogtest.Push(t, s, raftlogtest.Item("q", "p", "t2", []byte("2")))
+	raftlogtest.CheckAnswer(t, "t2 after its aborted push", ans[0], false, 1, raftlogtest.MID("t2"))
 
 	// An applier's error, and an op no applier knows, are refused answers.
 	for _, tc := range []struct {
@@ -181,9 +181,9 @@ func TestStartShardRefusesOwnKinds(t *testing.T) {
 
 // TestReadError: a linearizable read answers its function's error.
 func TestReadError(t *testing.T) {
-	_, s := started(t, 1)
+	_, s := raftlogtest.Started(t, 1)
 	mine := errors.New("mine")
-	if _, err := s.Read(raftlogtest.Ctx(t, testTimeout), func(*raftlog.View) (any, error) { return nil, mine }); !errors.Is(err, mine) {
+	if _, err := s.Read(raftlogtest.Ctx(t, raftlogtest.Timeout), func(*raftlog.View) (any, error) { return nil, mine }); !errors.Is(err, mine) {
 		t.Fatalf("read: %v, want the function's error", err)
 	}
 }
