@@ -24,7 +24,7 @@
 //     WithDefaults (the answer's view).
 //   - The pushed record (push.go): PushItem, the one type of an item
 //     from the HTTP decoder to the queue log's op (httpd.PushItem and
-//     raftlog.PushItem are it).
+//     queuelog.PushItem are it).
 //   - The KV call (kv.go, kv_check.go): KVOp, the one type of a KV op
 //     from the HTTP decoder to the state machine (kvstore.Op is it), its
 //     op names, bounds and kv_* reasons; CheckKVCall, the one check of a

@@ -2,7 +2,7 @@ package contract
 
 // PushItem is one record to append to a queue's partition: the one type
 // of a pushed record from the HTTP decoder (httpd.PushItem is it) to the
-// queue log's op (raftlog.PushItem is it), with its defaults filled in.
+// queue log's op (queuelog.PushItem is it), with its defaults filled in.
 type PushItem struct {
 	Queue, Partition string
 	// TransactionID is the producer's id, or the message id's text when the

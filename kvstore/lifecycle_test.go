@@ -9,6 +9,7 @@ import (
 
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 // TestExpiry moves the broker clock with empty entries (no sleeping): a
@@ -163,7 +164,7 @@ func TestReadBudget(t *testing.T) {
 func TestCallInACommand(t *testing.T) {
 	_, s, kv := startOne(t)
 	one(t, kv, put("lock", `"me"`))
-	push := raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: "q", Partition: "p", TransactionID: "t1", Payload: []byte(`{}`)}}}
+	push := queuelog.PushOp{Tenant: tenant, Items: []queuelog.PushItem{{Queue: "q", Partition: "p", TransactionID: "t1", Payload: []byte(`{}`)}}}
 	for _, expect := range []int64{99, 1} {
 		kvOp, err := kvstore.Encode(tenant, []kvstore.Op{{Op: kvstore.OpCheck, NS: "app", Key: "lock", Expect: i64(expect), Required: true}, put("after", "1")})
 		if err != nil {
@@ -177,13 +178,15 @@ func TestCallInACommand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, readErr := s.LocalRead(func(v *raftlog.View) (any, error) { return v.ReadRecords(tenant, "q", "p", 0, raftlog.ReadLimits{}) })
+		_, readErr := s.LocalRead(func(v *raftlog.View) (any, error) {
+			return queuelog.ReadRecords(v, tenant, "q", "p", 0, queuelog.ReadLimits{})
+		})
 		written := one(t, kv, get("after")).Found
 		if expect == 99 {
 			if res.Applied() || res.Aborted != 1 || a.OK || a.FailedIndex != 0 || a.KVReason != kvstore.ReasonVersion || a.Version != 1 {
 				t.Errorf("a failed fence: aborted %d, answer %+v", res.Aborted, a)
 			}
-			if !errors.Is(readErr, raftlog.ErrUnknownPartition) || written {
+			if !errors.Is(readErr, queuelog.ErrUnknownPartition) || written {
 				t.Errorf("the aborted command wrote: push %v, kv %v", readErr, written)
 			}
 		} else if !res.Applied() || !a.OK || !a.Results[1].Applied || readErr != nil || !written {

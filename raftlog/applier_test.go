@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
@@ -64,8 +65,8 @@ func script(lines ...string) []raftlog.Op {
 	return ops
 }
 
-func pushOp(items ...raftlog.PushItem) raftlog.Op {
-	return (&raftlog.PushOp{Tenant: tenant, Items: items}).Op()
+func pushOp(items ...queuelog.PushItem) raftlog.Op {
+	return (&queuelog.PushOp{Tenant: raftlogtest.Tenant, Items: items}).Op()
 }
 
 // TestApplierAllOrNothing: an entry's ops apply together or not at all; an
@@ -75,36 +76,36 @@ func TestApplierAllOrNothing(t *testing.T) {
 	c := raftlogtest.New(t, 1, map[raftlog.OpKind]raftlog.Applier{scriptKind: scriptApplier{}})
 	c.StartAll()
 	_, s := c.Leader()
-	run := func(ops ...raftlog.Op) raftlog.Result { return propose(t, s, raftlog.Command{Ops: ops}) }
+	run := func(ops ...raftlog.Op) raftlog.Result { return raftlogtest.Propose(t, s, raftlog.Command{Ops: ops}) }
 	list := func() string { return string(run(script("l")...).Ops[0]) }
 
-	res := run(append([]raftlog.Op{pushOp(item("q", "p", "t1", []byte("1")))}, script("s k1=v1")...)...)
+	res := run(append([]raftlog.Op{pushOp(raftlogtest.Item("q", "p", "t1", []byte("1")))}, script("s k1=v1")...)...)
 	if !res.Applied() || len(res.Ops) != 2 || string(res.Ops[1]) != "ok" {
 		t.Fatalf("push and set: %+v", res)
 	}
 
 	// An abort after a push and a set: nothing of the entry is written, the
 	// offset is not used, the transaction id not remembered.
-	res = run(append([]raftlog.Op{pushOp(item("q", "p", "t2", []byte("2")), item("q", "new", "t3", nil))}, script("s k2=v2", "a precondition failed", "s k3=v3")...)...)
+	res = run(append([]raftlog.Op{pushOp(raftlogtest.Item("q", "p", "t2", []byte("2")), raftlogtest.Item("q", "new", "t3", nil))}, script("s k2=v2", "a precondition failed", "s k3=v3")...)...)
 	if res.Applied() || res.Aborted != 2 || len(res.Ops) != 3 || string(res.Ops[2]) != "precondition failed" || string(res.Ops[1]) != "ok" {
 		t.Fatalf("aborted entry: %+v", res)
 	}
-	if a, err := raftlog.DecodePushAnswers(res.Ops[0]); err != nil || len(a) != 2 || a[0].Offset != 1 {
+	if a, err := queuelog.DecodePushAnswers(res.Ops[0]); err != nil || len(a) != 2 || a[0].Offset != 1 {
 		t.Fatalf("the aborted entry's push answered %+v, %v", a, err)
 	}
 	if got := list(); got != "k1=v1" {
 		t.Fatalf("keys after the abort: %s", got)
 	}
-	if b := readAll(t, s, "q", "p"); b.HighWatermark != 1 {
+	if b := raftlogtest.ReadAll(t, s, "q", "p"); b.HighWatermark != 1 {
 		t.Fatalf("the aborted push wrote: %+v", b)
 	}
-	if _, err := readErr(t, s, func(v *raftlog.View) (raftlog.Batch, error) {
-		return v.ReadRecords(tenant, "q", "new", 0, raftlog.ReadLimits{})
-	}); !errors.Is(err, raftlog.ErrUnknownPartition) {
+	if _, err := raftlogtest.ReadErr(t, s, func(v *raftlog.View) (queuelog.Batch, error) {
+		return queuelog.ReadRecords(v, raftlogtest.Tenant, "q", "new", 0, queuelog.ReadLimits{})
+	}); !errors.Is(err, queuelog.ErrUnknownPartition) {
 		t.Fatalf("the aborted push created its partition: %v", err)
 	}
-	ans, _ := push(t, s, item("q", "p", "t2", []byte("2")))
-	checkAnswer(t, "t2 after its aborted push", ans[0], false, 1, mid("t2"))
+	ans, _ := raftlogtest.Push(t, s, raftlogtest.Item("q", "p", "t2", []byte("2")))
+	raftlogtest.CheckAnswer(t, "t2 after its aborted push", ans[0], false, 1, raftlogtest.MID("t2"))
 
 	// An applier's error, and an op no applier knows, are refused answers.
 	for _, tc := range []struct {
@@ -114,8 +115,8 @@ func TestApplierAllOrNothing(t *testing.T) {
 	}{
 		{script("s k4=v4", "e boom", "s k5=v5"), 1, "boom"},
 		{append(script("s k4=v4"), raftlog.Op{Kind: 999, Data: []byte("?")}), 1, "raftlog: no applier for op kind 999"},
-		{[]raftlog.Op{{Kind: raftlog.OpPush, Data: []byte{9, 9}}}, 0, "raftlog: corrupt entry: push op version"},
-		{[]raftlog.Op{{Kind: raftlog.OpTrim, Data: []byte{1}}}, 0, "raftlog: corrupt entry: bad uvarint"},
+		{[]raftlog.Op{{Kind: queuelog.OpPush, Data: []byte{9, 9}}}, 0, "raftlog: corrupt entry: push op version"},
+		{[]raftlog.Op{{Kind: queuelog.OpTrim, Data: []byte{1}}}, 0, "raftlog: corrupt entry: bad uvarint"},
 	} {
 		res := run(tc.ops...)
 		reason, ok := raftlog.Rejected(res.Ops[len(res.Ops)-1])
@@ -160,16 +161,18 @@ func answers(r raftlog.Result) string {
 	return strings.Join(out, ",")
 }
 
-// TestStartShardRefusesQueueKinds: the queue log's op kinds are its own.
-func TestStartShardRefusesQueueKinds(t *testing.T) {
+// TestStartShardRefusesOwnKinds: raftlog's own op kinds (the storage
+// gate's node status) take no applier of a family. The queue log's kinds
+// are queuelog's, passed in with its appliers like any family's.
+func TestStartShardRefusesOwnKinds(t *testing.T) {
 	c := raftlogtest.New(t, 1, nil)
 	h, err := raftlog.NewHost(c.Config(1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	if _, err := h.StartShard(raftlogtest.ShardID, map[raftlog.OpKind]raftlog.Applier{raftlog.OpTrim: scriptApplier{}}); err == nil {
-		t.Fatal("StartShard took an applier for OpTrim")
+	if _, err := h.StartShard(raftlogtest.ShardID, map[raftlog.OpKind]raftlog.Applier{raftlog.OpNodeStatus: scriptApplier{}}); err == nil {
+		t.Fatal("StartShard took an applier for OpNodeStatus")
 	}
 	if s, err := h.StartShard(raftlogtest.ShardID, nil); err != nil || s == nil {
 		t.Fatalf("StartShard after a refused start: %v", err)
@@ -178,9 +181,9 @@ func TestStartShardRefusesQueueKinds(t *testing.T) {
 
 // TestReadError: a linearizable read answers its function's error.
 func TestReadError(t *testing.T) {
-	_, s := started(t, 1)
+	_, s := raftlogtest.Started(t, 1)
 	mine := errors.New("mine")
-	if _, err := s.Read(raftlogtest.Ctx(t, testTimeout), func(*raftlog.View) (any, error) { return nil, mine }); !errors.Is(err, mine) {
+	if _, err := s.Read(raftlogtest.Ctx(t, raftlogtest.Timeout), func(*raftlog.View) (any, error) { return nil, mine }); !errors.Is(err, mine) {
 		t.Fatalf("read: %v, want the function's error", err)
 	}
 }

@@ -12,16 +12,10 @@ import (
 // format: a kind's number never changes meaning once entries carry it.
 type OpKind uint16
 
-// The op kinds of this module; other modules take theirs from 256 up.
+// The op kinds of this module. Kinds 1 to 5 are the queue log's
+// (package queuelog: push, configure, trim, dedup sweep, delete queue);
+// other modules take theirs from 256 up.
 const (
-	OpPush      OpKind = 1 // the queue log: append records (push.go)
-	OpConfigure OpKind = 2 // the queue log: store a queue's options
-	OpTrim      OpKind = 3 // the queue log: retention, delete records older than a stamp
-	// OpDedupSweep: the queue log: delete dedup entries out of their window
-	OpDedupSweep OpKind = 4
-	// OpDeleteQueue: the queue log: delete a queue, its partitions, records
-	// and dedup entries (queue_delete.go)
-	OpDeleteQueue OpKind = 5
 	// OpNodeStatus: the storage gate: a node says its disk crossed its
 	// high mark, or fell back below its low mark (disk_status.go)
 	OpNodeStatus OpKind = 6

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 // FuzzDecodeCommand: no input makes DecodeCommand panic, every refusal
@@ -15,8 +16,8 @@ func FuzzDecodeCommand(f *testing.F) {
 	for _, c := range []raftlog.Command{
 		{},
 		{Clock: 1_795_990_000_000_000},
-		{Clock: -1, Ops: []raftlog.Op{{Kind: raftlog.OpPush, Data: []byte{1, 2, 3}}, {Kind: 300}}},
-		{Clock: 42, Ops: []raftlog.Op{(&raftlog.TrimOp{Tenant: "00000000-0000-0000-0000-000000000001", Queue: "q", Before: 7}).Op()}},
+		{Clock: -1, Ops: []raftlog.Op{{Kind: queuelog.OpPush, Data: []byte{1, 2, 3}}, {Kind: 300}}},
+		{Clock: 42, Ops: []raftlog.Op{(&queuelog.TrimOp{Tenant: "00000000-0000-0000-0000-000000000001", Queue: "q", Before: 7}).Op()}},
 	} {
 		f.Add(raftlog.AppendCommand(nil, &c))
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
@@ -25,7 +26,7 @@ func TestCorruptNodeStopsAndStaysStopped(t *testing.T) {
 	c.StartAll()
 	_, s := c.Leader()
 	for i := range 20 {
-		push(t, s, item("q", "p", fmt.Sprintf("t%d", i), []byte(fmt.Sprintf(`{"i":%d}`, i))))
+		raftlogtest.Push(t, s, raftlogtest.Item("q", "p", fmt.Sprintf("t%d", i), []byte(fmt.Sprintf(`{"i":%d}`, i))))
 	}
 	dataDir := c.Config(1).DataDir
 	seg := filepath.Join(dataDir, "sm", "shard-1.segments", "0000000000000000.seg")
@@ -38,7 +39,7 @@ func TestCorruptNodeStopsAndStaysStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = s.LocalRead(func(v *raftlog.View) (any, error) {
-		return v.ReadRecords(tenant, "q", "p", 0, raftlog.ReadLimits{})
+		return queuelog.ReadRecords(v, raftlogtest.Tenant, "q", "p", 0, queuelog.ReadLimits{})
 	})
 	if !errors.Is(err, raftlog.ErrCorrupt) {
 		t.Fatalf("read over the flipped segment: %v, want ErrCorrupt", err)

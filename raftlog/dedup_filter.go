@@ -8,6 +8,7 @@ import (
 
 	"github.com/bits-and-blooms/bloom/v3"
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
 )
 
 // dedupFilter answers "not seen" for dedup keys from memory, so that a
@@ -110,10 +111,12 @@ type filterBuild struct {
 	err      error
 }
 
-// getDedup is Get for a dedup key: when the key is not one of the entry's
-// own writes and the filter rules it out, it answers "none" without
-// reading the Update's batch or the store. A dry run's Txn has no filter.
-func (t *Txn) getDedup(key []byte) (val []byte, ok bool, err error) {
+// GetDedup is Get for a dedup key (a key of storefmt.PrefixDedup, 'D',
+// which the filter holds): when the key is not one of the entry's own
+// writes and the filter rules it out, it answers "none" without reading
+// the Update's batch or the store. A dry run's Txn has no filter. The
+// queue log's push looks its transaction ids up with it.
+func (t *Txn) GetDedup(key []byte) (val []byte, ok bool, err error) {
 	if d := t.dedup; d != nil {
 		if _, own := t.index[string(key)]; !own {
 			if !d.mayHold(key) {
@@ -256,7 +259,7 @@ func buildFilter(r pebble.Reader, minKeys uint64, stop <-chan struct{}) (f *bloo
 // eachDedupKey calls fn with each dedup key of r, in key order; a closed
 // stop ends it with errFilterStopped.
 func eachDedupKey(r pebble.Reader, stop <-chan struct{}, fn func([]byte)) error {
-	it, err := r.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixDedup}, UpperBound: []byte{prefixDedup + 1}})
+	it, err := r.NewIter(&pebble.IterOptions{LowerBound: []byte{storefmt.PrefixDedup}, UpperBound: []byte{storefmt.PrefixDedup + 1}})
 	if err != nil {
 		return fmt.Errorf("%w: dedup filter: %w", ErrStorage, err)
 	}

@@ -10,11 +10,13 @@ import (
 	"testing"
 
 	sm "github.com/lni/dragonboat/v4/statemachine"
+	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
 )
 
 func testAppliers() map[OpKind]Applier {
-	return map[OpKind]Applier{OpPush: queueApplier{OpPush}, OpConfigure: queueApplier{OpConfigure},
-		OpTrim: queueApplier{OpTrim}, OpDedupSweep: queueApplier{OpDedupSweep}, OpDeleteQueue: queueApplier{OpDeleteQueue}, detKind: detApplier{}}
+	m := QueueLog.Appliers()
+	m[detKind] = detApplier{}
+	return m
 }
 
 func openSM(t testing.TB, dir string) *stateMachine {
@@ -72,8 +74,8 @@ func digest(t testing.TB, s *stateMachine) (sum [32]byte, keys int) {
 		if bytes.Equal(k, segKey) {
 			continue
 		}
-		if isRecordKey(k) && len(v) > 0 && v[0] == recordInSegment {
-			p, _, _, err := decodePtr(v)
+		if storefmt.IsRecordKey(k) && len(v) > 0 && v[0] == storefmt.RecordInSegment {
+			p, _, _, err := storefmt.DecodePtr(v)
 			if err == nil {
 				v, err = s.segs.read(p)
 			}

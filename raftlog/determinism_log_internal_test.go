@@ -3,8 +3,10 @@ package raftlog
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/queen-mq/queen-go/raftlog/wire"
 	"math/rand/v2"
+
+	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
+	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
 // detKind is the op kind of detApplier.
@@ -21,7 +23,7 @@ const detTenant = "00000000-0000-0000-0000-000000000001"
 func detOp(op byte, args ...[]byte) Op {
 	b := []byte{op}
 	for _, a := range args {
-		b = appendName(b, string(a))
+		b = wire.AppendString(b, string(a))
 	}
 	return Op{Kind: detKind, Data: b}
 }
@@ -102,9 +104,9 @@ func recordedLog(seed uint64, n int) [][]byte {
 			cmd.Ops = []Op{randPush(), detOp('s', []byte("xk"), []byte("v")), randPush(), last}
 		case r < 82: // applied together, one writing the queue log's metadata
 			q := []byte(queues[rng.IntN(3)])
-			cmd.Ops = []Op{randPush(), detOp('c', queueKey(detTenant, string(q)), queueKey(detTenant, "q4")), randPush()}
+			cmd.Ops = []Op{randPush(), detOp('c', storefmt.QueueKey(detTenant, string(q)), storefmt.QueueKey(detTenant, "q4")), randPush()}
 		case r < 84: // a range over the metadata: every queue of tenant t forgotten
-			cmd.Ops = []Op{detOp('r', queuePrefix(prefixQueue, detTenant, ""), wire.PrefixEnd(appendName([]byte{prefixQueue}, detTenant))), randPush()}
+			cmd.Ops = []Op{detOp('r', storefmt.QueuePrefix(storefmt.PrefixQueue, detTenant, ""), wire.PrefixEnd(wire.AppendString([]byte{storefmt.PrefixQueue}, detTenant))), randPush()}
 		case r < 86: // a dedup sweep
 			cmd.Ops = []Op{(&DedupSweepOp{Tenant: detTenant, Queue: queues[rng.IntN(4)], Partition: fmt.Sprint("p", rng.IntN(4)), Limit: 1 + rng.IntN(20)}).Op()}
 		case r < 88: // a tick

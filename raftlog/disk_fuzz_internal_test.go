@@ -1,6 +1,10 @@
 package raftlog
 
-import "testing"
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
 
 // FuzzNodeStatusOp: a node status survives its encoding, and bytes that
 // decode as one encode back to themselves.
@@ -25,4 +29,20 @@ func FuzzNodeStatusOp(f *testing.F) {
 			t.Fatalf("%+v decoded as %+v, %v", o, got, err)
 		}
 	})
+}
+
+// checkCanonical fails the test unless raw, which decode accepted,
+// encodes back to itself.
+func checkCanonical(t *testing.T, what string, raw, again []byte) {
+	t.Helper()
+	if !bytes.Equal(raw, again) {
+		t.Fatalf("%s decoded from %x encodes to %x", what, raw, again)
+	}
+}
+
+func checkRefusal(t *testing.T, err error) {
+	t.Helper()
+	if !errors.Is(err, ErrCorruptEntry) {
+		t.Fatalf("refusal %v does not wrap ErrCorruptEntry", err)
+	}
 }

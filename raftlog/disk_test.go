@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
@@ -51,7 +52,7 @@ func gatedCluster(t *testing.T, n int) (*raftlogtest.Cluster, *disks) {
 // want as full.
 func waitFullNodes(t *testing.T, c *raftlogtest.Cluster, want ...uint64) {
 	t.Helper()
-	deadline := time.Now().Add(testTimeout)
+	deadline := time.Now().Add(raftlogtest.Timeout)
 	for {
 		agree := true
 		var last []raftlog.FullNode
@@ -75,7 +76,7 @@ func waitFullNodes(t *testing.T, c *raftlogtest.Cluster, want ...uint64) {
 
 func pushErr(t *testing.T, s *raftlog.Shard, txid string) error {
 	t.Helper()
-	_, _, err := s.Push(raftlogtest.Ctx(t, testTimeout), raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{item("q", "p", txid, []byte(txid))}})
+	_, _, err := queuelog.Push(raftlogtest.Ctx(t, raftlogtest.Timeout), s, queuelog.PushOp{Tenant: raftlogtest.Tenant, Items: []queuelog.PushItem{raftlogtest.Item("q", "p", txid, []byte(txid))}})
 	return err
 }
 
@@ -98,7 +99,7 @@ func TestStorageGateFollower(t *testing.T) {
 		if !errors.Is(err, raftlog.ErrStorageFull) {
 			t.Fatalf("node %d: push with node %d full: %v, want ErrStorageFull", id, follower, err)
 		}
-		if _, err := s.Configure(raftlogtest.Ctx(t, testTimeout), raftlog.ConfigureOp{Tenant: tenant, Queue: "new", Options: []byte(`{}`)}); !errors.Is(err, raftlog.ErrStorageFull) {
+		if _, err := queuelog.Configure(raftlogtest.Ctx(t, raftlogtest.Timeout), s, queuelog.ConfigureOp{Tenant: raftlogtest.Tenant, Queue: "new", Options: []byte(`{}`)}); !errors.Is(err, raftlog.ErrStorageFull) {
 			t.Fatalf("node %d: configure: %v, want ErrStorageFull", id, err)
 		}
 		st := s.Storage()
@@ -107,23 +108,23 @@ func TestStorageGateFollower(t *testing.T) {
 		}
 	}
 	// What shrinks or keeps the store passes.
-	propose(t, leader, raftlog.Command{})
-	if _, err := leader.Trim(raftlogtest.Ctx(t, testTimeout), raftlog.TrimOp{Tenant: tenant, Queue: "q", Partition: "p", Before: 0}); err != nil {
+	raftlogtest.Propose(t, leader, raftlog.Command{})
+	if _, err := queuelog.Trim(raftlogtest.Ctx(t, raftlogtest.Timeout), leader, queuelog.TrimOp{Tenant: raftlogtest.Tenant, Queue: "q", Partition: "p", Before: 0}); err != nil {
 		t.Fatalf("trim: %v", err)
 	}
-	if _, err := leader.DedupSweep(raftlogtest.Ctx(t, testTimeout), raftlog.DedupSweepOp{Tenant: tenant, Queue: "q", Partition: "p", Limit: 10}); err != nil {
+	if _, err := queuelog.DedupSweep(raftlogtest.Ctx(t, raftlogtest.Timeout), leader, queuelog.DedupSweepOp{Tenant: raftlogtest.Tenant, Queue: "q", Partition: "p", Limit: 10}); err != nil {
 		t.Fatalf("dedup sweep: %v", err)
 	}
-	if _, err := leader.DeleteQueue(raftlogtest.Ctx(t, testTimeout), raftlog.DeleteQueueOp{Tenant: tenant, Queue: "gone"}); err != nil {
+	if _, err := queuelog.DeleteQueue(raftlogtest.Ctx(t, raftlogtest.Timeout), leader, queuelog.DeleteQueueOp{Tenant: raftlogtest.Tenant, Queue: "gone"}); err != nil {
 		t.Fatalf("delete queue: %v", err)
 	}
-	if _, _, err := leader.Push(raftlog.AllowWhenFull(raftlogtest.Ctx(t, testTimeout)), raftlog.PushOp{Tenant: barrierTenant,
-		Items: []raftlog.PushItem{{Queue: "own", Partition: "p", Payload: []byte("x")}}}); err != nil {
+	if _, _, err := queuelog.Push(raftlog.AllowWhenFull(raftlogtest.Ctx(t, raftlogtest.Timeout)), leader, queuelog.PushOp{Tenant: raftlogtest.BarrierTenant,
+		Items: []queuelog.PushItem{{Queue: "own", Partition: "p", Payload: []byte("x")}}}); err != nil {
 		t.Fatalf("a push marked AllowWhenFull: %v", err)
 	}
 	// Nothing refused applied: q/p holds the one record pushed before.
 	for id, s := range c.Shards {
-		if b := readAll(t, s, "q", "p"); len(b.Records) != 1 || b.Records[0].TransactionID != "before" {
+		if b := raftlogtest.ReadAll(t, s, "q", "p"); len(b.Records) != 1 || b.Records[0].TransactionID != "before" {
 			t.Fatalf("node %d: q/p holds %d records", id, len(b.Records))
 		}
 	}
@@ -220,7 +221,7 @@ func TestStorageGateReplacedNode(t *testing.T) {
 		t.Fatalf("push with node %d listed full: %v, want ErrStorageFull", victim, err)
 	}
 	id, _ := c.Leader()
-	if _, err := c.Hosts[id].ReplaceReplica(raftlogtest.Ctx(t, testTimeout), raftlogtest.ShardID, victim, 7, ""); err != nil {
+	if _, err := c.Hosts[id].ReplaceReplica(raftlogtest.Ctx(t, raftlogtest.Timeout), raftlogtest.ShardID, victim, 7, ""); err != nil {
 		t.Fatal(err)
 	}
 	waitFullNodes(t, c)

@@ -1,7 +1,8 @@
 // Package raftlog is Queen's replicated log: a dragonboat v4 raft host
-// whose shards each run one on-disk state machine over Pebble v2, the
-// broker clock that stamps every entry, and the queue log of ordered
-// partitions built on them.
+// whose shards each run one on-disk state machine over Pebble v2, and the
+// broker clock that stamps every entry. The families of ops the state
+// machine applies live beside it: the queue log in raftlog/queuelog, the
+// KV store in kvstore, the consumer families in queen/internal.
 //
 // # What it owns
 //
@@ -18,36 +19,25 @@
 //     entry, stamps it, and hands each op to the Applier registered for its
 //     kind, through a Txn that makes the entry all or nothing; all entries
 //     of one Update and the applied index go to Pebble in one batch.
-//   - The queue log (queue_*.go): push (offsets from 0 without gaps, payload
-//     bytes kept exactly, deduplication by transactionId within the queue's
-//     window; a Strict item's duplicate rolls its whole entry back, for
-//     transactions; an item past the queue's maxSize answers Full, judged
-//     at apply, and a Strict one is not bounded by it), configure (queue options), trim (retention, replicated
-//     so every node deletes the same records), dedup sweep (the dedup
-//     entries of records out of their window, deleted by a leader-proposed
-//     op that walks a partition from its DedupFrom, so they live as long as
-//     the window and no longer); reads from a node's applied
-//     state: records by offset, the first offset at a time, partitions
-//     changed since a time, and WaitRecords for long polls. A partition's
-//     names are stored once, when it is created: its meta, records and
-//     dedup entries are keyed by its numeric uid, and a push op names each
-//     queue and partition once whatever its count of items. The store's
-//     format (store_format.go) is upgraded in place when an older one
-//     opens. QueueWatchKey
-//     wakes watchers of a queue on every push. Other families read the
-//     queue log inside their own apply through Txn.View (queen's consumer
-//     groups do).
-//   - The record store (segments.go, record_ptr.go, segments_gc.go): a
-//     record's bytes are appended once to a segment file of its shard, and
-//     Pebble keeps a pointer to them (with the record's stamp and
-//     transaction id) beside the indexes and metadata: no LSM rewrite of
-//     payloads. A segment below every partition's first live record is
+//   - The appliers a shard runs, by op kind: StartShard takes them all
+//     (queuelog.Appliers for the queue log's kinds 1 to 5, and every other
+//     family's) beside raftlog's own node-status op; raftlog registers
+//     no family itself. A family reads and writes through Txn and View,
+//     and the storage classes below keep its keys by their first byte.
+//     The store's format (store_format.go) is upgraded in place when an
+//     older one opens.
+//   - The storage classes of key prefixes, whose layouts
+//     raftlog/internal/storefmt holds for the core and the queue log
+//     alike. The record store (segments.go, record_ptr.go,
+//     segments_gc.go): the bytes of a record (an 'R' key) are appended
+//     once to a segment file of its shard, and Pebble keeps a pointer to
+//     them (with the record's stamp and transaction id) beside the indexes
+//     and metadata: no LSM rewrite of payloads; View.RecordBytes reads
+//     them back. A segment below every partition's first live record is
 //     removed by Sync. Records a store wrote before segments stay in
-//     Pebble and read as before. A record keeps, beside its payload, the
-//     producer's trace id and the subject of the credential that pushed it
-//     (PushItem.ProducerSub); each is written only when present, so that a
-//     record without them has the bytes an older broker wrote (record
-//     versions 1 to 3, queue_keys.go), and every version stays readable.
+//     Pebble and read as before. The metadata cache (metacache.go) keeps
+//     the 'Q', 'P' and 'M' keys in memory as the Update batch holds them;
+//     the dedup filter (below) the 'D' keys, which Txn.GetDedup looks up.
 //   - Snapshots (sm.go): a Pebble snapshot streamed key by key, records
 //     inline (the logical state, whatever segments the node keeps), and
 //     the whole state replaced from one in a single batch, its records
@@ -172,12 +162,12 @@
 //		NodeID: 1, RaftAddress: "127.0.0.1:7000", DataDir: "/var/lib/queen/raft",
 //		Members: map[uint64]string{1: "127.0.0.1:7000"},
 //	})
-//	shard, err := h.StartShard(1, kvstore.Appliers())
-//	answers, stamp, err := shard.Push(ctx, raftlog.PushOp{Tenant: t, Items: []raftlog.PushItem{
-//		{Queue: "orders", Partition: "cust-1", TransactionID: id, MessageID: mid, Dedup: true, Payload: body},
-//	}})
+//	appliers := queuelog.Appliers()
+//	maps.Copy(appliers, kvstore.Appliers())
+//	shard, err := h.StartShard(1, appliers)
+//	answer, stamp, err := shard.ProposeOp(ctx, op.Op()) // any family's op
 //	got, err := shard.LocalRead(func(v *raftlog.View) (any, error) {
-//		return v.ReadRecords(t, "orders", "cust-1", 0, raftlog.ReadLimits{MaxRecords: 100})
+//		return queuelog.ReadRecords(v, t, "orders", "cust-1", 0, queuelog.ReadLimits{MaxRecords: 100})
 //	})
 //	defer h.Close()
 package raftlog

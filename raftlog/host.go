@@ -206,14 +206,12 @@ func (l leaderListener) LeaderUpdated(info raftio.LeaderInfo) {
 // NodeID returns this node's id.
 func (h *Host) NodeID() uint64 { return h.cfg.NodeID }
 
-// StartShard starts shard shardID on this node with the given appliers (by
-// op kind, besides the queue log's own). Every node of a shard must run the
-// same appliers.
+// StartShard starts shard shardID on this node with the given appliers, by
+// op kind: every family the shard runs, the queue log's
+// (queuelog.Appliers) included, beside raftlog's own node-status op.
+// Every node of a shard must run the same appliers.
 func (h *Host) StartShard(shardID uint64, appliers map[OpKind]Applier) (*Shard, error) {
 	all := map[OpKind]Applier{OpNodeStatus: nodeStatusApplier{}}
-	for _, k := range []OpKind{OpPush, OpConfigure, OpTrim, OpDedupSweep, OpDeleteQueue} {
-		all[k] = queueApplier{kind: k}
-	}
 	for _, k := range slices.Sorted(maps.Keys(appliers)) {
 		if _, ok := all[k]; ok {
 			return nil, fmt.Errorf("raftlog: op kind %d is raftlog's own", k)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
@@ -18,7 +19,7 @@ func TestNoLeader(t *testing.T) {
 	s := c.Start(1)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	if _, _, err := s.Push(ctx, raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{item("q", "p", "x", nil)}}); !errors.Is(err, raftlog.ErrNoLeader) {
+	if _, _, err := queuelog.Push(ctx, s, queuelog.PushOp{Tenant: raftlogtest.Tenant, Items: []queuelog.PushItem{raftlogtest.Item("q", "p", "x", nil)}}); !errors.Is(err, raftlog.ErrNoLeader) {
 		t.Fatalf("push without a leader: %v, want ErrNoLeader", err)
 	}
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 300*time.Millisecond)
@@ -30,11 +31,11 @@ func TestNoLeader(t *testing.T) {
 
 // TestClosed: a stopped node's shard answers ErrClosed.
 func TestClosed(t *testing.T) {
-	c, s := started(t, 1)
-	push(t, s, item("q", "p", "x", nil))
+	c, s := raftlogtest.Started(t, 1)
+	raftlogtest.Push(t, s, raftlogtest.Item("q", "p", "x", nil))
 	c.Stop(1)
-	ctx := raftlogtest.Ctx(t, testTimeout)
-	if _, _, err := s.Push(ctx, raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{item("q", "p", "y", nil)}}); !errors.Is(err, raftlog.ErrClosed) {
+	ctx := raftlogtest.Ctx(t, raftlogtest.Timeout)
+	if _, _, err := queuelog.Push(ctx, s, queuelog.PushOp{Tenant: raftlogtest.Tenant, Items: []queuelog.PushItem{raftlogtest.Item("q", "p", "y", nil)}}); !errors.Is(err, raftlog.ErrClosed) {
 		t.Fatalf("push on a stopped node: %v, want ErrClosed", err)
 	}
 	if _, err := s.Read(ctx, func(*raftlog.View) (any, error) { return nil, nil }); !errors.Is(err, raftlog.ErrClosed) {
@@ -51,9 +52,9 @@ func TestTicks(t *testing.T) {
 	c.Tweak = func(cfg *raftlog.Config) { cfg.TickInterval = 20 * time.Millisecond }
 	c.StartAll()
 	_, s := c.Leader()
-	_, stamp := push(t, s, item("q", "p", "x", nil))
+	_, stamp := raftlogtest.Push(t, s, raftlogtest.Item("q", "p", "x", nil))
 	// Polled, bounded by a deadline: safeTime moving has no event to wait on.
-	for deadline := time.Now().Add(testTimeout); s.SafeTime() <= stamp; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(raftlogtest.Timeout); s.SafeTime() <= stamp; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("safeTime stayed at %d on an idle cluster with ticks", s.SafeTime())
 		}

@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
 func countRecords(s *raftlog.Shard) int {
 	v, err := s.LocalRead(func(v *raftlog.View) (any, error) {
-		b, err := v.ReadRecords(tenant, "q", "p", 0, raftlog.ReadLimits{MaxRecords: 100000})
+		b, err := queuelog.ReadRecords(v, raftlogtest.Tenant, "q", "p", 0, queuelog.ReadLimits{MaxRecords: 100000})
 		return len(b.Records), err
 	})
 	if err != nil {
@@ -34,7 +35,7 @@ func TestReplaceReplica(t *testing.T) {
 	c.StartAll()
 	leader, s := c.Leader()
 	for i := range 250 {
-		push(t, s, item("q", "p", fmt.Sprint("t", i), []byte(fmt.Sprintf(`{"i":%d}`, i))))
+		raftlogtest.Push(t, s, raftlogtest.Item("q", "p", fmt.Sprint("t", i), []byte(fmt.Sprintf(`{"i":%d}`, i))))
 	}
 	victim := uint64(3)
 	if leader == victim {
@@ -46,7 +47,7 @@ func TestReplaceReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := c.Hosts[leader]
-	ctx := raftlogtest.Ctx(t, testTimeout)
+	ctx := raftlogtest.Ctx(t, raftlogtest.Timeout)
 	if _, err := h.ReplaceReplica(ctx, raftlogtest.ShardID, leader, 9, ""); !errors.Is(err, raftlog.ErrMembership) {
 		t.Fatalf("replacing this node: %v, want ErrMembership", err)
 	}
@@ -70,7 +71,7 @@ func TestReplaceReplica(t *testing.T) {
 		t.Fatalf("adding back a deleted id: %v, want ErrMembership", err)
 	}
 	for i := 250; i < 300; i++ { // writes go on meanwhile, on two of three
-		push(t, s, item("q", "p", fmt.Sprint("t", i), []byte(fmt.Sprintf(`{"i":%d}`, i))))
+		raftlogtest.Push(t, s, raftlogtest.Item("q", "p", fmt.Sprint("t", i), []byte(fmt.Sprintf(`{"i":%d}`, i))))
 	}
 
 	cfg := raftlog.Config{NodeID: 4, RaftAddress: addr, DataDir: filepath.Join(c.Dir, "4"), Join: true,
@@ -84,14 +85,14 @@ func TestReplaceReplica(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(testTimeout)
+	deadline := time.Now().Add(raftlogtest.Timeout)
 	for countRecords(s4) != 300 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if got := countRecords(s4); got != 300 {
 		t.Fatalf("the replacement holds %d records, want 300", got)
 	}
-	if got, want := dump(t, s4), dump(t, s); fmt.Sprint(got) != fmt.Sprint(want) {
+	if got, want := raftlogtest.Dump(t, s4), raftlogtest.Dump(t, s); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("the replacement's state differs from the leader's")
 	}
 	h4.Close()

@@ -1,5 +1,7 @@
 package raftlog
 
+import "github.com/queen-mq/queen-go/raftlog/internal/storefmt"
+
 // metaCache keeps the queue log's queue and partition metadata in memory,
 // as the Update batch holds it, so that a push reads them without a Pebble
 // lookup. It changes nothing but speed: a hit returns the value a lookup
@@ -16,7 +18,7 @@ type metaCache struct {
 const metaCacheMax = 200_000
 
 func cacheable(key []byte) bool {
-	return len(key) > 0 && (key[0] == prefixQueue || key[0] == prefixPartition || key[0] == prefixMeta)
+	return len(key) > 0 && (key[0] == storefmt.PrefixQueue || key[0] == storefmt.PrefixPartition || key[0] == storefmt.PrefixMeta)
 }
 
 func (c *metaCache) get(key []byte) (val []byte, found, hit bool) {

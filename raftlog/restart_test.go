@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
@@ -13,15 +14,15 @@ import (
 // through s, n entries, then trims the first few records of p0.
 func fill(t testing.TB, s *raftlog.Shard, n int) {
 	t.Helper()
-	configure(t, s, "q", `{"dedupWindowSeconds":60,"retention":"1h"}`, false)
+	raftlogtest.Configure(t, s, "q", `{"dedupWindowSeconds":60,"retention":"1h"}`, false)
 	var cut int64
 	for i := range n {
-		_, stamp := push(t, s, item("q", fmt.Sprintf("p%d", i%2), fmt.Sprintf("f%d", i), []byte(fmt.Sprintf(`{"i":%d}`, i))))
+		_, stamp := raftlogtest.Push(t, s, raftlogtest.Item("q", fmt.Sprintf("p%d", i%2), fmt.Sprintf("f%d", i), []byte(fmt.Sprintf(`{"i":%d}`, i))))
 		if i == 4 {
 			cut = stamp
 		}
 	}
-	if _, err := s.Trim(raftlogtest.Ctx(t, testTimeout), raftlog.TrimOp{Tenant: tenant, Queue: "q", Partition: "p0", Before: cut}); err != nil {
+	if _, err := queuelog.Trim(raftlogtest.Ctx(t, raftlogtest.Timeout), s, queuelog.TrimOp{Tenant: raftlogtest.Tenant, Queue: "q", Partition: "p0", Before: cut}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -30,9 +31,9 @@ func fill(t testing.TB, s *raftlog.Shard, n int) {
 // partitions, options and log starts it had, its safeTime has not gone
 // back, and it carries on where it stopped.
 func TestRestart(t *testing.T) {
-	c, s := started(t, 1)
+	c, s := raftlogtest.Started(t, 1)
 	fill(t, s, 20)
-	before, safe, applied := dump(t, s), s.SafeTime(), s.Applied()
+	before, safe, applied := raftlogtest.Dump(t, s), s.SafeTime(), s.Applied()
 
 	c.Stop(1)
 	s = c.Start(1)
@@ -42,16 +43,16 @@ func TestRestart(t *testing.T) {
 	if got := s.Applied(); got < applied {
 		t.Fatalf("applied index went back from %d to %d over a restart", applied, got)
 	}
-	sameDump(t, "after a restart", dump(t, s), before)
+	raftlogtest.SameDump(t, "after a restart", raftlogtest.Dump(t, s), before)
 
 	c.Leader()
-	ans, stamp := push(t, s, item("q", "p1", "next", []byte("next")))
-	checkAnswer(t, "next", ans[0], false, 10, mid("next"))
+	ans, stamp := raftlogtest.Push(t, s, raftlogtest.Item("q", "p1", "next", []byte("next")))
+	raftlogtest.CheckAnswer(t, "next", ans[0], false, 10, raftlogtest.MID("next"))
 	if stamp <= safe {
 		t.Fatalf("first push after the restart stamped %d, not after safeTime %d", stamp, safe)
 	}
-	ans, _ = push(t, s, item("q", "p1", "f1", nil))
-	checkAnswer(t, "f1 again after a restart", ans[0], true, 0, mid("f1"))
+	ans, _ = raftlogtest.Push(t, s, raftlogtest.Item("q", "p1", "f1", nil))
+	raftlogtest.CheckAnswer(t, "f1 again after a restart", ans[0], true, 0, raftlogtest.MID("f1"))
 	// A duplicate is always read from the store, filter or not; "next" was
 	// a lookup too, read or avoided.
 	if st := s.DedupStats(); st.Read < 1 || st.Read+st.Avoided < 2 {
@@ -67,22 +68,22 @@ func TestRestartFollower(t *testing.T) {
 	lid, leader := c.Leader()
 	fid := lid%3 + 1
 	fill(t, leader, 10)
-	barrier(t, c)
+	raftlogtest.Barrier(t, c)
 	safe := c.Shards[fid].SafeTime()
 	c.Stop(fid)
 
-	var last raftlog.PushAnswer
+	var last queuelog.PushAnswer
 	for i := range 10 {
-		ans, _ := push(t, leader, item("q", "p1", fmt.Sprintf("while-down-%d", i), []byte{byte(i)}))
+		ans, _ := raftlogtest.Push(t, leader, raftlogtest.Item("q", "p1", fmt.Sprintf("while-down-%d", i), []byte{byte(i)}))
 		last = ans[0]
 	}
 	f := c.Start(fid)
 	if got := f.SafeTime(); got < safe {
 		t.Fatalf("safeTime went back from %d to %d over a restart", safe, got)
 	}
-	waitRecords(t, f, tenant, "q", "p1", last.Offset)
-	barrier(t, c)
-	sameDump(t, fmt.Sprintf("follower %d against leader %d", fid, lid), dump(t, f), dump(t, leader))
+	raftlogtest.WaitRecords(t, f, raftlogtest.Tenant, "q", "p1", last.Offset)
+	raftlogtest.Barrier(t, c)
+	raftlogtest.SameDump(t, fmt.Sprintf("follower %d against leader %d", fid, lid), raftlogtest.Dump(t, f), raftlogtest.Dump(t, leader))
 	if f.SafeTime() != leader.SafeTime() {
 		t.Fatalf("follower safeTime %d, leader %d, after both applied the same entries", f.SafeTime(), leader.SafeTime())
 	}
@@ -110,8 +111,8 @@ func TestSnapshotCatchUp(t *testing.T) {
 	fill(t, leader, 10)
 	const entries = 300
 	for i := range entries {
-		op := raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{item("q", fmt.Sprintf("p%d", i%3), fmt.Sprintf("s%d", i), []byte(fmt.Sprint(i)))}}
-		res := propose(t, leader, raftlog.Command{Ops: []raftlog.Op{op.Op(), {Kind: countKind}}})
+		op := queuelog.PushOp{Tenant: raftlogtest.Tenant, Items: []queuelog.PushItem{raftlogtest.Item("q", fmt.Sprintf("p%d", i%3), fmt.Sprintf("s%d", i), []byte(fmt.Sprint(i)))}}
+		res := raftlogtest.Propose(t, leader, raftlog.Command{Ops: []raftlog.Op{op.Op(), {Kind: countKind}}})
 		if !res.Applied() {
 			t.Fatalf("entry %d aborted: %q", i, res.Ops)
 		}
@@ -122,19 +123,19 @@ func TestSnapshotCatchUp(t *testing.T) {
 	s3 := c.Start(3)
 	for p := range 3 {
 		name := fmt.Sprintf("p%d", p)
-		waitRecords(t, s3, tenant, "q", name, readAll(t, leader, "q", name).HighWatermark-1)
+		raftlogtest.WaitRecords(t, s3, raftlogtest.Tenant, "q", name, raftlogtest.ReadAll(t, leader, "q", name).HighWatermark-1)
 	}
 	t.Logf("node 3 applied %d of the %d counted ops itself", late.n.Load(), entries)
 	if n := late.n.Load(); n >= entries {
 		t.Fatalf("node 3 applied %d of the %d counted ops: it replayed the log, no snapshot was needed", n, entries)
 	}
 	// It applies what comes after the snapshot too.
-	ans, _ := push(t, leader, item("q", "p0", "last", []byte("last")))
-	waitRecords(t, s3, tenant, "q", "p0", ans[0].Offset)
-	barrier(t, c)
-	want := dump(t, leader)
+	ans, _ := raftlogtest.Push(t, leader, raftlogtest.Item("q", "p0", "last", []byte("last")))
+	raftlogtest.WaitRecords(t, s3, raftlogtest.Tenant, "q", "p0", ans[0].Offset)
+	raftlogtest.Barrier(t, c)
+	want := raftlogtest.Dump(t, leader)
 	for id, s := range c.Shards {
-		sameDump(t, fmt.Sprintf("node %d against the leader", id), dump(t, s), want)
+		raftlogtest.SameDump(t, fmt.Sprintf("node %d against the leader", id), raftlogtest.Dump(t, s), want)
 		if s.SafeTime() != leader.SafeTime() {
 			t.Fatalf("node %d safeTime %d, leader %d", id, s.SafeTime(), leader.SafeTime())
 		}

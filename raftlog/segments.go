@@ -4,6 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
+
 	"hash/crc32"
 	"io"
 	"io/fs"
@@ -17,7 +20,7 @@ import (
 
 // The record store: the queue log's record bytes live in segment files of
 // their own, appended in apply order, and Pebble keeps for each record a
-// small pointer to them ('R' keys, recordPtr) beside the indexes and
+// small pointer to them ('R' keys, storefmt.Ptr) beside the indexes and
 // metadata. A record is written once on a node: appended to a segment,
 // never rewritten by a compaction.
 //
@@ -46,14 +49,6 @@ const segmentBytes = 64 << 20
 // segKey holds the active segment's id and length, written with the
 // applied index. Node-local: a snapshot neither carries nor compares it.
 var segKey = []byte{0x00, 's'}
-
-// recordPtr locates one record's bytes.
-type recordPtr struct {
-	seg uint64
-	pos int64
-	n   int
-	crc uint32
-}
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -166,15 +161,15 @@ func readSegKey(get func([]byte) ([]byte, bool, error)) (uint64, int64, error) {
 // first when b would take it past the limit. The bytes are pending until
 // write; read serves them meanwhile.
 // REQUIRES: only Update (and RecoverFromSnapshot) call it: one writer.
-func (s *segments) append(b []byte) (recordPtr, error) {
+func (s *segments) append(b []byte) (storefmt.Ptr, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.size > 0 && s.size+int64(len(b)) > s.limit {
 		if err := s.rollLocked(); err != nil {
-			return recordPtr{}, err
+			return storefmt.Ptr{}, err
 		}
 	}
-	p := recordPtr{seg: s.active, pos: s.size, n: len(b), crc: crc32.Checksum(b, castagnoli)}
+	p := storefmt.Ptr{Seg: s.active, Pos: s.size, N: len(b), CRC: crc32.Checksum(b, castagnoli)}
 	s.pending = append(s.pending, b...)
 	s.size += int64(len(b))
 	return p, nil
@@ -221,32 +216,32 @@ func (s *segments) rollLocked() error {
 }
 
 // read returns the bytes p points at, checked against p's checksum.
-func (s *segments) read(p recordPtr) ([]byte, error) {
+func (s *segments) read(p storefmt.Ptr) ([]byte, error) {
 	if b, ok := s.readPending(p); ok {
 		return b, nil
 	}
-	f, err := s.handle(p.seg)
+	f, err := s.handle(p.Seg)
 	if err != nil {
 		return nil, err
 	}
-	b := make([]byte, p.n)
-	if _, err := f.ReadAt(b, p.pos); err != nil {
+	b := make([]byte, p.N)
+	if _, err := f.ReadAt(b, p.Pos); err != nil {
 		if errors.Is(err, io.EOF) {
 			// The store points past the file's end: bytes it made
 			// durable are gone.
-			return nil, s.corrupt(p, fmt.Sprintf("record of %d bytes at %d past the end of the file", p.n, p.pos))
+			return nil, s.corrupt(p, fmt.Sprintf("record of %d bytes at %d past the end of the file", p.N, p.Pos))
 		}
-		return nil, fmt.Errorf("%w: read segment %d at %d: %w", ErrStorage, p.seg, p.pos, err)
+		return nil, fmt.Errorf("%w: read segment %d at %d: %w", ErrStorage, p.Seg, p.Pos, err)
 	}
-	if crc32.Checksum(b, castagnoli) != p.crc {
-		return nil, s.corrupt(p, fmt.Sprintf("record of %d bytes at %d: checksum mismatch", p.n, p.pos))
+	if crc32.Checksum(b, castagnoli) != p.CRC {
+		return nil, s.corrupt(p, fmt.Sprintf("record of %d bytes at %d: checksum mismatch", p.N, p.Pos))
 	}
 	return b, nil
 }
 
 // corrupt reports a record whose bytes failed, and returns the finding.
-func (s *segments) corrupt(p recordPtr, detail string) error {
-	path := filepath.Join(s.dir, segmentName(p.seg))
+func (s *segments) corrupt(p storefmt.Ptr, detail string) error {
+	path := filepath.Join(s.dir, segmentName(p.Seg))
 	if s.onCorrupt != nil {
 		s.onCorrupt(path, detail)
 	}
@@ -255,15 +250,15 @@ func (s *segments) corrupt(p recordPtr, detail string) error {
 
 // readPending serves p from the pending bytes (an entry reading a record
 // an earlier entry of its Update appended); ok is false when p is written.
-func (s *segments) readPending(p recordPtr) ([]byte, bool) {
+func (s *segments) readPending(p storefmt.Ptr) ([]byte, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	start := s.size - int64(len(s.pending))
-	if p.seg != s.active || p.pos < start || p.pos+int64(p.n) > s.size {
+	if p.Seg != s.active || p.Pos < start || p.Pos+int64(p.N) > s.size {
 		return nil, false
 	}
-	off := p.pos - start
-	return append([]byte(nil), s.pending[off:off+int64(p.n)]...), true
+	off := p.Pos - start
+	return append([]byte(nil), s.pending[off:off+int64(p.N)]...), true
 }
 
 func (s *segments) handle(id uint64) (*os.File, error) {

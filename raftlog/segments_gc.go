@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
 )
 
 // collect removes the segments below every partition's first live record:
@@ -41,7 +42,7 @@ func (s *stateMachine) collect() error {
 // points into; the active segment when none does.
 func (s *stateMachine) lowestLiveSegment() (uint64, error) {
 	low, _ := s.segs.position()
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixMeta}, UpperBound: []byte{prefixMeta + 1}})
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{storefmt.PrefixMeta}, UpperBound: []byte{storefmt.PrefixMeta + 1}})
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrStorage, err)
 	}
@@ -51,15 +52,15 @@ func (s *stateMachine) lowestLiveSegment() (uint64, error) {
 		if len(it.Key()) != 9 {
 			continue
 		}
-		m, err := loadMeta(get, binary.BigEndian.Uint64(it.Key()[1:]))
+		m, err := storefmt.LoadMeta(get, binary.BigEndian.Uint64(it.Key()[1:]))
 		if err != nil {
 			return 0, err
 		}
 		if m.LogStart >= m.NextOffset {
 			continue
 		}
-		v, ok, err := get(recordKey(m.UID, m.LogStart))
-		if err != nil || !ok || len(v) == 0 || v[0] != recordInSegment {
+		v, ok, err := get(storefmt.RecordKey(m.UID, m.LogStart))
+		if err != nil || !ok || len(v) == 0 || v[0] != storefmt.RecordInSegment {
 			if err == nil && !ok {
 				err = fmt.Errorf("%w: partition %d has no record at its log start %d", ErrStorage, m.UID, m.LogStart)
 			}
@@ -68,11 +69,11 @@ func (s *stateMachine) lowestLiveSegment() (uint64, error) {
 			}
 			continue // a record written before segments
 		}
-		p, _, _, err := decodePtr(v)
+		p, _, _, err := storefmt.DecodePtr(v)
 		if err != nil {
 			return 0, err
 		}
-		low = min(low, p.seg)
+		low = min(low, p.Seg)
 	}
 	return low, it.Error()
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
 )
 
 // openSMWith opens a state machine whose segments start anew past limit
@@ -49,6 +50,15 @@ func segmentFiles(t testing.TB, s *stateMachine) []uint64 {
 	return ids
 }
 
+// resolveRecord decodes an 'R' value, reading a pointer's bytes from segs.
+func resolveRecord(segs *segments, v []byte) (storefmt.StoredRecord, error) {
+	b, err := (&View{segs: segs}).RecordBytes(v)
+	if err != nil {
+		return storefmt.StoredRecord{}, err
+	}
+	return storefmt.DecodeRecord(b)
+}
+
 func readView(t testing.TB, s *stateMachine, fn func(v *View) (any, error)) any {
 	t.Helper()
 	got, err := s.Lookup(fn)
@@ -63,8 +73,8 @@ func readView(t testing.TB, s *stateMachine, fn func(v *View) (any, error)) any 
 func TestRecordsLiveInSegments(t *testing.T) {
 	s := openSM(t, t.TempDir())
 	update(t, s, 1, pushCmd(1000, "q", "p", 50))
-	v, ok, err := pebbleSource{s.db}.Get(recordKey(1, 7))
-	if err != nil || !ok || v[0] != recordInSegment || len(v) > 40 {
+	v, ok, err := pebbleSource{s.db}.Get(storefmt.RecordKey(1, 7))
+	if err != nil || !ok || v[0] != storefmt.RecordInSegment || len(v) > 40 {
 		t.Fatalf("'R' value = %x (%v %v), want a pointer", v, ok, err)
 	}
 	b := readView(t, s, func(v *View) (any, error) {
@@ -226,12 +236,12 @@ func TestOlderStoreMovesRecordsIntoSegments(t *testing.T) {
 	next := func(s *stateMachine, cmd Command) { update(t, s, idx, cmd); idx++ }
 	next(s, pushCmd(1000, "q", "p", 3))
 	for off := int64(0); off < 3; off++ { // as a store from before segments holds them
-		v, _, _ := pebbleSource{s.db}.Get(recordKey(1, off))
+		v, _, _ := pebbleSource{s.db}.Get(storefmt.RecordKey(1, off))
 		rec, err := resolveRecord(s.segs, v)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.db.Set(recordKey(1, off), rec.encode(), pebble.NoSync); err != nil {
+		if err := s.db.Set(storefmt.RecordKey(1, off), rec.Encode(), pebble.NoSync); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -246,7 +256,7 @@ func TestOlderStoreMovesRecordsIntoSegments(t *testing.T) {
 		t.Fatalf("format %d after open (%v), want %d", f, err, storeFormat)
 	}
 	for off := int64(0); off < 3; off++ {
-		if v, _, _ := (pebbleSource{s.db}).Get(recordKey(1, off)); len(v) == 0 || v[0] != recordInSegment {
+		if v, _, _ := (pebbleSource{s.db}).Get(storefmt.RecordKey(1, off)); len(v) == 0 || v[0] != storefmt.RecordInSegment {
 			t.Fatalf("record %d is not in a segment after the upgrade: %x", off, v)
 		}
 	}
@@ -262,15 +272,15 @@ func TestOlderStoreMovesRecordsIntoSegments(t *testing.T) {
 	}
 }
 
-type recordUpgrader struct{ queueApplier }
+type recordUpgrader struct{ Applier }
 
 func (recordUpgrader) UpgradeStore(tx *Txn) error {
 	if _, ok, err := tx.Get([]byte("Yupgraded")); err != nil || ok {
 		return err
 	}
 	tx.Set([]byte("Yupgraded"), []byte{1})
-	r := storedRecord{Stamp: 1, TxID: "up", Payload: []byte("upgrade-wrote-me")}
-	tx.Set(recordKey(99, 0), r.encode())
+	r := storefmt.StoredRecord{Stamp: 1, TxID: "up", Payload: []byte("upgrade-wrote-me")}
+	tx.Set(storefmt.RecordKey(99, 0), r.Encode())
 	return nil
 }
 
@@ -279,7 +289,7 @@ func (recordUpgrader) UpgradeStore(tx *Txn) error {
 func TestUpgradeRecordSurvivesCrash(t *testing.T) {
 	dir := t.TempDir()
 	ap := testAppliers()
-	ap[OpPush] = recordUpgrader{queueApplier{OpPush}}
+	ap[OpPush] = recordUpgrader{QueueLog.Appliers()[OpPush]}
 	open := func() *stateMachine {
 		s := newStateMachine(1, 1, dir, ap, slog.New(slog.DiscardHandler), newWatchers())
 		if _, err := s.Open(nil); err != nil {
@@ -292,7 +302,7 @@ func TestUpgradeRecordSurvivesCrash(t *testing.T) {
 	update(t, s, 1, pushCmd(1000, "q", "p", 1)) // not flushed
 	crash(t, s)
 	s = open()
-	v, ok, err := pebbleSource{s.db}.Get(recordKey(99, 0))
+	v, ok, err := pebbleSource{s.db}.Get(storefmt.RecordKey(99, 0))
 	if err != nil || !ok {
 		t.Fatalf("upgrade record: %v %v", ok, err)
 	}
@@ -307,7 +317,7 @@ func TestSnapshotWithAPointerIsRefused(t *testing.T) {
 	s := openSM(t, t.TempDir())
 	var b []byte
 	b = append(b, snapshotMagic...)
-	k, v := recordKey(1, 0), encodePtr(recordPtr{seg: 0, pos: 0, n: 5}, 1, "x")
+	k, v := storefmt.RecordKey(1, 0), storefmt.EncodePtr(storefmt.Ptr{Seg: 0, Pos: 0, N: 5}, 1, "x")
 	b = binary.AppendUvarint(b, uint64(len(k)))
 	b = append(b, k...)
 	b = binary.AppendUvarint(b, uint64(len(v)))

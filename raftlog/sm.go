@@ -15,6 +15,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
 	sm "github.com/lni/dragonboat/v4/statemachine"
+	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
 )
 
 // metaKey holds the state machine's own state: the applied index and the
@@ -357,10 +358,10 @@ func (s *stateMachine) SaveSnapshot(ctx any, w io.Writer, stop <-chan struct{}) 
 		if bytes.Equal(k, segKey) {
 			continue // node-local: where this node keeps its records
 		}
-		if isRecordKey(k) && len(v) > 0 && v[0] == recordInSegment {
+		if storefmt.IsRecordKey(k) && len(v) > 0 && v[0] == storefmt.RecordInSegment {
 			// The stream carries the record itself, as a store without
 			// segments holds it: snapshots are the logical state.
-			p, _, _, err := decodePtr(v)
+			p, _, _, err := storefmt.DecodePtr(v)
 			if err == nil {
 				v, err = s.segs.read(p)
 			}
@@ -424,14 +425,14 @@ func (s *stateMachine) RecoverFromSnapshot(r io.Reader, stop <-chan struct{}) er
 		if err != nil {
 			return err
 		}
-		if isRecordKey(k) && len(v) > 0 && v[0] == recordInSegment {
+		if storefmt.IsRecordKey(k) && len(v) > 0 && v[0] == storefmt.RecordInSegment {
 			// A pointer means nothing off the node that wrote it: a
 			// snapshot carries records.
 			return fmt.Errorf("%w: the snapshot holds a record pointer, not a record", ErrCorruptEntry)
 		}
-		if isRecordKey(k) && len(v) > 0 {
+		if storefmt.IsRecordKey(k) && len(v) > 0 {
 			// A record goes to the segments, its pointer to the store.
-			r, err := decodeRecord(v)
+			r, err := storefmt.DecodeRecord(v)
 			if err != nil {
 				return err
 			}
@@ -439,7 +440,7 @@ func (s *stateMachine) RecoverFromSnapshot(r io.Reader, stop <-chan struct{}) er
 			if err != nil {
 				return err
 			}
-			v = encodePtr(ptr, r.Stamp, r.TxID)
+			v = storefmt.EncodePtr(ptr, r.Stamp, r.TxID)
 		}
 		if err := b.Set(k, v, nil); err != nil {
 			return err

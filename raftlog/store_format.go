@@ -9,6 +9,8 @@ import (
 
 	"github.com/queen-mq/queen-go/raftlog/wire"
 
+	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
+
 	"slices"
 )
 
@@ -17,7 +19,7 @@ import (
 //
 //	1  (no formatKey) 'P' keys held the partition meta, 'C' keys the name
 //	2  'P' keys hold the partition's uid, 'M' keys its meta, 'C' keys
-//	   uid and name (queue_keys.go)
+//	   uid and name (internal/storefmt/keys.go)
 //	3  every record lives in the segments, its 'R' key a pointer
 //	   (record_ptr.go); a binary that knows only 2 refuses the store
 var formatKey = []byte{0x00, 'f'}
@@ -83,31 +85,31 @@ func readFormat(r pebble.Reader) (uint64, error) {
 // which b has not changed yet.
 func upgradeFormat1(db *pebble.DB, b *pebble.Batch) error {
 	uids := map[string]uint64{} // 'P' key → uid; looked up, never iterated
-	err := scanPrefix(db, prefixPartition, func(k, v []byte) error {
-		m, err := decodePartitionMeta(v)
+	err := scanPrefix(db, storefmt.PrefixPartition, func(k, v []byte) error {
+		m, err := storefmt.DecodePartitionMeta(v)
 		if err != nil {
 			return err
 		}
 		uids[string(k)] = m.UID
-		if err := b.Set(metaKeyOf(m.UID), v, nil); err != nil {
+		if err := b.Set(storefmt.MetaKey(m.UID), v, nil); err != nil {
 			return err
 		}
-		return b.Set(k, uidValue(m.UID), nil)
+		return b.Set(k, storefmt.UIDValue(m.UID), nil)
 	})
 	if err != nil {
 		return err
 	}
-	return scanPrefix(db, prefixCreated, func(k, v []byte) error {
+	return scanPrefix(db, storefmt.PrefixCreated, func(k, v []byte) error {
 		d := newDecoder(k[1:])
 		tenant, queue := string(d.Bytes()), string(d.Bytes())
 		if d.Err != nil || len(d.B) != 8 {
 			return fmt.Errorf("%w: created key %x", ErrStorage, k)
 		}
-		uid, ok := uids[string(partitionKey(tenant, queue, string(v)))]
+		uid, ok := uids[string(storefmt.PartitionKey(tenant, queue, string(v)))]
 		if !ok {
 			return fmt.Errorf("%w: partition %s/%s is created but has no meta", ErrStorage, queue, v)
 		}
-		return b.Set(k, createdValue(uid, string(v)), nil)
+		return b.Set(k, storefmt.CreatedValue(uid, string(v)), nil)
 	})
 }
 

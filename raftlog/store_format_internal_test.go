@@ -11,6 +11,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	sm "github.com/lni/dragonboat/v4/statemachine"
+	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
 )
 
 const formatTenant = "00000000-0000-0000-0000-000000000001"
@@ -71,7 +72,7 @@ func TestNamesStoredOnce(t *testing.T) {
 		kv := append(append([]byte(nil), it.Key()...), it.Value()...)
 		pn += bytes.Count(kv, []byte(partition))
 		qn += bytes.Count(kv, []byte(queue))
-		if it.Key()[0] == prefixRecord {
+		if it.Key()[0] == storefmt.PrefixRecord {
 			records++
 		}
 	}
@@ -95,20 +96,20 @@ func TestUpgradeFormat1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := partitionMeta{Seq: 1, UID: 7, NextOffset: 2, LogStart: 1, LastWrite: 500, Created: 400}
+	m := storefmt.PartitionMeta{Seq: 1, UID: 7, NextOffset: 2, LogStart: 1, LastWrite: 500, Created: 400}
 	m.ID[0] = 9
 	rec := func(off int64) []byte {
-		r := storedRecord{Stamp: 400 + off*100, TxID: "tx" + string(rune('0'+off)), Payload: []byte(`"v"`)}
-		return r.encode()
+		r := storefmt.StoredRecord{Stamp: 400 + off*100, TxID: "tx" + string(rune('0'+off)), Payload: []byte(`"v"`)}
+		return r.Encode()
 	}
-	q := queueMeta{Created: 400, Partitions: 1, Options: []byte(`{}`)}
+	q := storefmt.QueueMeta{Created: 400, Partitions: 1, Options: []byte(`{}`)}
 	for k, v := range map[string][]byte{
-		string(queueKey(formatTenant, "orders")):             q.encode(),
-		string(partitionKey(formatTenant, "orders", "eu/1")): m.encode(),
-		string(createdKey(formatTenant, "orders", 1)):        []byte("eu/1"),
-		string(recordKey(7, 1)):                              rec(1),
-		string(nextUIDKey):                                   binary.BigEndian.AppendUint64(nil, 8),
-		string(metaKey):                                      metaValue(3, 500),
+		string(storefmt.QueueKey(formatTenant, "orders")):             q.Encode(),
+		string(storefmt.PartitionKey(formatTenant, "orders", "eu/1")): m.Encode(),
+		string(storefmt.CreatedKey(formatTenant, "orders", 1)):        []byte("eu/1"),
+		string(storefmt.RecordKey(7, 1)):                              rec(1),
+		string(storefmt.NextUIDKey):                                   binary.BigEndian.AppendUint64(nil, 8),
+		string(metaKey):                                               metaValue(3, 500),
 	} {
 		if err := db.Set([]byte(k), v, pebble.NoSync); err != nil {
 			t.Fatal(err)
@@ -170,8 +171,8 @@ func TestNewerFormatRefused(t *testing.T) {
 func TestStoredDedupWindowSaturates(t *testing.T) {
 	for _, window := range []string{"9223372036854775807", "9223372036855", "1e400"} {
 		s := openSM(t, t.TempDir())
-		q := queueMeta{Created: 1, Options: []byte(`{"dedupWindowSeconds":` + window + `}`)}
-		if err := s.db.Set(queueKey(formatTenant, "q1"), q.encode(), pebble.NoSync); err != nil {
+		q := storefmt.QueueMeta{Created: 1, Options: []byte(`{"dedupWindowSeconds":` + window + `}`)}
+		if err := s.db.Set(storefmt.QueueKey(formatTenant, "q1"), q.Encode(), pebble.NoSync); err != nil {
 			t.Fatal(err)
 		}
 		once := pushCmd(1000, "q1", "p", 1)
@@ -187,7 +188,7 @@ func TestStoredDedupWindowSaturates(t *testing.T) {
 func dedupEntries(t *testing.T, s *stateMachine) int {
 	t.Helper()
 	n := 0
-	if err := (pebbleSource{s.db}).Scan([]byte{prefixDedup}, []byte{prefixDedup + 1}, func(_, _ []byte) bool { n++; return true }); err != nil {
+	if err := (pebbleSource{s.db}).Scan([]byte{storefmt.PrefixDedup}, []byte{storefmt.PrefixDedup + 1}, func(_, _ []byte) bool { n++; return true }); err != nil {
 		t.Fatal(err)
 	}
 	return n

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
 )
 
 // moveRecords is the upgrade from format 2 to 3: every record a store
@@ -15,7 +16,7 @@ import (
 // of them durable with their bytes (flushBegin), and the next open moves
 // the rest. The format is set last, with a flush.
 func moveRecords(db *pebble.DB, segs *segments) error {
-	it, err := db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixRecord}, UpperBound: []byte{prefixRecord + 1}})
+	it, err := db.NewIter(&pebble.IterOptions{LowerBound: []byte{storefmt.PrefixRecord}, UpperBound: []byte{storefmt.PrefixRecord + 1}})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStorage, err)
 	}
@@ -40,10 +41,10 @@ func moveRecords(db *pebble.DB, segs *segments) error {
 	n := 0
 	for it.First(); it.Valid(); it.Next() {
 		k, v := it.Key(), it.Value()
-		if !isRecordKey(k) || len(v) == 0 || v[0] == recordInSegment {
+		if !storefmt.IsRecordKey(k) || len(v) == 0 || v[0] == storefmt.RecordInSegment {
 			continue
 		}
-		r, err := decodeRecord(v)
+		r, err := storefmt.DecodeRecord(v)
 		if err != nil {
 			return err
 		}
@@ -51,7 +52,7 @@ func moveRecords(db *pebble.DB, segs *segments) error {
 		if err != nil {
 			return err
 		}
-		if err := b.Set(k, encodePtr(p, r.Stamp, r.TxID), nil); err != nil {
+		if err := b.Set(k, storefmt.EncodePtr(p, r.Stamp, r.TxID), nil); err != nil {
 			return fmt.Errorf("%w: %w", ErrStorage, err)
 		}
 		if n++; n%moveBatch == 0 {

@@ -7,12 +7,13 @@ import (
 	"slices"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
 )
 
 // ErrStorage is wrapped by errors of the state machine's store. An applier
 // that meets one returns it: apply stops and the node halts rather than
 // diverge from its peers.
-var ErrStorage = errors.New("raftlog: storage")
+var ErrStorage = storefmt.ErrStorage
 
 // Txn is an entry's view of the state while it applies: reads see the
 // state after the entries before it and the entry's own writes, and the
@@ -138,9 +139,10 @@ func (t *Txn) DeleteRange(start, end []byte) {
 }
 
 // View reads the entry's state as Get and Scan see it (this entry's own
-// writes included) through the View methods of the queue log, stamped at
-// the entry's stamp. It is for appliers of other families that read the
-// queue log (consumer groups): valid only during the Apply it came from.
+// writes included), stamped at the entry's stamp: for appliers that read
+// through View's readers (the queue log's, package queuelog, which
+// consumer groups read inside their apply). Valid only during the Apply
+// it came from.
 func (t *Txn) View(at ApplyInfo) *View { return &View{src: t, stamp: at.Stamp, segs: t.segs} }
 
 // Notify wakes the watchers of key (Shard.Watch) once the entry is stored.
@@ -263,7 +265,7 @@ func (t *Txn) flush() error {
 		switch {
 		case w.del:
 			err = t.batch.Delete(w.key, nil)
-		case t.segs != nil && isRecordKey(w.key) && len(w.val) > 0 && w.val[0] != recordInSegment:
+		case t.segs != nil && storefmt.IsRecordKey(w.key) && len(w.val) > 0 && w.val[0] != storefmt.RecordInSegment:
 			if t.index[string(w.key)] != i {
 				continue // written again later in the entry: only the last goes to a segment
 			}
@@ -271,7 +273,7 @@ func (t *Txn) flush() error {
 		default:
 			err = t.batch.Set(w.key, w.val, nil)
 		}
-		if t.dedup != nil && !w.del && len(w.key) > 0 && w.key[0] == prefixDedup {
+		if t.dedup != nil && !w.del && len(w.key) > 0 && w.key[0] == storefmt.PrefixDedup {
 			t.dedup.add(w.key)
 		}
 		if t.cache != nil && cacheable(w.key) {
@@ -296,7 +298,7 @@ func (t *Txn) flush() error {
 // flushRecord appends a record the entry wrote to the segments and sets
 // its key to the pointer (record_ptr.go).
 func (t *Txn) flushRecord(key, rec []byte) error {
-	r, err := decodeRecord(rec)
+	r, err := storefmt.DecodeRecord(rec)
 	if err != nil {
 		return err
 	}
@@ -304,7 +306,7 @@ func (t *Txn) flushRecord(key, rec []byte) error {
 	if err != nil {
 		return err
 	}
-	return t.batch.Set(key, encodePtr(p, r.Stamp, r.TxID), nil)
+	return t.batch.Set(key, storefmt.EncodePtr(p, r.Stamp, r.TxID), nil)
 }
 
 func (t *Txn) flushRange(r keyRange) error {
@@ -313,8 +315,8 @@ func (t *Txn) flushRange(r keyRange) error {
 	}
 	// A range over the cached metadata ('M', 'P' and 'Q' keys, which lie
 	// in ['M', 'Q'+1)) empties the cache.
-	if t.cache != nil && bytes.Compare(r.start, []byte{prefixQueue + 1}) < 0 &&
-		(r.end == nil || bytes.Compare(r.end, []byte{prefixMeta}) > 0) {
+	if t.cache != nil && bytes.Compare(r.start, []byte{storefmt.PrefixQueue + 1}) < 0 &&
+		(r.end == nil || bytes.Compare(r.end, []byte{storefmt.PrefixMeta}) > 0) {
 		t.cache.clear()
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	sm "github.com/lni/dragonboat/v4/statemachine"
+	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
 )
 
 // BenchmarkUpdate applies pushes of one 200-byte record with a new
@@ -24,7 +25,7 @@ func BenchmarkUpdate(b *testing.B) {
 		{"dedup-filter=rebuilding", func(d *dedupFilter) { d.minKeys = 1 << 14 }},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			m := newStateMachine(1, 1, b.TempDir(), map[OpKind]Applier{OpPush: queueApplier{kind: OpPush}}, slog.Default(), newWatchers())
+			m := newStateMachine(1, 1, b.TempDir(), map[OpKind]Applier{OpPush: QueueLog.Appliers()[OpPush]}, slog.Default(), newWatchers())
 			tc.set(&m.dedup)
 			if _, err := m.Open(nil); err != nil {
 				b.Fatal(err)
@@ -65,7 +66,7 @@ func BenchmarkDedupFilterBuild(b *testing.B) {
 	const keys = 1 << 20
 	batch := m.db.NewBatch()
 	for i := range keys {
-		k := dedupKey(uint64(1+i%100), fmt.Sprintf("%016d", i))
+		k := storefmt.DedupKey(uint64(1+i%100), fmt.Sprintf("%016d", i))
 		if err := batch.Set(k, make([]byte, 26), nil); err != nil {
 			b.Fatal(err)
 		}

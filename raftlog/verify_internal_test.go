@@ -56,7 +56,7 @@ func buildStore() (string, error) {
 		return "", err
 	}
 	defer h.Close()
-	s, err := h.StartShard(1, nil)
+	s, err := h.StartShard(1, QueueLog.Appliers())
 	if err != nil {
 		return "", err
 	}
@@ -64,8 +64,8 @@ func buildStore() (string, error) {
 	defer cancel()
 	payload := []byte(`"` + strings.Repeat("x", 50<<10) + `"`)
 	for i := range 120 {
-		_, _, err := s.Push(ctx, PushOp{Tenant: formatTenant, Items: []PushItem{{Queue: "q", Partition: fmt.Sprint("p", i%3),
-			TransactionID: fmt.Sprint("t", i), Dedup: true, Payload: payload}}})
+		_, _, err := s.ProposeOp(ctx, PushOp{Tenant: formatTenant, Items: []PushItem{{Queue: "q", Partition: fmt.Sprint("p", i%3),
+			TransactionID: fmt.Sprint("t", i), Dedup: true, Payload: payload}}}.Op())
 		if err != nil {
 			return "", err
 		}

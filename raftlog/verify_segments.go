@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
 )
 
 // verifySegments checks the segments of every shard's store under smDir
@@ -78,7 +79,7 @@ func verifyShardSegments(dir, segDir string, st *VerifyStats) (err error) {
 		return &CorruptError{Path: activePath, Detail: fmt.Sprintf("segment: %d bytes, the store says %d are durable", len(seg), end)}
 	}
 	st.SegmentBytes += end
-	it, err := db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixRecord}, UpperBound: []byte{prefixRecord + 1}})
+	it, err := db.NewIter(&pebble.IterOptions{LowerBound: []byte{storefmt.PrefixRecord}, UpperBound: []byte{storefmt.PrefixRecord + 1}})
 	if err != nil {
 		return fmt.Errorf("raftlog: verify: %w", err)
 	}
@@ -86,17 +87,17 @@ func verifyShardSegments(dir, segDir string, st *VerifyStats) (err error) {
 	sizes := map[uint64]int64{} // older segments' sizes (0: missing)
 	for valid := it.Last(); valid; {
 		k, v := it.Key(), it.Value()
-		if len(k) != 17 || len(v) == 0 || v[0] != recordInSegment {
+		if len(k) != 17 || len(v) == 0 || v[0] != storefmt.RecordInSegment {
 			valid = it.SeekLT(bytes.Clone(k[:min(len(k), 9)])) // a record kept in the store: the partition's older ones are too
 			continue
 		}
-		p, _, _, err := decodePtr(v)
+		p, _, _, err := storefmt.DecodePtr(v)
 		if err != nil {
 			return &CorruptError{Path: dir, Detail: fmt.Sprintf("record key %x: %v", k, err)}
 		}
-		if p.seg == active {
-			if p.pos+int64(p.n) > end || crc32.Checksum(seg[p.pos:p.pos+int64(p.n)], castagnoli) != p.crc {
-				return &CorruptError{Path: activePath, Detail: fmt.Sprintf("segment: record of %d bytes at %d: checksum mismatch", p.n, p.pos)}
+		if p.Seg == active {
+			if p.Pos+int64(p.N) > end || crc32.Checksum(seg[p.Pos:p.Pos+int64(p.N)], castagnoli) != p.CRC {
+				return &CorruptError{Path: activePath, Detail: fmt.Sprintf("segment: record of %d bytes at %d: checksum mismatch", p.N, p.Pos)}
 			}
 			st.Records++
 			valid = it.Prev()
@@ -104,16 +105,16 @@ func verifyShardSegments(dir, segDir string, st *VerifyStats) (err error) {
 		}
 		// The partition's newest record before the active segment: its
 		// file must hold it; the older records are checked as read.
-		size, ok := sizes[p.seg]
-		path := filepath.Join(segDir, segmentName(p.seg))
+		size, ok := sizes[p.Seg]
+		path := filepath.Join(segDir, segmentName(p.Seg))
 		if !ok {
 			if fi, err := os.Stat(path); err == nil {
 				size = fi.Size()
 			}
-			sizes[p.seg] = size
+			sizes[p.Seg] = size
 		}
-		if size < p.pos+int64(p.n) {
-			return &CorruptError{Path: path, Detail: fmt.Sprintf("segment: a record of %d bytes at %d is past the file's end (%d bytes)", p.n, p.pos, size)}
+		if size < p.Pos+int64(p.N) {
+			return &CorruptError{Path: path, Detail: fmt.Sprintf("segment: a record of %d bytes at %d is past the file's end (%d bytes)", p.N, p.Pos, size)}
 		}
 		valid = it.SeekLT(bytes.Clone(k[:9]))
 	}

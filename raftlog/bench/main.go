@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
@@ -95,16 +96,16 @@ type result struct {
 func run(s *raftlog.Shard, proposers, batch, size, partitions int, d time.Duration) result {
 	payload := []byte(`{"pad":"` + strings.Repeat("x", max(size-10, 0)) + `"}`)
 	l := raftlogtest.Load(proposers, d, func(p, i int) error {
-		items := make([]raftlog.PushItem, batch)
+		items := make([]queuelog.PushItem, batch)
 		for j := range items {
 			var id [16]byte
 			copy(id[:], fmt.Sprintf("%04d%08d%04d", p, i, j))
-			items[j] = raftlog.PushItem{Queue: "bench", Partition: "p-" + strconv.Itoa((p*7919+i)%partitions),
+			items[j] = queuelog.PushItem{Queue: "bench", Partition: "p-" + strconv.Itoa((p*7919+i)%partitions),
 				TransactionID: string(id[:]), MessageID: id, Dedup: true, Payload: payload}
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if _, _, err := s.Push(ctx, raftlog.PushOp{Tenant: "00000000-0000-0000-0000-000000000001", Items: items}); err != nil {
+		if _, _, err := queuelog.Push(ctx, s, queuelog.PushOp{Tenant: "00000000-0000-0000-0000-000000000001", Items: items}); err != nil {
 			return fmt.Errorf("push: %w", err)
 		}
 		return nil

@@ -103,7 +103,11 @@ func (c *Cluster) startHost(id uint64) {
 
 func (c *Cluster) startShard(id uint64) *raftlog.Shard {
 	c.T.Helper()
-	s, err := c.Hosts[id].StartShard(ShardID, c.Appliers)
+	appliers, err := withQueueLog(c.Appliers)
+	if err != nil {
+		c.T.Fatal(err)
+	}
+	s, err := c.Hosts[id].StartShard(ShardID, appliers)
 	if err != nil {
 		c.Hosts[id].Close()
 		delete(c.Hosts, id)

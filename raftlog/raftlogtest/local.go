@@ -22,8 +22,8 @@ type Local struct {
 }
 
 // StartLocal starts n nodes on free 127.0.0.1 ports with the given raft
-// round trip time; logs go to logger. Each tweak changes every node's
-// Config before its host starts.
+// round trip time, each running the queue log and appliers; logs go to
+// logger. Each tweak changes every node's Config before its host starts.
 func StartLocal(n int, appliers map[raftlog.OpKind]raftlog.Applier, rtt time.Duration, logger *slog.Logger, tweaks ...func(*raftlog.Config)) (*Local, error) {
 	dir, err := os.MkdirTemp("", "raftlog-local")
 	if err != nil {
@@ -53,8 +53,13 @@ func StartLocal(n int, appliers map[raftlog.OpKind]raftlog.Applier, rtt time.Dur
 		}
 		l.hosts = append(l.hosts, h)
 	}
+	all, err := withQueueLog(appliers)
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
 	for i, h := range l.hosts {
-		s, err := h.StartShard(ShardID, appliers)
+		s, err := h.StartShard(ShardID, all)
 		if err != nil {
 			l.Close()
 			return nil, err

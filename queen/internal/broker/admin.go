@@ -12,6 +12,7 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/queen/internal/streams"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 var _ httpd.Admin = (*Broker)(nil)
@@ -187,7 +188,7 @@ type messageLister struct {
 }
 
 func (m *messageLister) queue(queue string) error {
-	return m.v.EachPartition(m.tenant, queue, 0, func(p raftlog.PartitionInfo) (bool, error) {
+	return queuelog.EachPartition(m.v, m.tenant, queue, 0, func(p queuelog.PartitionInfo) (bool, error) {
 		if m.q.Partition != "" && p.Name != m.q.Partition {
 			return true, nil
 		}
@@ -196,7 +197,7 @@ func (m *messageLister) queue(queue string) error {
 	})
 }
 
-func (m *messageLister) partition(queue string, p raftlog.PartitionInfo) error {
+func (m *messageLister) partition(queue string, p queuelog.PartitionInfo) error {
 	status, err := consume.StatusOf(m.v, m.tenant, queue, httpd.QueueModeGroup, p.Name)
 	if err != nil {
 		return err
@@ -207,7 +208,7 @@ func (m *messageLister) partition(queue string, p raftlog.PartitionInfo) error {
 	}
 	from := p.LogStart
 	if m.q.From > 0 {
-		at, err := m.v.OffsetForTime(m.tenant, queue, p.Name, m.q.From)
+		at, err := queuelog.OffsetForTime(m.v, m.tenant, queue, p.Name, m.q.From)
 		if err != nil {
 			return err
 		}
@@ -218,7 +219,7 @@ func (m *messageLister) partition(queue string, p raftlog.PartitionInfo) error {
 	}
 	pid := strconv.FormatUint(p.UID, 10)
 	for from <= p.LastOffset {
-		batch, err := m.v.ReadRecords(m.tenant, queue, p.Name, from, raftlog.ReadLimits{MaxRecords: 256})
+		batch, err := queuelog.ReadRecords(m.v, m.tenant, queue, p.Name, from, queuelog.ReadLimits{MaxRecords: 256})
 		if err != nil {
 			return err
 		}

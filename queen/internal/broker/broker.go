@@ -23,6 +23,7 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/timers"
 	"github.com/queen-mq/queen-go/queen/internal/traces"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 
 	"github.com/queen-mq/queen-go/contract"
 
@@ -115,7 +116,7 @@ func mapErr(err error) error {
 // nodes at once cannot pass the bound together.
 func (b *Broker) Push(ctx context.Context, tenant string, items []httpd.PushItem) ([]httpd.PushResult, error) {
 	out := make([]httpd.PushResult, len(items))
-	op := raftlog.PushOp{Tenant: tenant, Items: make([]raftlog.PushItem, len(items))}
+	op := queuelog.PushOp{Tenant: tenant, Items: make([]queuelog.PushItem, len(items))}
 	sealFor := b.sealer(tenant)
 	for i, it := range items {
 		payload, err := sealFor(it.Queue, it.Payload)
@@ -125,7 +126,7 @@ func (b *Broker) Push(ctx context.Context, tenant string, items []httpd.PushItem
 		it.Strict, it.Payload = false, payload // a plain push: a duplicate answers its original
 		op.Items[i] = it
 	}
-	answers, _, err := b.shard.Push(ctx, op)
+	answers, _, err := queuelog.Push(ctx, b.shard, op)
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -143,7 +144,7 @@ func (b *Broker) Configure(ctx context.Context, tenant string, req httpd.Configu
 	if b.seal == nil && contract.ParseQueueOptions(req.Options).EncryptionEnabled {
 		return httpd.ConfigureAnswer{}, errNoKey(req.Queue)
 	}
-	stored, err := b.shard.Configure(ctx, raftlog.ConfigureOp{Tenant: tenant, Queue: req.Queue, Replace: req.Replace, Options: req.Options})
+	stored, err := queuelog.Configure(ctx, b.shard, queuelog.ConfigureOp{Tenant: tenant, Queue: req.Queue, Replace: req.Replace, Options: req.Options})
 	if err != nil {
 		return httpd.ConfigureAnswer{}, mapErr(err)
 	}
@@ -211,11 +212,12 @@ func kvstoreISO(us int64) string {
 	return time.UnixMicro(us).UTC().Format("2006-01-02T15:04:05.000000Z")
 }
 
-// Appliers are the state machine's families beside the queue log: the KV
+// Appliers are the state machine's families: the queue log, the KV
 // store, consuming (pop, ack, leases), locks, timers, traces and streams. Every
 // node runs the same set.
 func Appliers() map[raftlog.OpKind]raftlog.Applier {
-	m := kvstore.Appliers()
+	m := queuelog.Appliers()
+	maps.Copy(m, kvstore.Appliers())
 	maps.Copy(m, consume.Appliers())
 	maps.Copy(m, locks.Appliers())
 	maps.Copy(m, timers.Appliers())

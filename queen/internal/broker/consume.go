@@ -11,6 +11,7 @@ import (
 	"github.com/queen-mq/queen-go/httpd"
 	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 
 	"github.com/queen-mq/queen-go/contract"
 )
@@ -55,12 +56,12 @@ func (b *Broker) Pop(ctx context.Context, tenant string, req httpd.PopRequest) (
 // discover lists the tenant's queues whose namespace and task options
 // match (an empty one matches any), by name.
 func (b *Broker) discover(tenant, namespace, task string) ([]string, error) {
-	got, err := b.shard.LocalRead(func(v *raftlog.View) (any, error) { return v.Queues(tenant) })
+	got, err := b.shard.LocalRead(func(v *raftlog.View) (any, error) { return queuelog.Queues(v, tenant) })
 	if err != nil {
 		return nil, mapErr(err)
 	}
 	var out []string
-	for _, q := range got.([]raftlog.QueueInfo) {
+	for _, q := range got.([]queuelog.QueueInfo) {
 		o := contract.ParseQueueOptions(q.Options)
 		if (namespace == "" || o.Namespace == namespace) && (task == "" || o.Task == task) {
 			out = append(out, q.Name)

@@ -7,6 +7,7 @@ import (
 	"github.com/queen-mq/queen-go/httpd"
 	"github.com/queen-mq/queen-go/queen/internal/seal"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 
 	"github.com/queen-mq/queen-go/contract"
 )
@@ -51,7 +52,7 @@ func (b *Broker) queueFacts(tenant string) func(queue string) (*queueFact, error
 		}
 		got, err := b.shard.LocalRead(func(v *raftlog.View) (any, error) {
 			f := &queueFact{}
-			q, ok, err := v.Queue(tenant, queue)
+			q, ok, err := queuelog.Queue(v, tenant, queue)
 			if err != nil || !ok {
 				return f, err
 			}

@@ -8,13 +8,14 @@ import (
 	"github.com/queen-mq/queen-go/httpd"
 	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 // located is a message a partition id and transaction id name.
 type located struct {
 	queue, partition string
 	uid              uint64
-	rec              raftlog.Record
+	rec              queuelog.Record
 }
 
 // locate finds the message: its partition by id (the ack path's index,
@@ -31,12 +32,12 @@ func locate(v *raftlog.View, tenant, pid, txid string) (located, bool, error) {
 		return located{}, false, err
 	}
 	if !ok {
-		queues, err := v.Queues(tenant)
+		queues, err := queuelog.Queues(v, tenant)
 		if err != nil {
 			return located{}, false, err
 		}
 		for _, q := range queues {
-			err := v.EachPartition(tenant, q.Name, 0, func(p raftlog.PartitionInfo) (bool, error) {
+			err := queuelog.EachPartition(v, tenant, q.Name, 0, func(p queuelog.PartitionInfo) (bool, error) {
 				if p.UID == uid {
 					l.queue, l.partition, ok = q.Name, p.Name, true
 				}
@@ -53,12 +54,12 @@ func locate(v *raftlog.View, tenant, pid, txid string) (located, bool, error) {
 			return located{}, false, nil
 		}
 	}
-	off, ok, err := v.TransactionOffset(uid, txid)
+	off, ok, err := queuelog.TransactionOffset(v, uid, txid)
 	if err != nil || !ok {
 		return located{}, false, err
 	}
-	b, err := v.ReadRecords(tenant, l.queue, l.partition, off, raftlog.ReadLimits{MaxRecords: 1})
-	if errors.Is(err, raftlog.ErrOffsetOutOfRange) || errors.Is(err, raftlog.ErrUnknownPartition) {
+	b, err := queuelog.ReadRecords(v, tenant, l.queue, l.partition, off, queuelog.ReadLimits{MaxRecords: 1})
+	if errors.Is(err, queuelog.ErrOffsetOutOfRange) || errors.Is(err, queuelog.ErrUnknownPartition) {
 		return located{}, false, nil
 	}
 	if err != nil {

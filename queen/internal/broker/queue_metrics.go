@@ -10,6 +10,7 @@ import (
 	"github.com/queen-mq/queen-go/httpd"
 	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 // queueCollector exposes every tenant's queues and consumer groups, read
@@ -99,7 +100,7 @@ func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 func (c *queueCollector) walk() ([]prometheus.Metric, error) {
 	var out []prometheus.Metric
 	_, err := c.b.shard.LocalRead(func(v *raftlog.View) (any, error) {
-		all, err := v.AllQueues()
+		all, err := queuelog.AllQueues(v)
 		if err != nil {
 			return nil, err
 		}
@@ -126,7 +127,7 @@ func (c *queueCollector) walk() ([]prometheus.Metric, error) {
 }
 
 // tenant emits the metrics of one tenant's queues (qs, all of tenant).
-func (c *queueCollector) tenant(out *[]prometheus.Metric, v *raftlog.View, qs []raftlog.TenantQueue) error {
+func (c *queueCollector) tenant(out *[]prometheus.Metric, v *raftlog.View, qs []queuelog.TenantQueue) error {
 	tenant := qs[0].Tenant
 	label := tenant // as every tenant-labelled series: "" for the default tenant
 	if tenant == httpd.DefaultTenant {

@@ -12,6 +12,7 @@ import (
 	"github.com/queen-mq/queen-go/httpd"
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 // The per-entry error codes of the read routes (API.md §4).
@@ -51,12 +52,12 @@ func (b *Broker) fetchOnce(tenant string, req httpd.FetchRequest) ([]httpd.Fetch
 	_, err := b.shard.LocalRead(func(v *raftlog.View) (any, error) {
 		for i, q := range req.Entries {
 			e := httpd.FetchEntry{Queue: q.Queue, Partition: q.Partition}
-			batch, err := v.ReadRecords(tenant, q.Queue, q.Partition, q.Offset,
-				raftlog.ReadLimits{MaxRecords: maxFetchRecords, MaxBytes: q.MaxBytes})
+			batch, err := queuelog.ReadRecords(v, tenant, q.Queue, q.Partition, q.Offset,
+				queuelog.ReadLimits{MaxRecords: maxFetchRecords, MaxBytes: q.MaxBytes})
 			switch {
-			case errors.Is(err, raftlog.ErrUnknownPartition):
+			case errors.Is(err, queuelog.ErrUnknownPartition):
 				e.Error, failed = unknownPartition, true
-			case errors.Is(err, raftlog.ErrOffsetOutOfRange):
+			case errors.Is(err, queuelog.ErrOffsetOutOfRange):
 				e.Error, failed = outOfRange, true
 			case err != nil:
 				return nil, err
@@ -83,7 +84,7 @@ func (b *Broker) waitAny(ctx context.Context, tenant string, qs []httpd.FetchQue
 	for i, q := range qs {
 		next := q.Offset + int64(len(got[i].Records))
 		go func() {
-			if b.shard.WaitRecords(ctx, tenant, q.Queue, q.Partition, next) == nil {
+			if queuelog.WaitRecords(ctx, b.shard, tenant, q.Queue, q.Partition, next) == nil {
 				done <- struct{}{}
 			}
 		}()
@@ -100,9 +101,9 @@ func (b *Broker) FetchOffsets(ctx context.Context, tenant string, qs []httpd.Off
 	_, err := b.shard.LocalRead(func(v *raftlog.View) (any, error) {
 		for i, q := range qs {
 			a := httpd.OffsetAnswer{Queue: q.Queue, Partition: q.Partition}
-			at, err := v.OffsetForTime(tenant, q.Queue, q.Partition, q.Ts)
+			at, err := queuelog.OffsetForTime(v, tenant, q.Queue, q.Partition, q.Ts)
 			switch {
-			case errors.Is(err, raftlog.ErrUnknownPartition):
+			case errors.Is(err, queuelog.ErrUnknownPartition):
 				a.Error = unknownPartition
 			case err != nil:
 				return nil, err
@@ -132,9 +133,9 @@ func (b *Broker) PartitionsChanged(ctx context.Context, tenant string, qs []http
 			if q.Since != nil {
 				since = *q.Since
 			}
-			parts, next, err := v.PartitionsChanged(tenant, q.Queue, since, after, q.Limit)
+			parts, next, err := queuelog.PartitionsChanged(v, tenant, q.Queue, since, after, q.Limit)
 			switch {
-			case errors.Is(err, raftlog.ErrUnknownPartition):
+			case errors.Is(err, queuelog.ErrUnknownPartition):
 				e.Error = unknownPartition
 			case err != nil:
 				return nil, err
@@ -152,7 +153,7 @@ func (b *Broker) PartitionsChanged(ctx context.Context, tenant string, qs []http
 	return ans, mapErr(err)
 }
 
-func changedPartition(p raftlog.PartitionInfo) httpd.ChangedPartition {
+func changedPartition(p queuelog.PartitionInfo) httpd.ChangedPartition {
 	return httpd.ChangedPartition{Name: p.Name, ID: p.ID, LastOffset: p.LastOffset, LogStart: p.LogStart, LastWrite: p.LastWrite}
 }
 
@@ -167,12 +168,12 @@ func parseCursor(s string) (uint64, error) {
 
 // Queues lists a tenant's queues.
 func (b *Broker) Queues(ctx context.Context, tenant string) ([]httpd.QueueSummary, error) {
-	got, err := b.shard.LocalRead(func(v *raftlog.View) (any, error) { return v.Queues(tenant) })
+	got, err := b.shard.LocalRead(func(v *raftlog.View) (any, error) { return queuelog.Queues(v, tenant) })
 	if err != nil {
 		return nil, mapErr(err)
 	}
 	var out []httpd.QueueSummary
-	for _, q := range got.([]raftlog.QueueInfo) {
+	for _, q := range got.([]queuelog.QueueInfo) {
 		out = append(out, queueSummary(tenant, q))
 	}
 	return out, nil
@@ -183,13 +184,13 @@ func (b *Broker) Queue(ctx context.Context, tenant, name string) (httpd.QueueDet
 	var d httpd.QueueDetail
 	var found bool
 	_, err := b.shard.LocalRead(func(v *raftlog.View) (any, error) {
-		q, ok, err := v.Queue(tenant, name)
+		q, ok, err := queuelog.Queue(v, tenant, name)
 		if err != nil || !ok {
 			return nil, err
 		}
 		found = true
 		d = httpd.QueueDetail{QueueSummary: queueSummary(tenant, q), Options: q.Options}
-		return nil, v.EachPartition(tenant, name, 0, func(p raftlog.PartitionInfo) (bool, error) {
+		return nil, queuelog.EachPartition(v, tenant, name, 0, func(p queuelog.PartitionInfo) (bool, error) {
 			d.Partitions = append(d.Partitions, changedPartition(p))
 			return true, nil
 		})

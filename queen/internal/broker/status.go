@@ -11,6 +11,7 @@ import (
 	"github.com/queen-mq/queen-go/httpd"
 	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 var _ httpd.Statuser = (*Broker)(nil)
@@ -24,16 +25,16 @@ func (b *Broker) QueueStats(ctx context.Context, tenant, queue string) (httpd.St
 	var st httpd.Stats
 	_, err := b.shard.LocalRead(func(v *raftlog.View) (any, error) {
 		st.Stamp = v.Stamp()
-		var qs []raftlog.QueueInfo
+		var qs []queuelog.QueueInfo
 		if queue == "" {
 			var err error
-			if qs, err = v.Queues(tenant); err != nil {
+			if qs, err = queuelog.Queues(v, tenant); err != nil {
 				return nil, err
 			}
-		} else if q, ok, err := v.Queue(tenant, queue); err != nil {
+		} else if q, ok, err := queuelog.Queue(v, tenant, queue); err != nil {
 			return nil, err
 		} else if ok {
-			qs = []raftlog.QueueInfo{q}
+			qs = []queuelog.QueueInfo{q}
 		}
 		if len(qs) == 0 {
 			return nil, nil
@@ -60,7 +61,7 @@ func (b *Broker) QueueStats(ctx context.Context, tenant, queue string) (httpd.St
 
 // queueStats describes queue q with its partitions and each of groups'
 // place on them (groups read q, in the same view).
-func queueStats(v *raftlog.View, tenant string, q raftlog.QueueInfo, groups []consume.GroupInfo) (httpd.QueueStats, error) {
+func queueStats(v *raftlog.View, tenant string, q queuelog.QueueInfo, groups []consume.GroupInfo) (httpd.QueueStats, error) {
 	slices.SortFunc(groups, func(a, b consume.GroupInfo) int { return strings.Compare(a.Group, b.Group) })
 	s := httpd.QueueStats{QueueSummary: queueSummary(tenant, q), Groups: make([]httpd.GroupSub, len(groups))}
 	// at[g][partition] is group g's place on a partition.
@@ -72,7 +73,7 @@ func queueStats(v *raftlog.View, tenant string, q raftlog.QueueInfo, groups []co
 			at[i][p.Partition] = p
 		}
 	}
-	err := v.EachPartition(tenant, q.Name, 0, func(p raftlog.PartitionInfo) (bool, error) {
+	err := queuelog.EachPartition(v, tenant, q.Name, 0, func(p queuelog.PartitionInfo) (bool, error) {
 		ps := httpd.PartitionStats{ChangedPartition: changedPartition(p), PartitionID: strconv.FormatUint(p.UID, 10),
 			Created: p.Created, Groups: make([]httpd.GroupPosition, len(groups))}
 		for i := range groups {
@@ -91,7 +92,7 @@ func queueStats(v *raftlog.View, tenant string, q raftlog.QueueInfo, groups []co
 
 // queueSummary is q as the resources routes show it: its id, and the
 // namespace and task its options carry.
-func queueSummary(tenant string, q raftlog.QueueInfo) httpd.QueueSummary {
+func queueSummary(tenant string, q queuelog.QueueInfo) httpd.QueueSummary {
 	o := contract.ParseQueueOptions(q.Options)
 	return httpd.QueueSummary{ID: queueID(tenant, q.Name), Name: q.Name, Namespace: o.Namespace, Task: o.Task,
 		Created: q.Created, PartitionCount: q.Partitions}

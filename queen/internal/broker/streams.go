@@ -8,6 +8,7 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/queen/internal/streams"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 var _ httpd.Streamer = (*Broker)(nil)
@@ -79,7 +80,7 @@ func streamLag(v *raftlog.View, tenant string, q *streams.Query) (int64, error) 
 		return gs[0].Lag, nil
 	}
 	var n int64
-	err = v.EachPartition(tenant, q.Source, 0, func(pi raftlog.PartitionInfo) (bool, error) {
+	err = queuelog.EachPartition(v, tenant, q.Source, 0, func(pi queuelog.PartitionInfo) (bool, error) {
 		n += max(pi.LastOffset+1-pi.LogStart, 0)
 		return true, nil
 	})
@@ -171,7 +172,7 @@ func (b *Broker) StreamCycle(ctx context.Context, tenant string, req httpd.Strea
 	}
 	cmd.Ops, kinds = append(cmd.Ops, cy.Op()), append(kinds, "state")
 	if len(req.Pushes) > 0 {
-		op := raftlog.PushOp{Tenant: tenant}
+		op := queuelog.PushOp{Tenant: tenant}
 		sealFor := b.sealer(tenant)
 		for _, it := range req.Pushes {
 			payload, err := sealFor(it.Queue, it.Payload)
@@ -209,7 +210,7 @@ func (b *Broker) StreamCycle(ctx context.Context, tenant string, req httpd.Strea
 			}
 			return refused(httpd.StreamStateConflict, why)
 		case "push":
-			i, orig, err := raftlog.DecodePushRollback(answer)
+			i, orig, err := queuelog.DecodePushRollback(answer)
 			if err != nil {
 				return httpd.StreamCycleAnswer{}, err
 			}
@@ -234,7 +235,7 @@ func (b *Broker) StreamCycle(ctx context.Context, tenant string, req httpd.Strea
 			}
 			a.State = httpd.StreamState{Rows: st.Rows, Bytes: st.Bytes}
 		case "push":
-			got, err := raftlog.DecodePushAnswers(res.Ops[i])
+			got, err := queuelog.DecodePushAnswers(res.Ops[i])
 			if err != nil || len(got) != len(req.Pushes) {
 				return httpd.StreamCycleAnswer{}, fmt.Errorf("stream cycle: push answers %d for %d: %v", len(got), len(req.Pushes), err)
 			}

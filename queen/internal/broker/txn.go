@@ -11,6 +11,7 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/queen/internal/timers"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 var _ httpd.Transactor = (*Broker)(nil)
@@ -40,7 +41,7 @@ func (b *Broker) Transaction(ctx context.Context, tenant string, req httpd.TxnRe
 		cmd.Ops, kinds = append(cmd.Ops, op.Op()), append(kinds, "ack")
 	}
 	if len(req.Pushes) > 0 {
-		op := raftlog.PushOp{Tenant: tenant}
+		op := queuelog.PushOp{Tenant: tenant}
 		sealFor := b.sealer(tenant)
 		for _, p := range req.Pushes {
 			it := p.Item
@@ -117,7 +118,7 @@ func (b *Broker) rolledBack(ans httpd.TxnAnswer, req httpd.TxnRequest, kind stri
 			ans.Error = fmt.Sprintf("operations[%d]: %s", req.Acks[i].OpIndex, why)
 		}
 	case "push":
-		i, orig, err := raftlog.DecodePushRollback(answer)
+		i, orig, err := queuelog.DecodePushRollback(answer)
 		if err != nil {
 			return httpd.TxnAnswer{}, err
 		}
@@ -162,7 +163,7 @@ func (b *Broker) committed(ans httpd.TxnAnswer, req httpd.TxnRequest, kinds []st
 				ops = max(ops, a.OpIndex+1)
 			}
 		case "push":
-			got, err := raftlog.DecodePushAnswers(res.Ops[i])
+			got, err := queuelog.DecodePushAnswers(res.Ops[i])
 			if err != nil || len(got) != len(req.Pushes) {
 				return httpd.TxnAnswer{}, fmt.Errorf("transaction: push answers %d for %d: %v", len(got), len(req.Pushes), err)
 			}

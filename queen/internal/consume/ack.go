@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/queen-mq/queen-go/contract"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 // Apply settles an ack call's items (settleAll); a refused item refuses no
@@ -44,7 +45,7 @@ func (c *ackCall) fail(it *AckItem, ref gpRef, m *msgState) (dlq bool, err error
 }
 
 func (s *state) options(tenant, queue string) (contract.QueueOptions, error) {
-	q, ok, err := s.v.Queue(tenant, queue)
+	q, ok, err := queuelog.Queue(s.v, tenant, queue)
 	if err != nil || !ok {
 		return contract.QueueOptions{}, err
 	}
@@ -92,7 +93,7 @@ func (op *ExtendOp) Apply(s *state) ([]byte, error) {
 	length := op.Micros
 	if length == 0 {
 		if length = row.Micros; length == 0 {
-			q, _, err := s.v.Queue(row.Tenant, row.Queue)
+			q, _, err := queuelog.Queue(s.v, row.Tenant, row.Queue)
 			if err != nil {
 				return nil, err
 			}

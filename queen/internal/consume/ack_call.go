@@ -1,5 +1,7 @@
 package consume
 
+import "github.com/queen-mq/queen-go/raftlog/queuelog"
+
 import "fmt"
 
 // gpRef names a group's state on one partition.
@@ -121,7 +123,7 @@ func (c *ackCall) load(it *AckItem) (*callGP, string, error) {
 	if !found {
 		return nil, fmt.Sprintf("consumer group %q never popped partition %s of queue %s", it.Group, p.Partition, p.Queue), nil
 	}
-	pi, err := c.v.Partition(c.tenant, p.Queue, p.Partition)
+	pi, err := queuelog.Partition(c.v, c.tenant, p.Queue, p.Partition)
 	if err != nil {
 		return nil, "", err
 	}
@@ -142,7 +144,7 @@ const (
 // queue log's dedup index, else among the window's delivered messages
 // (a live one before a settled one, should several share the id).
 func (c *ackCall) locate(cg *callGP, it *AckItem) (off int64, m *msgState, verdict int, why string, err error) {
-	idx, found, err := c.v.TransactionOffset(cg.uid, it.TransactionID)
+	idx, found, err := queuelog.TransactionOffset(c.v, cg.uid, it.TransactionID)
 	if err != nil {
 		return 0, nil, vRefused, "", err
 	}

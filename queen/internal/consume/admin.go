@@ -6,6 +6,7 @@ import (
 
 	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
@@ -17,18 +18,18 @@ func (op *SeekOp) Apply(s *state) ([]byte, error) {
 		s.tx.Set(groupKey(op.Tenant, op.Queue, op.Group), groupMeta{Created: s.at.Stamp, Mode: ModeAll}.encode())
 	}
 	moved := 0
-	one := func(pi raftlog.PartitionInfo) (bool, error) {
+	one := func(pi queuelog.PartitionInfo) (bool, error) {
 		moved++
 		return true, s.seekOne(op, pi)
 	}
 	var err error
 	if op.Partition == "" {
-		err = s.v.EachPartition(op.Tenant, op.Queue, 0, one)
+		err = queuelog.EachPartition(s.v, op.Tenant, op.Queue, 0, one)
 	} else {
-		var pi raftlog.PartitionInfo
-		if pi, err = s.v.Partition(op.Tenant, op.Queue, op.Partition); err == nil {
+		var pi queuelog.PartitionInfo
+		if pi, err = queuelog.Partition(s.v, op.Tenant, op.Queue, op.Partition); err == nil {
 			_, err = one(pi)
-		} else if errors.Is(err, raftlog.ErrUnknownPartition) {
+		} else if errors.Is(err, queuelog.ErrUnknownPartition) {
 			err = nil
 		}
 	}
@@ -40,7 +41,7 @@ func (op *SeekOp) Apply(s *state) ([]byte, error) {
 }
 
 // seekOne moves the group's cursor on one partition and releases its lease.
-func (s *state) seekOne(op *SeekOp, pi raftlog.PartitionInfo) error {
+func (s *state) seekOne(op *SeekOp, pi queuelog.PartitionInfo) error {
 	g, old, _, err := s.loadGP(op.Tenant, op.Queue, op.Group, pi.Name)
 	if err != nil {
 		return err
@@ -52,7 +53,7 @@ func (s *state) seekOne(op *SeekOp, pi raftlog.PartitionInfo) error {
 	}
 	to := pi.LastOffset + 1
 	if !op.ToEnd {
-		at, err := s.v.OffsetForTime(op.Tenant, op.Queue, pi.Name, op.To)
+		at, err := queuelog.OffsetForTime(s.v, op.Tenant, op.Queue, pi.Name, op.To)
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 // countAnswer is the answer of an op that answers how many it changed,
@@ -75,7 +76,7 @@ func (c *Consumer) Replay(ctx context.Context, tenant, id, queue, partition stri
 		payload = []byte("null")
 	}
 	take := ReplayOp{Tenant: tenant, ID: id}
-	push := raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: queue, Partition: partition,
+	push := queuelog.PushOp{Tenant: tenant, Items: []queuelog.PushItem{{Queue: queue, Partition: partition,
 		TransactionID: "dlq:" + id, MessageID: msgID, Dedup: true, Payload: payload}}}
 	res, err := c.Shard.Propose(ctx, raftlog.Command{Ops: []raftlog.Op{take.Op(), push.Op()}})
 	if err != nil {
@@ -88,7 +89,7 @@ func (c *Consumer) Replay(ctx context.Context, tenant, id, queue, partition stri
 		why, _ := raftlog.Rejected(res.Ops[res.Aborted])
 		return DeadLetter{}, false, fmt.Errorf("%w: %s", raftlog.ErrRejected, why)
 	}
-	a, err := raftlog.DecodePushAnswers(res.Ops[1])
+	a, err := queuelog.DecodePushAnswers(res.Ops[1])
 	if err != nil || len(a) != 1 {
 		return DeadLetter{}, false, fmt.Errorf("consume: replay push answer: %v", err)
 	}

@@ -7,12 +7,12 @@ import (
 	"time"
 
 	"github.com/queen-mq/queen-go/queen/internal/consume"
-	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 func TestSeekMovesTheCursorAndReleasesLeases(t *testing.T) {
 	e := startWith(t, "q", "p", 3)
-	_, stamp, err := e.shard.Push(e.ctx(), raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: "q", Partition: "p",
+	_, stamp, err := queuelog.Push(e.ctx(), e.shard, queuelog.PushOp{Tenant: tenant, Items: []queuelog.PushItem{{Queue: "q", Partition: "p",
 		TransactionID: "p-3", MessageID: [16]byte{3}, Payload: []byte(`{"i":3}`)}}})
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +168,7 @@ func TestASubscriptionTimeMovesWhereAGroupStartsOnPartitionsItHasNotRead(t *test
 		t.Fatalf("a new group read %v", txids(got))
 	}
 	e.push("q", "b", 0, 1)
-	_, stamp, err := e.shard.Push(e.ctx(), raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: "q", Partition: "b",
+	_, stamp, err := queuelog.Push(e.ctx(), e.shard, queuelog.PushOp{Tenant: tenant, Items: []queuelog.PushItem{{Queue: "q", Partition: "b",
 		TransactionID: "b-1", MessageID: [16]byte{'b', 1}, Payload: []byte(`{}`)}}})
 	if err != nil {
 		t.Fatal(err)
@@ -191,12 +191,12 @@ func TestASubscriptionTimeMovesWhereAGroupStartsOnPartitionsItHasNotRead(t *test
 // its cursor there.
 func TestASubscriptionTimeRewindsAGroupThatReadNothing(t *testing.T) {
 	e := start(t)
-	_, t1, err := e.shard.Push(e.ctx(), raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: "q", Partition: "p",
+	_, t1, err := queuelog.Push(e.ctx(), e.shard, queuelog.PushOp{Tenant: tenant, Items: []queuelog.PushItem{{Queue: "q", Partition: "p",
 		TransactionID: "m1", MessageID: [16]byte{1}, Payload: []byte(`1`)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, t2, err := e.shard.Push(e.ctx(), raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: "q", Partition: "p",
+	_, t2, err := queuelog.Push(e.ctx(), e.shard, queuelog.PushOp{Tenant: tenant, Items: []queuelog.PushItem{{Queue: "q", Partition: "p",
 		TransactionID: "m2", MessageID: [16]byte{2}, Payload: []byte(`2`)}}})
 	if err != nil {
 		t.Fatal(err)
@@ -231,7 +231,7 @@ func TestDeletingAQueueForgetsItsGroupsLettersLeasesAndPartitionIDs(t *testing.T
 	}
 	id := e.letters("q", "g")[0].ID
 	q, d, err := e.c.DeleteQueue(e.ctx(), tenant, "q")
-	if err != nil || q != (raftlog.DeleteQueueAnswer{Found: true, Partitions: 1, Records: 3}) || d != (consume.DropQueueAnswer{Groups: 1, DeadLetters: 1}) {
+	if err != nil || q != (queuelog.DeleteQueueAnswer{Found: true, Partitions: 1, Records: 3}) || d != (consume.DropQueueAnswer{Groups: 1, DeadLetters: 1}) {
 		t.Fatalf("delete: %+v %+v %v", q, d, err)
 	}
 	if n := len(e.letters("q", "")); n != 0 {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/queen-mq/queen-go/queen/internal/family"
-	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
@@ -34,7 +34,7 @@ type Popped struct {
 
 // Delivered is one message and how often it was delivered, this time too.
 type Delivered struct {
-	raftlog.Record
+	queuelog.Record
 	Attempt int
 }
 

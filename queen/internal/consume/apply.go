@@ -6,6 +6,7 @@ import (
 
 	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 // Appliers returns the consuming family's applier by op kind, to pass to
@@ -81,13 +82,13 @@ func (s *state) dropFromLease(id, partition string) error {
 }
 
 // readRecord reads one record of a partition.
-func (s *state) readRecord(tenant, queue, partition string, off int64) (raftlog.Record, bool, error) {
-	b, err := s.v.ReadRecords(tenant, queue, partition, off, raftlog.ReadLimits{MaxRecords: 1})
-	if errors.Is(err, raftlog.ErrOffsetOutOfRange) || errors.Is(err, raftlog.ErrUnknownPartition) {
-		return raftlog.Record{}, false, nil
+func (s *state) readRecord(tenant, queue, partition string, off int64) (queuelog.Record, bool, error) {
+	b, err := queuelog.ReadRecords(s.v, tenant, queue, partition, off, queuelog.ReadLimits{MaxRecords: 1})
+	if errors.Is(err, queuelog.ErrOffsetOutOfRange) || errors.Is(err, queuelog.ErrUnknownPartition) {
+		return queuelog.Record{}, false, nil
 	}
 	if err != nil || len(b.Records) == 0 || b.Records[0].Offset != off {
-		return raftlog.Record{}, false, err
+		return queuelog.Record{}, false, err
 	}
 	return b.Records[0], true, nil
 }
@@ -103,17 +104,17 @@ func (s *state) indexUID(tenant, queue, name string, uid uint64) error {
 }
 
 // released wakes the pops of queue that a freed message can serve: the
-// queue-wide ones (raftlog.QueueWatchKey) and those of one partition
+// queue-wide ones (queuelog.QueueWatchKey) and those of one partition
 // (ReleaseWatchKey), after a lease was released or a cursor moved.
 func (s *state) released(tenant, queue string) {
-	s.tx.Notify(raftlog.QueueWatchKey(s.at.Shard, tenant, queue))
+	s.tx.Notify(queuelog.QueueWatchKey(s.at.Shard, tenant, queue))
 	s.tx.Notify(ReleaseWatchKey(s.at.Shard, tenant, queue))
 }
 
 // ReleaseWatchKey is notified when messages of a queue are freed for a
 // pop (a lease released, a cursor moved), not when records are pushed: a
-// pop of one partition waits on it and on raftlog.PartitionWatchKey, so
+// pop of one partition waits on it and on queuelog.PartitionWatchKey, so
 // pushes to other partitions do not wake it.
 func ReleaseWatchKey(shard uint64, tenant, queue string) string {
-	return "consume/released/" + raftlog.QueueWatchKey(shard, tenant, queue)
+	return "consume/released/" + queuelog.QueueWatchKey(shard, tenant, queue)
 }

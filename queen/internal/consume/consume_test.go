@@ -8,6 +8,7 @@ import (
 
 	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 func TestPopDeliversInOrderAndHoldsThePartition(t *testing.T) {
@@ -173,12 +174,12 @@ func TestAnAckOfAnUnknownTransactionIsUnresolvable(t *testing.T) {
 
 func TestAcksFindMessagesPushedWithoutDeduplication(t *testing.T) {
 	e := start(t)
-	op := raftlog.PushOp{Tenant: tenant}
+	op := queuelog.PushOp{Tenant: tenant}
 	for i := range 3 {
-		op.Items = append(op.Items, raftlog.PushItem{Queue: "q", Partition: "p", MessageID: [16]byte{byte(i + 1)},
+		op.Items = append(op.Items, queuelog.PushItem{Queue: "q", Partition: "p", MessageID: [16]byte{byte(i + 1)},
 			TransactionID: "nodedup-" + string(rune('0'+i)), Payload: []byte(`{}`)})
 	}
-	if _, _, err := e.shard.Push(e.ctx(), op); err != nil {
+	if _, _, err := queuelog.Push(e.ctx(), e.shard, op); err != nil {
 		t.Fatal(err)
 	}
 	res := e.pop(consume.PopRequest{Queue: "q", Batch: 3})
@@ -434,11 +435,11 @@ func TestANackCountsOncePerDelivery(t *testing.T) {
 // the one still to settle, not the one settled.
 func TestAnAckOfASharedTransactionIDSettlesTheLiveMessage(t *testing.T) {
 	e := start(t)
-	op := raftlog.PushOp{Tenant: tenant}
+	op := queuelog.PushOp{Tenant: tenant}
 	for i, id := range []string{"A", "X", "X"} {
-		op.Items = append(op.Items, raftlog.PushItem{Queue: "q", Partition: "p", MessageID: [16]byte{byte(i + 1)}, TransactionID: id, Payload: []byte(`{}`)})
+		op.Items = append(op.Items, queuelog.PushItem{Queue: "q", Partition: "p", MessageID: [16]byte{byte(i + 1)}, TransactionID: id, Payload: []byte(`{}`)})
 	}
-	if _, _, err := e.shard.Push(e.ctx(), op); err != nil {
+	if _, _, err := queuelog.Push(e.ctx(), e.shard, op); err != nil {
 		t.Fatal(err)
 	}
 	res := e.pop(consume.PopRequest{Queue: "q", Batch: 3})

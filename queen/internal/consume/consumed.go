@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 // consumed settles what a stream worker consumed (TxnOp.Counts): the
@@ -95,11 +95,11 @@ func (s *state) heldInSDKOrder(tenant string, cg *callGP) ([]sdkHeld, string, er
 	if lo < 0 {
 		return nil, fmt.Sprintf("the lease holds no unsettled message on partition %s", cg.ref.Partition), nil
 	}
-	b, err := s.v.ReadRecords(tenant, cg.ref.Queue, cg.ref.Partition, lo, raftlog.ReadLimits{MaxRecords: int(hi - lo + 1)})
-	if err != nil && !errors.Is(err, raftlog.ErrOffsetOutOfRange) && !errors.Is(err, raftlog.ErrUnknownPartition) {
+	b, err := queuelog.ReadRecords(s.v, tenant, cg.ref.Queue, cg.ref.Partition, lo, queuelog.ReadLimits{MaxRecords: int(hi - lo + 1)})
+	if err != nil && !errors.Is(err, queuelog.ErrOffsetOutOfRange) && !errors.Is(err, queuelog.ErrUnknownPartition) {
 		return nil, "", err
 	}
-	recs := map[int64]*raftlog.Record{}
+	recs := map[int64]*queuelog.Record{}
 	for i := range b.Records {
 		recs[b.Records[i].Offset] = &b.Records[i]
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 // TestStreamAckSettlesWhatTheWorkerConsumed: the streaming SDK orders a
@@ -18,12 +19,12 @@ import (
 // such records (a gate) cannot be an offset commit and is refused whole.
 func TestStreamAckSettlesWhatTheWorkerConsumed(t *testing.T) {
 	e := txnEnv(t)
-	op := raftlog.PushOp{Tenant: tenant}
+	op := queuelog.PushOp{Tenant: tenant}
 	for i, id := range []byte{0xc0, 0xb0, 0xa0} { // offset 0 has the highest id
-		op.Items = append(op.Items, raftlog.PushItem{Queue: "sdk", Partition: "p", MessageID: [16]byte{id}, Dedup: true,
+		op.Items = append(op.Items, queuelog.PushItem{Queue: "sdk", Partition: "p", MessageID: [16]byte{id}, Dedup: true,
 			TransactionID: string(rune('x' + i)), Payload: []byte(`1`)})
 	}
-	if _, _, err := e.shard.Push(e.ctx(), op); err != nil {
+	if _, _, err := queuelog.Push(e.ctx(), e.shard, op); err != nil {
 		t.Fatal(err)
 	}
 	cycle := func(res consume.PopResult, txid string, count int) raftlog.Result {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 // Consumer proposes pops, acks and lease extensions on a shard that runs
@@ -50,9 +51,9 @@ type PopRequest struct {
 // req.Wait. An empty PopResult means nothing came.
 func (c *Consumer) Pop(ctx context.Context, req PopRequest) (PopResult, error) {
 	deadline := time.Now().Add(req.Wait)
-	keys := []string{raftlog.QueueWatchKey(c.Shard.ID(), req.Tenant, req.Queue)}
+	keys := []string{queuelog.QueueWatchKey(c.Shard.ID(), req.Tenant, req.Queue)}
 	if req.Partition != "" {
-		keys = []string{raftlog.PartitionWatchKey(c.Shard.ID(), req.Tenant, req.Queue, req.Partition),
+		keys = []string{queuelog.PartitionWatchKey(c.Shard.ID(), req.Tenant, req.Queue, req.Partition),
 			ReleaseWatchKey(c.Shard.ID(), req.Tenant, req.Queue)}
 	}
 	for {
@@ -137,7 +138,7 @@ type dry struct {
 // over the queue instead of all trying the first partition first.
 func (c *Consumer) start(tenant, queue string) uint64 {
 	got, err := c.Shard.LocalRead(func(v *raftlog.View) (any, error) {
-		q, _, err := v.Queue(tenant, queue)
+		q, _, err := queuelog.Queue(v, tenant, queue)
 		return q.Partitions, err
 	})
 	if err != nil || got.(uint64) == 0 {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
@@ -54,8 +55,8 @@ func delCountKey(tenant, queue, partition string) []byte {
 // that has state on its partition; it answers 1, or 0 when it was deleted
 // already or is not the record the op names.
 func (op *DeleteMessageOp) Apply(s *state) ([]byte, error) {
-	pi, err := s.v.Partition(op.Tenant, op.Queue, op.Partition)
-	if errors.Is(err, raftlog.ErrUnknownPartition) {
+	pi, err := queuelog.Partition(s.v, op.Tenant, op.Queue, op.Partition)
+	if errors.Is(err, queuelog.ErrUnknownPartition) {
 		return []byte{0}, nil
 	}
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
@@ -39,7 +40,7 @@ type DropQueueAnswer struct {
 // ranges of the queue.
 func (op *DropQueueOp) Apply(s *state) ([]byte, error) {
 	var a DropQueueAnswer
-	if err := s.v.EachPartition(op.Tenant, op.Queue, 0, func(p raftlog.PartitionInfo) (bool, error) {
+	if err := queuelog.EachPartition(s.v, op.Tenant, op.Queue, 0, func(p queuelog.PartitionInfo) (bool, error) {
 		s.tx.Delete(uidKey(p.UID))
 		return true, nil
 	}); err != nil {
@@ -101,22 +102,22 @@ func DecodeDropQueueAnswer(b []byte) (DropQueueAnswer, error) {
 // of also drop of other families' (the streams' state of the queries
 // reading it), and raftlog's queue, partitions, records and dedup
 // entries, in one entry.
-func (c *Consumer) DeleteQueue(ctx context.Context, tenant, queue string, also ...raftlog.Op) (raftlog.DeleteQueueAnswer, DropQueueAnswer, error) {
+func (c *Consumer) DeleteQueue(ctx context.Context, tenant, queue string, also ...raftlog.Op) (queuelog.DeleteQueueAnswer, DropQueueAnswer, error) {
 	drop := DropQueueOp{Tenant: tenant, Queue: queue}
-	del := raftlog.DeleteQueueOp{Tenant: tenant, Queue: queue}
+	del := queuelog.DeleteQueueOp{Tenant: tenant, Queue: queue}
 	ops := append(append([]raftlog.Op{drop.Op()}, also...), del.Op())
 	res, err := c.Shard.Propose(ctx, raftlog.Command{Ops: ops})
 	if err != nil {
-		return raftlog.DeleteQueueAnswer{}, DropQueueAnswer{}, err
+		return queuelog.DeleteQueueAnswer{}, DropQueueAnswer{}, err
 	}
 	if !res.Applied() {
 		why, _ := raftlog.Rejected(res.Ops[res.Aborted])
-		return raftlog.DeleteQueueAnswer{}, DropQueueAnswer{}, fmt.Errorf("%w: %s", raftlog.ErrRejected, why)
+		return queuelog.DeleteQueueAnswer{}, DropQueueAnswer{}, fmt.Errorf("%w: %s", raftlog.ErrRejected, why)
 	}
 	d, err := DecodeDropQueueAnswer(res.Ops[0])
 	if err != nil {
-		return raftlog.DeleteQueueAnswer{}, DropQueueAnswer{}, err
+		return queuelog.DeleteQueueAnswer{}, DropQueueAnswer{}, err
 	}
-	q, err := raftlog.DecodeDeleteQueueAnswer(res.Ops[len(ops)-1])
+	q, err := queuelog.DecodeDeleteQueueAnswer(res.Ops[len(ops)-1])
 	return q, d, err
 }

@@ -3,6 +3,7 @@ package consume
 import (
 	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
@@ -93,7 +94,7 @@ func subscriptions(v *raftlog.View, tenant, queue, group string) ([]GroupInfo, e
 // groupPartitions fills g's partitions and lag: every partition of the
 // queue, those the group never read at the cursor it would start at.
 func groupPartitions(v *raftlog.View, tenant string, g *GroupInfo) error {
-	return v.EachPartition(tenant, g.Queue, 0, func(pi raftlog.PartitionInfo) (bool, error) {
+	return queuelog.EachPartition(v, tenant, g.Queue, 0, func(pi queuelog.PartitionInfo) (bool, error) {
 		gp := GroupPartition{Partition: pi.Name, HighWatermark: pi.LastOffset + 1, LogStart: pi.LogStart}
 		b, ok, err := v.Get(gpKey(tenant, g.Queue, g.Group, pi.Name))
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
@@ -43,14 +44,14 @@ func (e *env) ctx() context.Context { return raftlogtest.Ctx(e.t, 30*time.Second
 // "<partition>-<i>" (i from first) and payloads {"i":i}.
 func (e *env) push(queue, partition string, first, n int) {
 	e.t.Helper()
-	op := raftlog.PushOp{Tenant: tenant}
+	op := queuelog.PushOp{Tenant: tenant}
 	for i := first; i < first+n; i++ {
 		var id [16]byte
 		copy(id[:], fmt.Sprintf("%s-%d", partition, i))
-		op.Items = append(op.Items, raftlog.PushItem{Queue: queue, Partition: partition, MessageID: id,
+		op.Items = append(op.Items, queuelog.PushItem{Queue: queue, Partition: partition, MessageID: id,
 			TransactionID: fmt.Sprintf("%s-%d", partition, i), Dedup: true, Payload: []byte(fmt.Sprintf(`{"i":%d}`, i))})
 	}
-	if _, _, err := e.shard.Push(e.ctx(), op); err != nil {
+	if _, _, err := queuelog.Push(e.ctx(), e.shard, op); err != nil {
 		e.t.Fatalf("push: %v", err)
 	}
 }
@@ -58,7 +59,7 @@ func (e *env) push(queue, partition string, first, n int) {
 func (e *env) configure(queue string, opts map[string]any) {
 	e.t.Helper()
 	b, _ := json.Marshal(opts)
-	if _, err := e.shard.Configure(e.ctx(), raftlog.ConfigureOp{Tenant: tenant, Queue: queue, Options: b}); err != nil {
+	if _, err := queuelog.Configure(e.ctx(), e.shard, queuelog.ConfigureOp{Tenant: tenant, Queue: queue, Options: b}); err != nil {
 		e.t.Fatalf("configure: %v", err)
 	}
 }

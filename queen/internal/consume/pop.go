@@ -6,6 +6,7 @@ import (
 
 	"github.com/queen-mq/queen-go/contract"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 // maxVisit bounds the partitions one pop of a whole queue looks at; the
@@ -15,7 +16,7 @@ const maxVisit = 4096
 // Apply leases up to op.Batch messages on up to op.MaxPartitions partitions.
 func (op *PopOp) Apply(s *state) ([]byte, error) {
 	var res PopResult
-	q, ok, err := s.v.Queue(op.Tenant, op.Queue)
+	q, ok, err := queuelog.Queue(s.v, op.Tenant, op.Queue)
 	if err != nil || !ok {
 		res.Conflation = op.Conflate // no group yet: it will be as asked
 		return appendPopResult(nil, &res), err
@@ -84,8 +85,8 @@ func (p *popper) done() bool { return p.budget == 0 || len(p.claimed) == p.op.Ma
 func (p *popper) visitAll() error {
 	start := max(p.op.Start, 1)
 	seen := 0
-	upTo := func(last uint64) func(raftlog.PartitionInfo) (bool, error) {
-		return func(pi raftlog.PartitionInfo) (bool, error) {
+	upTo := func(last uint64) func(queuelog.PartitionInfo) (bool, error) {
+		return func(pi queuelog.PartitionInfo) (bool, error) {
 			if pi.Seq > last || p.done() || seen == maxVisit {
 				return false, nil
 			}
@@ -93,17 +94,17 @@ func (p *popper) visitAll() error {
 			return true, p.visit(pi.Name)
 		}
 	}
-	if err := p.v.EachPartition(p.op.Tenant, p.op.Queue, start-1, upTo(math.MaxUint64)); err != nil {
+	if err := queuelog.EachPartition(p.v, p.op.Tenant, p.op.Queue, start-1, upTo(math.MaxUint64)); err != nil {
 		return err
 	}
-	return p.v.EachPartition(p.op.Tenant, p.op.Queue, 0, upTo(start-1))
+	return queuelog.EachPartition(p.v, p.op.Tenant, p.op.Queue, 0, upTo(start-1))
 }
 
 // visit leases what partition name has for the group, if it is free.
 func (p *popper) visit(name string) error {
 	op, stamp := p.op, p.at.Stamp
-	pi, err := p.v.Partition(op.Tenant, op.Queue, name)
-	if errors.Is(err, raftlog.ErrUnknownPartition) {
+	pi, err := queuelog.Partition(p.v, op.Tenant, op.Queue, name)
+	if errors.Is(err, queuelog.ErrUnknownPartition) {
 		return nil
 	}
 	if err != nil {
@@ -172,9 +173,9 @@ func (p *popper) deliver(g *gpState, name string) ([]Delivered, error) {
 	op, stamp := p.op, p.at.Stamp
 	var out []Delivered
 	for from := g.Cursor; p.budget > 0; {
-		b, err := p.v.ReadRecords(op.Tenant, op.Queue, name, from, raftlog.ReadLimits{MaxRecords: min(p.budget+16, 256)})
+		b, err := queuelog.ReadRecords(p.v, op.Tenant, op.Queue, name, from, queuelog.ReadLimits{MaxRecords: min(p.budget+16, 256)})
 		if err != nil {
-			if errors.Is(err, raftlog.ErrOffsetOutOfRange) {
+			if errors.Is(err, queuelog.ErrOffsetOutOfRange) {
 				return out, nil
 			}
 			return nil, err
@@ -230,11 +231,11 @@ func (p *popper) deliver(g *gpState, name string) ([]Delivered, error) {
 // every offset behind it retired unread (the cursor moves to it: one step,
 // whatever the backlog). A newest record that waits its retryDelay is
 // waited for; one older than maxWaitTimeSeconds is dropped with the rest.
-func (p *popper) deliverNewest(g *gpState, name string, pi raftlog.PartitionInfo) ([]Delivered, error) {
+func (p *popper) deliverNewest(g *gpState, name string, pi queuelog.PartitionInfo) ([]Delivered, error) {
 	op, stamp := p.op, p.at.Stamp
 	last := pi.LastOffset
 	if p.opts.DelayMicros() > 0 {
-		at, err := p.v.OffsetForTime(op.Tenant, op.Queue, name, stamp-p.opts.DelayMicros()+1)
+		at, err := queuelog.OffsetForTime(p.v, op.Tenant, op.Queue, name, stamp-p.opts.DelayMicros()+1)
 		if err != nil {
 			return nil, err
 		}
@@ -280,14 +281,14 @@ func (p *popper) deliverNewest(g *gpState, name string, pi raftlog.PartitionInfo
 }
 
 // startAt is where the group starts on a partition it never read.
-func (p *popper) startAt(name string, pi raftlog.PartitionInfo) (int64, error) {
+func (p *popper) startAt(name string, pi queuelog.PartitionInfo) (int64, error) {
 	return startOf(p.v, p.op.Tenant, p.op.Queue, p.gm, pi)
 }
 
 // startOf is where a group subscribed as gm starts on partition pi: its
 // first record (mode all), or the first stamped at or after
 // subscriptionFrom or the subscription itself (mode new).
-func startOf(v *raftlog.View, tenant, queue string, gm groupMeta, pi raftlog.PartitionInfo) (int64, error) {
+func startOf(v *raftlog.View, tenant, queue string, gm groupMeta, pi queuelog.PartitionInfo) (int64, error) {
 	if gm.From == 0 && gm.Mode == ModeAll {
 		return pi.LogStart, nil
 	}
@@ -295,7 +296,7 @@ func startOf(v *raftlog.View, tenant, queue string, gm groupMeta, pi raftlog.Par
 	if ts == 0 {
 		ts = gm.Created
 	}
-	at, err := v.OffsetForTime(tenant, queue, pi.Name, ts)
+	at, err := queuelog.OffsetForTime(v, tenant, queue, pi.Name, ts)
 	if err != nil {
 		return 0, err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 const kindPosition byte = 9
@@ -71,8 +72,8 @@ const (
 // that cannot be set.
 func (op *PositionOp) Apply(s *state) ([]byte, error) {
 	for i, p := range op.Items {
-		pi, err := s.v.Partition(op.Tenant, p.Queue, p.Partition)
-		if errors.Is(err, raftlog.ErrUnknownPartition) {
+		pi, err := queuelog.Partition(s.v, op.Tenant, p.Queue, p.Partition)
+		if errors.Is(err, queuelog.ErrUnknownPartition) {
 			return nil, raftlog.Abort(appendPositionRollback(i, PositionNoPartition,
 				fmt.Sprintf("queue %q has no partition %q", p.Queue, p.Partition)))
 		}

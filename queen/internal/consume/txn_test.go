@@ -8,6 +8,7 @@ import (
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
@@ -30,7 +31,7 @@ func (e *env) txn(res consume.PopResult, required []string, txid string) raftlog
 	m := res.Parts[0].Messages[0]
 	ack := consume.TxnOp{Tenant: tenant, RequiredLeases: required, Acks: []consume.AckItem{{TransactionID: m.TransactionID,
 		PartitionUID: res.Parts[0].UID, Group: "__QUEUE_MODE__", LeaseID: res.LeaseID}}}
-	push := raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: "out", Partition: "p", TransactionID: txid,
+	push := queuelog.PushOp{Tenant: tenant, Items: []queuelog.PushItem{{Queue: "out", Partition: "p", TransactionID: txid,
 		MessageID: [16]byte{byte(len(txid))}, Dedup: true, Strict: true, Payload: []byte(`{"from":"txn"}`)}}}
 	kv, err := kvstore.Encode(tenant, []kvstore.Op{{Op: kvstore.OpIncr, NS: "n", Key: "count", Delta: "1", Forever: true}})
 	if err != nil {
@@ -44,11 +45,11 @@ func (e *env) txn(res consume.PopResult, required []string, txid string) raftlog
 }
 
 func (e *env) hwm(queue, partition string) int64 {
-	got, err := e.shard.LocalRead(func(v *raftlog.View) (any, error) { return v.Partition(tenant, queue, partition) })
+	got, err := e.shard.LocalRead(func(v *raftlog.View) (any, error) { return queuelog.Partition(v, tenant, queue, partition) })
 	if err != nil {
 		return 0
 	}
-	return got.(raftlog.PartitionInfo).LastOffset + 1
+	return got.(queuelog.PartitionInfo).LastOffset + 1
 }
 
 func TestATransactionAppliesWholeOrNotAtAll(t *testing.T) {

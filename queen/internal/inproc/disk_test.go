@@ -20,6 +20,7 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/timers"
 	"github.com/queen-mq/queen-go/queen/internal/traces"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/s3sink"
 	"github.com/queen-mq/queen-go/s3sink/kvdoc"
 )
@@ -171,9 +172,9 @@ func TestGrows(t *testing.T) {
 		op    raftlog.Op
 		grows bool
 	}{
-		{"push", (&raftlog.PushOp{Tenant: ten, Items: []raftlog.PushItem{{Queue: "q", Partition: "p", Payload: []byte("1")}}}).Op(), true},
-		{"configure", (&raftlog.ConfigureOp{Tenant: ten, Queue: "q", Options: []byte(`{}`)}).Op(), true},
-		{"trim", (&raftlog.TrimOp{Tenant: ten, Queue: "q", Partition: "p"}).Op(), false},
+		{"push", (&queuelog.PushOp{Tenant: ten, Items: []queuelog.PushItem{{Queue: "q", Partition: "p", Payload: []byte("1")}}}).Op(), true},
+		{"configure", (&queuelog.ConfigureOp{Tenant: ten, Queue: "q", Options: []byte(`{}`)}).Op(), true},
+		{"trim", (&queuelog.TrimOp{Tenant: ten, Queue: "q", Partition: "p"}).Op(), false},
 		{"kv put", kvOp(kvstore.OpPut), true},
 		{"kv incr", kvOp(kvstore.OpIncr), true},
 		{"kv delete", kvOp(kvstore.OpDelete), false},

@@ -9,6 +9,7 @@ import (
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/queen/internal/sinkadapter"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/s3sink"
 	"github.com/queen-mq/queen-go/s3sink/kvdoc"
 )
@@ -82,15 +83,15 @@ func (p *pass) trim(ctx context.Context, tenant, queue, partition string, before
 	if err != nil {
 		return 0, fmt.Errorf("%w: deleting nothing rather than records a sink owes unnoted", err)
 	}
-	op := raftlog.TrimOp{Tenant: tenant, Queue: queue, Partition: partition, Before: before}
+	op := queuelog.TrimOp{Tenant: tenant, Queue: queue, Partition: partition, Before: before}
 	if len(debts) == 0 {
-		return p.j.Shard.Trim(ctx, op)
+		return queuelog.Trim(ctx, p.j.Shard, op)
 	}
 	names := []string{partition}
 	if partition == "" {
 		names = nil
 		_, err := p.j.Shard.LocalRead(func(v *raftlog.View) (any, error) {
-			return nil, v.EachPartition(tenant, queue, 0, func(pi raftlog.PartitionInfo) (bool, error) {
+			return nil, queuelog.EachPartition(v, tenant, queue, 0, func(pi queuelog.PartitionInfo) (bool, error) {
 				if pi.LastOffset >= pi.LogStart {
 					names = append(names, pi.Name)
 				}
@@ -117,15 +118,15 @@ func (p *pass) trim(ctx context.Context, tenant, queue, partition string, before
 func (p *pass) trimNoted(ctx context.Context, tenant, queue, name string, before int64, debts []s3sink.Debt, docs *sinkDocs) (uint64, error) {
 	var notes []s3sink.KVOp
 	_, err := p.j.Shard.LocalRead(func(v *raftlog.View) (any, error) {
-		pi, err := v.Partition(tenant, queue, name)
-		if errors.Is(err, raftlog.ErrUnknownPartition) {
+		pi, err := queuelog.Partition(v, tenant, queue, name)
+		if errors.Is(err, queuelog.ErrUnknownPartition) {
 			return nil, nil
 		}
 		if err != nil {
 			return nil, err
 		}
 		offsetAt := func(ts int64) (int64, error) {
-			a, err := v.OffsetForTime(tenant, queue, name, ts)
+			a, err := queuelog.OffsetForTime(v, tenant, queue, name, ts)
 			if !a.Found {
 				return a.HighWatermark, err
 			}
@@ -141,9 +142,9 @@ func (p *pass) trimNoted(ctx context.Context, tenant, queue, name string, before
 	if err != nil {
 		return 0, err
 	}
-	trim := raftlog.TrimOp{Tenant: tenant, Queue: queue, Partition: name, Before: before}
+	trim := queuelog.TrimOp{Tenant: tenant, Queue: queue, Partition: name, Before: before}
 	if len(notes) == 0 {
-		return p.j.Shard.Trim(ctx, trim)
+		return queuelog.Trim(ctx, p.j.Shard, trim)
 	}
 	kvOp, err := kvstore.Encode(tenant, sinkadapter.Ops(kvdoc.Namespace, notes))
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/lakeformat"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/s3sink"
 	"github.com/queen-mq/queen-go/s3sink/kvdoc"
 )
@@ -28,7 +29,7 @@ func TestRetentionNotesWhatASinkOwes(t *testing.T) {
 	base := time.Now().UnixMicro()
 	for i := int64(0); i < 10; i++ { // one record a minute, for ten minutes
 		for _, q := range []string{"mirrored", "moved", "plain"} {
-			op := raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: q, Partition: "p", TransactionID: fmt.Sprint(i), Payload: []byte(`{}`)}}}
+			op := queuelog.PushOp{Tenant: tenant, Items: []queuelog.PushItem{{Queue: q, Partition: "p", TransactionID: fmt.Sprint(i), Payload: []byte(`{}`)}}}
 			if _, err := shard.Propose(ctx, raftlog.Command{Clock: base + i*60_000_000, Ops: []raftlog.Op{op.Op()}}); err != nil {
 				t.Fatal(err)
 			}
@@ -46,11 +47,11 @@ func TestRetentionNotesWhatASinkOwes(t *testing.T) {
 	for _, q := range []string{"mirrored", "moved"} {
 		put("s3:default:"+q+":committed", ptr)
 		b, _ := json.Marshal(map[string]any{"retentionEnabled": true, "retentionSeconds": 60})
-		if _, err := shard.Configure(ctx, raftlog.ConfigureOp{Tenant: tenant, Queue: q, Options: b}); err != nil {
+		if _, err := queuelog.Configure(ctx, shard, queuelog.ConfigureOp{Tenant: tenant, Queue: q, Options: b}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := shard.Configure(ctx, raftlog.ConfigureOp{Tenant: tenant, Queue: "plain", Options: []byte(`{"retentionEnabled":true,"retentionSeconds":60}`)}); err != nil {
+	if _, err := queuelog.Configure(ctx, shard, queuelog.ConfigureOp{Tenant: tenant, Queue: "plain", Options: []byte(`{"retentionEnabled":true,"retentionSeconds":60}`)}); err != nil {
 		t.Fatal(err)
 	}
 	job := &Job{Shard: shard, KV: kv, NodeID: id, Interval: time.Hour, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
@@ -71,11 +72,11 @@ func TestRetentionNotesWhatASinkOwes(t *testing.T) {
 		t.Fatalf("a trim under a moved fence: %v", err)
 	}
 	logStart := func(q string) int64 {
-		got, err := shard.LocalRead(func(v *raftlog.View) (any, error) { return v.Partition(tenant, q, "p") })
+		got, err := shard.LocalRead(func(v *raftlog.View) (any, error) { return queuelog.Partition(v, tenant, q, "p") })
 		if err != nil {
 			t.Fatal(err)
 		}
-		return got.(raftlog.PartitionInfo).LogStart
+		return got.(queuelog.PartitionInfo).LogStart
 	}
 	if got := logStart("moved"); got != 0 {
 		t.Fatalf("moved: log start %d after a rolled-back trim", got)
@@ -115,18 +116,18 @@ func TestRetentionNotesWhatASinkOwes(t *testing.T) {
 func TestDedupEntriesGoWithTheirWindow(t *testing.T) {
 	id, shard, ctx := oneNode(t, kvstore.Appliers())
 	const tenant = "00000000-0000-0000-0000-000000000001"
-	if _, err := shard.Configure(ctx, raftlog.ConfigureOp{Tenant: tenant, Queue: "q", Options: []byte(`{"dedupWindowSeconds":120}`)}); err != nil {
+	if _, err := queuelog.Configure(ctx, shard, queuelog.ConfigureOp{Tenant: tenant, Queue: "q", Options: []byte(`{"dedupWindowSeconds":120}`)}); err != nil {
 		t.Fatal(err)
 	}
 	base := time.Now().UnixMicro()
-	push := func(i int64, at int64) raftlog.PushAnswer {
-		op := raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: "q", Partition: "p", TransactionID: fmt.Sprint("tx-", i),
+	push := func(i int64, at int64) queuelog.PushAnswer {
+		op := queuelog.PushOp{Tenant: tenant, Items: []queuelog.PushItem{{Queue: "q", Partition: "p", TransactionID: fmt.Sprint("tx-", i),
 			Dedup: true, Payload: []byte(`{}`)}}}
 		res, err := shard.Propose(ctx, raftlog.Command{Clock: at, Ops: []raftlog.Op{op.Op()}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := raftlog.DecodePushAnswers(res.Ops[0])
+		a, err := queuelog.DecodePushAnswers(res.Ops[0])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,13 +141,13 @@ func TestDedupEntriesGoWithTheirWindow(t *testing.T) {
 	}
 	job := &Job{Shard: shard, KV: kvstore.New(shard), NodeID: id, Interval: time.Hour, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	job.Once(ctx)
-	got, err := shard.LocalRead(func(v *raftlog.View) (any, error) { return v.Partition(tenant, "q", "p") })
+	got, err := shard.LocalRead(func(v *raftlog.View) (any, error) { return queuelog.Partition(v, tenant, "q", "p") })
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The window is 2 minutes, judged at the sweep's stamp, just past
 	// minute 10: the records of minutes 0..8 are out of it.
-	if p := got.(raftlog.PartitionInfo); p.DedupFrom != 9 {
+	if p := got.(queuelog.PartitionInfo); p.DedupFrom != 9 {
 		t.Fatalf("DedupFrom %d, want 9", p.DedupFrom)
 	}
 	if a := push(9, base+10*60_000_000+1); !a.Duplicate || a.Offset != 9 {

@@ -1,7 +1,7 @@
 // Package retention deletes what a queue's options say to delete: records
 // older than retentionSeconds, and records every consumer group of the
 // queue has settled that are older than completedRetentionSeconds, on the
-// broker clock, as replicated trims (raftlog.TrimOp), so every node
+// broker clock, as replicated trims (queuelog.TrimOp), so every node
 // deletes the same records. With
 // retentionSinkHold naming an S3 sink, it never deletes a record stamped
 // after that sink's commit pointer less 60 s, nor reaches back further than
@@ -9,7 +9,7 @@
 // floors both cutoffs. What a trim deletes that an S3 sink has not written
 // to the lake yet is noted in the trim's own entry (notes.go), so the lake
 // reports it lost. Each pass also deletes the dedup entries of records
-// out of their queue's dedup window (raftlog.DedupSweepOp), the KV rows
+// out of their queue's dedup window (queuelog.DedupSweepOp), the KV rows
 // whose TTL passed (kvstore.SweepOp), and the trace events whose lifetime
 // ended (traces.SweepOp).
 package retention
@@ -25,6 +25,7 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/tick"
 	"github.com/queen-mq/queen-go/queen/internal/traces"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/s3sink/kvdoc"
 
 	"github.com/queen-mq/queen-go/contract"
@@ -62,7 +63,7 @@ func (j *Job) Once(ctx context.Context) {
 	// What retention proposes frees space, or is the note that lets a trim
 	// go (the sink's lost records): it passes the storage gate.
 	ctx = raftlog.AllowWhenFull(ctx)
-	got, err := j.Shard.LocalRead(func(v *raftlog.View) (any, error) { return v.AllQueues() })
+	got, err := j.Shard.LocalRead(func(v *raftlog.View) (any, error) { return queuelog.AllQueues(v) })
 	if err != nil {
 		j.Log.Warn("retention: list queues", "err", err)
 		return
@@ -71,7 +72,7 @@ func (j *Job) Once(ctx context.Context) {
 	defer j.sweepTraces(ctx)
 	defer j.sweepKV(ctx)
 	p := &pass{j: j, docs: map[string]*sinkDocs{}}
-	for _, q := range got.([]raftlog.TenantQueue) {
+	for _, q := range got.([]queuelog.TenantQueue) {
 		// Every option is read within its range (contract.QueueOptionTable),
 		// and the arithmetic saturates: a cutoff never wraps past now.
 		o := contract.ParseQueueOptions(q.Options)
@@ -120,11 +121,11 @@ const (
 func (j *Job) sweepDedup(ctx context.Context, tenant, queue string, cutoff int64) {
 	var due []string
 	_, err := j.Shard.LocalRead(func(v *raftlog.View) (any, error) {
-		return nil, v.EachPartition(tenant, queue, 0, func(p raftlog.PartitionInfo) (bool, error) {
+		return nil, queuelog.EachPartition(v, tenant, queue, 0, func(p queuelog.PartitionInfo) (bool, error) {
 			if p.DedupFrom > p.LastOffset {
 				return true, nil
 			}
-			at, err := v.OffsetForTime(tenant, queue, p.Name, cutoff)
+			at, err := queuelog.OffsetForTime(v, tenant, queue, p.Name, cutoff)
 			if err != nil {
 				return false, err
 			}
@@ -143,7 +144,7 @@ func (j *Job) sweepDedup(ctx context.Context, tenant, queue string, cutoff int64
 	}
 	for _, name := range due {
 		for range dedupSweepsPerPass {
-			n, err := j.Shard.DedupSweep(ctx, raftlog.DedupSweepOp{Tenant: tenant, Queue: queue, Partition: name, Limit: dedupSweepLimit})
+			n, err := queuelog.DedupSweep(ctx, j.Shard, queuelog.DedupSweepOp{Tenant: tenant, Queue: queue, Partition: name, Limit: dedupSweepLimit})
 			if err != nil {
 				j.Log.Warn("retention: dedup sweep", "tenant", tenant, "queue", queue, "partition", name, "err", err)
 				return
@@ -270,14 +271,14 @@ func (j *Job) completed(ctx context.Context, p *pass, tenant, queue string, cuto
 				}
 			}
 		}
-		var trims []raftlog.TrimOp
+		var trims []queuelog.TrimOp
 		for _, name := range order {
 			before := cutoff
-			at, err := v.ReadRecords(tenant, queue, name, lowest[name], raftlog.ReadLimits{MaxRecords: 1})
+			at, err := queuelog.ReadRecords(v, tenant, queue, name, lowest[name], queuelog.ReadLimits{MaxRecords: 1})
 			if err == nil && len(at.Records) > 0 {
 				before = min(before, at.Records[0].Ts)
 			}
-			trims = append(trims, raftlog.TrimOp{Tenant: tenant, Queue: queue, Partition: name, Before: before})
+			trims = append(trims, queuelog.TrimOp{Tenant: tenant, Queue: queue, Partition: name, Before: before})
 		}
 		return trims, nil
 	})
@@ -285,7 +286,7 @@ func (j *Job) completed(ctx context.Context, p *pass, tenant, queue string, cuto
 		j.Log.Warn("retention: completed records", "tenant", tenant, "queue", queue, "err", err)
 		return
 	}
-	for _, op := range got.([]raftlog.TrimOp) {
+	for _, op := range got.([]queuelog.TrimOp) {
 		n, err := p.trim(ctx, op.Tenant, op.Queue, op.Partition, op.Before)
 		if err != nil {
 			j.Log.Warn("retention: trim completed", "tenant", tenant, "queue", queue, "partition", op.Partition, "err", err)

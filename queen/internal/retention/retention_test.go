@@ -14,6 +14,7 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/queen/internal/familytest"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
@@ -66,7 +67,7 @@ func TestRetentionHold(t *testing.T) {
 	// proposer's clock, so each push here is proposed at its own time.
 	base := time.Now().UnixMicro()
 	push := func(tenant, queue string, at int64) {
-		op := raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: queue, Partition: "p", TransactionID: fmt.Sprint(at), Payload: []byte(`{}`)}}}
+		op := queuelog.PushOp{Tenant: tenant, Items: []queuelog.PushItem{{Queue: queue, Partition: "p", TransactionID: fmt.Sprint(at), Payload: []byte(`{}`)}}}
 		if _, err := shard.Propose(ctx, raftlog.Command{Clock: at, Ops: []raftlog.Op{op.Op()}}); err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +86,7 @@ func TestRetentionHold(t *testing.T) {
 				opts["retentionSinkHoldMaxSeconds"] = 3600
 			}
 			b, _ := json.Marshal(opts)
-			if _, err := shard.Configure(ctx, raftlog.ConfigureOp{Tenant: tn, Queue: q, Options: b}); err != nil {
+			if _, err := queuelog.Configure(ctx, shard, queuelog.ConfigureOp{Tenant: tn, Queue: q, Options: b}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -107,12 +108,12 @@ func TestRetentionHold(t *testing.T) {
 	job.Once(ctx)
 	logStart := func(tenant, q string) int64 {
 		got, err := shard.LocalRead(func(v *raftlog.View) (any, error) {
-			return v.ReadRecords(tenant, q, "p", 9, raftlog.ReadLimits{})
+			return queuelog.ReadRecords(v, tenant, q, "p", 9, queuelog.ReadLimits{})
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return got.(raftlog.Batch).LogStart
+		return got.(queuelog.Batch).LogStart
 	}
 	for _, c := range []struct {
 		tenant, queue string
@@ -141,12 +142,12 @@ func TestCompletedRetention(t *testing.T) {
 	const tenant = "00000000-0000-0000-0000-000000000001"
 	base := time.Now().UnixMicro()
 	for i := int64(0); i < 5; i++ { // one record a minute
-		op := raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: "q", Partition: "p", TransactionID: fmt.Sprint(i), Payload: []byte(`{}`)}}}
+		op := queuelog.PushOp{Tenant: tenant, Items: []queuelog.PushItem{{Queue: "q", Partition: "p", TransactionID: fmt.Sprint(i), Payload: []byte(`{}`)}}}
 		if _, err := shard.Propose(ctx, raftlog.Command{Clock: base + i*60_000_000, Ops: []raftlog.Op{op.Op()}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := shard.Configure(ctx, raftlog.ConfigureOp{Tenant: tenant, Queue: "q", Options: []byte(`{"completedRetentionSeconds":60}`)}); err != nil {
+	if _, err := queuelog.Configure(ctx, shard, queuelog.ConfigureOp{Tenant: tenant, Queue: "q", Options: []byte(`{"completedRetentionSeconds":60}`)}); err != nil {
 		t.Fatal(err)
 	}
 	cons := &consume.Consumer{Shard: shard}
@@ -167,11 +168,11 @@ func TestCompletedRetention(t *testing.T) {
 	settle("slow", 2) // offsets 0..1 done
 	job := &Job{Shard: shard, KV: kvstore.New(shard), NodeID: id, Interval: time.Hour, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	logStart := func() int64 {
-		got, err := shard.LocalRead(func(v *raftlog.View) (any, error) { return v.Partition(tenant, "q", "p") })
+		got, err := shard.LocalRead(func(v *raftlog.View) (any, error) { return queuelog.Partition(v, tenant, "q", "p") })
 		if err != nil {
 			t.Fatal(err)
 		}
-		return got.(raftlog.PartitionInfo).LogStart
+		return got.(queuelog.PartitionInfo).LogStart
 	}
 	job.Once(ctx)
 	// safeTime is now (wall clock), minutes past every record: the slow

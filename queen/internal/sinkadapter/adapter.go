@@ -13,6 +13,7 @@ import (
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/lakeformat"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/s3sink"
 )
 
@@ -40,7 +41,7 @@ func (l Log) Partitions(ctx context.Context, tenant, queue string, since int64, 
 	var page s3sink.PartitionPage
 	_, err := l.read(func(v *raftlog.View) (any, error) {
 		page.SafeTime = v.Stamp()
-		parts, next, err := v.PartitionsChanged(tenant, queue, since, cursor, limit)
+		parts, next, err := queuelog.PartitionsChanged(v, tenant, queue, since, cursor, limit)
 		if err != nil {
 			return nil, err
 		}
@@ -60,22 +61,22 @@ func (l Log) Partitions(ctx context.Context, tenant, queue string, since int64, 
 // partition, and carries its ts and payload (opened when sealed).
 func (l Log) Fetch(ctx context.Context, tenant, queue, partition string, offset int64, maxBytes int) (s3sink.FetchResult, error) {
 	got, err := l.read(func(v *raftlog.View) (any, error) {
-		return v.ReadRecords(tenant, queue, partition, offset, raftlog.ReadLimits{MaxRecords: 10_000, MaxBytes: maxBytes})
+		return queuelog.ReadRecords(v, tenant, queue, partition, offset, queuelog.ReadLimits{MaxRecords: 10_000, MaxBytes: maxBytes})
 	})
-	var b raftlog.Batch
+	var b queuelog.Batch
 	if got != nil {
-		b = got.(raftlog.Batch)
+		b = got.(queuelog.Batch)
 	}
 	res := s3sink.FetchResult{HighWatermark: b.HighWatermark, LogStart: b.LogStart}
 	if err != nil {
 		// ReadRecords answers the log start with an out-of-range offset.
-		if errors.Is(err, raftlog.ErrOffsetOutOfRange) {
+		if errors.Is(err, queuelog.ErrOffsetOutOfRange) {
 			got, _ := l.read(func(v *raftlog.View) (any, error) {
-				b, _ := v.ReadRecords(tenant, queue, partition, 0, raftlog.ReadLimits{MaxRecords: 1})
+				b, _ := queuelog.ReadRecords(v, tenant, queue, partition, 0, queuelog.ReadLimits{MaxRecords: 1})
 				return b, nil
 			})
 			if got != nil {
-				res.LogStart, res.HighWatermark = got.(raftlog.Batch).LogStart, got.(raftlog.Batch).HighWatermark
+				res.LogStart, res.HighWatermark = got.(queuelog.Batch).LogStart, got.(queuelog.Batch).HighWatermark
 			}
 		}
 		return res, mapLogErr(err)
@@ -92,11 +93,11 @@ func (l Log) Fetch(ctx context.Context, tenant, queue, partition string, offset 
 
 // OffsetAt finds the first offset stamped at or after ts.
 func (l Log) OffsetAt(ctx context.Context, tenant, queue, partition string, ts int64) (int64, error) {
-	got, err := l.read(func(v *raftlog.View) (any, error) { return v.OffsetForTime(tenant, queue, partition, ts) })
+	got, err := l.read(func(v *raftlog.View) (any, error) { return queuelog.OffsetForTime(v, tenant, queue, partition, ts) })
 	if err != nil {
 		return 0, mapLogErr(err)
 	}
-	at := got.(raftlog.OffsetAt)
+	at := got.(queuelog.OffsetAt)
 	if !at.Found {
 		return at.HighWatermark, nil
 	}
@@ -105,12 +106,12 @@ func (l Log) OffsetAt(ctx context.Context, tenant, queue, partition string, ts i
 
 // Queues lists a tenant's queues.
 func (l Log) Queues(ctx context.Context, tenant string) ([]string, error) {
-	got, err := l.read(func(v *raftlog.View) (any, error) { return v.Queues(tenant) })
+	got, err := l.read(func(v *raftlog.View) (any, error) { return queuelog.Queues(v, tenant) })
 	if err != nil {
 		return nil, mapLogErr(err)
 	}
 	var names []string
-	for _, q := range got.([]raftlog.QueueInfo) {
+	for _, q := range got.([]queuelog.QueueInfo) {
 		names = append(names, q.Name)
 	}
 	return names, nil
@@ -123,9 +124,9 @@ func mapLogErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, raftlog.ErrUnknownPartition):
+	case errors.Is(err, queuelog.ErrUnknownPartition):
 		return errors.Join(s3sink.ErrQueueNotFound, err)
-	case errors.Is(err, raftlog.ErrOffsetOutOfRange):
+	case errors.Is(err, queuelog.ErrOffsetOutOfRange):
 		return errors.Join(s3sink.ErrOffsetOutOfRange, err)
 	}
 	return err

@@ -21,6 +21,7 @@ import (
 	"github.com/queen-mq/queen-go/queen/config"
 	"github.com/queen-mq/queen-go/queen/internal/seal"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 	"github.com/queen-mq/queen-go/s3sink"
 	"github.com/queen-mq/queen-go/s3sink/kvdoc"
@@ -80,9 +81,9 @@ func newBroker(t *testing.T) *broker {
 // push appends records to a tenant's queue, one partition.
 func (b *broker) push(t *testing.T, tenant string, payloads ...string) {
 	t.Helper()
-	op := raftlog.PushOp{Tenant: tenant}
+	op := queuelog.PushOp{Tenant: tenant}
 	for i, p := range payloads {
-		op.Items = append(op.Items, raftlog.PushItem{Queue: queue, Partition: "p", TransactionID: fmt.Sprint(time.Now().UnixNano(), i), Payload: []byte(p)})
+		op.Items = append(op.Items, queuelog.PushItem{Queue: queue, Partition: "p", TransactionID: fmt.Sprint(time.Now().UnixNano(), i), Payload: []byte(p)})
 	}
 	if _, err := b.shard.Propose(raftlogtest.Ctx(t, 10*time.Second), raftlog.Command{Clock: time.Now().UnixMicro(), Ops: []raftlog.Op{op.Op()}}); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/queen/internal/family"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 // Appliers returns the timers family's applier by op kind, to pass to
@@ -176,7 +177,7 @@ func Backoff(n int) int64 {
 // payload sealed for an encrypted queue is delivered only to a queue that
 // is still encrypted, and a plain one only to a plain one.
 func (s *state) push(tenant string, t *Timer) (why string, permanent bool, err error) {
-	q, ok, err := s.Tx.View(s.At).Queue(tenant, t.Queue)
+	q, ok, err := queuelog.Queue(s.Tx.View(s.At), tenant, t.Queue)
 	if err != nil {
 		return "", false, err
 	}
@@ -186,7 +187,7 @@ func (s *state) push(tenant string, t *Timer) (why string, permanent bool, err e
 		}
 		return "queue " + t.Queue + " is not encrypted now, and the timer's payload was sealed for it", true, nil
 	}
-	op := raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{{Queue: t.Queue, Partition: t.Partition,
+	op := queuelog.PushOp{Tenant: tenant, Items: []queuelog.PushItem{{Queue: t.Queue, Partition: t.Partition,
 		TransactionID: t.Txn, MessageID: t.MessageID, Dedup: true, Payload: t.Payload}}}
 	answer, applied, err := s.Tx.Apply(s.At, op.Op())
 	if err != nil {
@@ -196,7 +197,7 @@ func (s *state) push(tenant string, t *Timer) (why string, permanent bool, err e
 		why, _ := raftlog.Rejected(answer)
 		return "the push was refused: " + why, true, nil
 	}
-	got, err := raftlog.DecodePushAnswers(answer)
+	got, err := queuelog.DecodePushAnswers(answer)
 	if err != nil || len(got) != 1 {
 		return "", false, fmt.Errorf("timers: push answered %d items: %w", len(got), err)
 	}

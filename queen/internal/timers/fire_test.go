@@ -8,6 +8,7 @@ import (
 
 	"github.com/queen-mq/queen-go/queen/internal/timers"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
@@ -45,8 +46,8 @@ func TestFireBytes(t *testing.T) {
 	if want := timers.FireBytes / timers.MaxPayloadBytes; fired[0] != want || fired[0]+fired[1] != 10 || fired[2] != 0 {
 		t.Fatalf("fires fired %v, want %d first and 10 in all", fired, want)
 	}
-	v, err := shard.LocalRead(func(v *raftlog.View) (any, error) { return v.Partition(tenant, "big", "Default") })
-	if err != nil || v.(raftlog.PartitionInfo).LastOffset != 9 {
+	v, err := shard.LocalRead(func(v *raftlog.View) (any, error) { return queuelog.Partition(v, tenant, "big", "Default") })
+	if err != nil || v.(queuelog.PartitionInfo).LastOffset != 9 {
 		t.Fatalf("partition %+v %v", v, err)
 	}
 }
@@ -68,17 +69,17 @@ func TestFireNewPartitions(t *testing.T) {
 		t.Fatal(err)
 	}
 	v, err := shard.LocalRead(func(v *raftlog.View) (any, error) {
-		a, err := v.Partition(tenant, "qa", "pa")
+		a, err := queuelog.Partition(v, tenant, "qa", "pa")
 		if err != nil {
 			return nil, err
 		}
-		b, err := v.Partition(tenant, "qb", "pb")
-		return [2]raftlog.PartitionInfo{a, b}, err
+		b, err := queuelog.Partition(v, tenant, "qb", "pb")
+		return [2]queuelog.PartitionInfo{a, b}, err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := v.([2]raftlog.PartitionInfo); p[0].ID == p[1].ID || p[0].UID == p[1].UID {
+	if p := v.([2]queuelog.PartitionInfo); p[0].ID == p[1].ID || p[0].UID == p[1].UID {
 		t.Fatalf("two partitions of one fire share an id: %x %x", p[0].ID, p[1].ID)
 	}
 }

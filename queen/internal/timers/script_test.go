@@ -13,6 +13,7 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/familytest"
 	"github.com/queen-mq/queen-go/queen/internal/timers"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 // TestScripts runs testdata/scripts/*.txt (familytest: the clock is the
@@ -74,19 +75,19 @@ func TestScripts(t *testing.T) {
 			d.ScanArgs(t, "queue", &queue)
 			d.MaybeScanArgs(t, "partition", &partition)
 			v, err := shard.LocalRead(func(v *raftlog.View) (any, error) {
-				return v.ReadRecords(tenant, queue, partition, 0, raftlog.ReadLimits{MaxRecords: 100})
+				return queuelog.ReadRecords(v, tenant, queue, partition, 0, queuelog.ReadLimits{MaxRecords: 100})
 			})
 			if err != nil {
 				return "error: " + err.Error() + "\n"
 			}
-			for _, r := range v.(raftlog.Batch).Records {
+			for _, r := range v.(queuelog.Batch).Records {
 				fmt.Fprintf(&out, "%d txn=%s %s ts=%s\n", r.Offset, r.TransactionID, r.Payload, secs(r.Ts))
 			}
 		case "configure":
 			var queue, opts string
 			d.ScanArgs(t, "queue", &queue)
 			d.ScanArgs(t, "options", &opts)
-			if _, err := shard.Configure(familytest.Ctx(t), raftlog.ConfigureOp{Tenant: tenant, Queue: queue, Options: json.RawMessage(opts)}); err != nil {
+			if _, err := queuelog.Configure(familytest.Ctx(t), shard, queuelog.ConfigureOp{Tenant: tenant, Queue: queue, Options: json.RawMessage(opts)}); err != nil {
 				t.Fatal(err)
 			}
 			return "ok\n"

@@ -12,6 +12,7 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/familytest"
 	"github.com/queen-mq/queen-go/queen/internal/traces"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 // TestScripts runs testdata/scripts/*.txt (familytest: the clock is the
@@ -54,7 +55,7 @@ func TestScripts(t *testing.T) {
 			d.ScanArgs(t, "queue", &queue)
 			d.ScanArgs(t, "partition", &partition)
 			d.ScanArgs(t, "txn", &txn)
-			op := raftlog.PushOp{Tenant: ten, Items: []raftlog.PushItem{{Queue: queue, Partition: partition,
+			op := queuelog.PushOp{Tenant: ten, Items: []queuelog.PushItem{{Queue: queue, Partition: partition,
 				TransactionID: txn, Dedup: true, Payload: []byte(`{}`)}}}
 			n.MustPropose(t, d, op.Op())
 			return "ok\n"

@@ -1,10 +1,11 @@
-package raftlog_test
+package queuelog_test
 
 import (
 	"errors"
 	"testing"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
@@ -17,35 +18,35 @@ func TestDeleteQueue(t *testing.T) {
 	first, _ := push(t, s, item("q", "a", "a0", []byte("A0")), item("q", "a", "a1", []byte("A1")), item("q", "b", "b0", []byte("B0")))
 	push(t, s, item("other", "a", "a0", []byte("O")))
 	ctx := raftlogtest.Ctx(t, testTimeout)
-	pi, err := s.LocalRead(func(v *raftlog.View) (any, error) { return v.Partition(tenant, "q", "a") })
+	pi, err := s.LocalRead(func(v *raftlog.View) (any, error) { return queuelog.Partition(v, tenant, "q", "a") })
 	if err != nil {
 		t.Fatal(err)
 	}
-	uid := pi.(raftlog.PartitionInfo).UID
-	got, err := s.DeleteQueue(ctx, raftlog.DeleteQueueOp{Tenant: tenant, Queue: "q"})
-	if err != nil || got != (raftlog.DeleteQueueAnswer{Found: true, Partitions: 2, Records: 3}) {
+	uid := pi.(queuelog.PartitionInfo).UID
+	got, err := queuelog.DeleteQueue(ctx, s, queuelog.DeleteQueueOp{Tenant: tenant, Queue: "q"})
+	if err != nil || got != (queuelog.DeleteQueueAnswer{Found: true, Partitions: 2, Records: 3}) {
 		t.Fatalf("delete: %+v %v", got, err)
 	}
 	read, err := s.LocalRead(func(v *raftlog.View) (any, error) {
-		if _, ok, err := v.Queue(tenant, "q"); err != nil || ok {
+		if _, ok, err := queuelog.Queue(v, tenant, "q"); err != nil || ok {
 			t.Errorf("the deleted queue is still there: %v %v", ok, err)
 		}
-		if _, err := v.ReadRecords(tenant, "q", "a", 0, raftlog.ReadLimits{}); !errors.Is(err, raftlog.ErrUnknownPartition) {
+		if _, err := queuelog.ReadRecords(v, tenant, "q", "a", 0, queuelog.ReadLimits{}); !errors.Is(err, queuelog.ErrUnknownPartition) {
 			t.Errorf("records of a deleted partition: %v", err)
 		}
-		if _, ok, _ := v.TransactionOffset(uid, "a0"); ok {
+		if _, ok, _ := queuelog.TransactionOffset(v, uid, "a0"); ok {
 			t.Error("a dedup entry of the deleted queue is left")
 		}
-		return v.ReadRecords(tenant, "other", "a", 0, raftlog.ReadLimits{})
+		return queuelog.ReadRecords(v, tenant, "other", "a", 0, queuelog.ReadLimits{})
 	})
-	if err != nil || len(read.(raftlog.Batch).Records) != 1 {
+	if err != nil || len(read.(queuelog.Batch).Records) != 1 {
 		t.Fatalf("another queue after the delete: %+v %v", read, err)
 	}
 	again, _ := push(t, s, item("q", "a", "a0", []byte("again")))
 	if again[0].Duplicate || again[0].Offset != 0 || again[0].PartitionID == first[0].PartitionID {
 		t.Fatalf("a push after the delete: %+v (first %+v)", again[0], first[0])
 	}
-	if got, err := s.DeleteQueue(ctx, raftlog.DeleteQueueOp{Tenant: tenant, Queue: "never"}); err != nil || got.Found {
+	if got, err := queuelog.DeleteQueue(ctx, s, queuelog.DeleteQueueOp{Tenant: tenant, Queue: "never"}); err != nil || got.Found {
 		t.Fatalf("delete of an unknown queue: %+v %v", got, err)
 	}
 }

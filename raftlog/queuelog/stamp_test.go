@@ -1,10 +1,11 @@
-package raftlog_test
+package queuelog_test
 
 import (
 	"fmt"
 	"testing"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 // TestStamps: every record of a push carries its entry's stamp; stamps
@@ -13,7 +14,7 @@ import (
 func TestStamps(t *testing.T) {
 	c, leader := started(t, 3)
 
-	items := []raftlog.PushItem{item("q", "a", "1", nil), item("q", "b", "2", nil), item("q", "a", "3", nil), item("r", "a", "4", nil)}
+	items := []queuelog.PushItem{item("q", "a", "1", nil), item("q", "b", "2", nil), item("q", "a", "3", nil), item("r", "a", "4", nil)}
 	_, stamp := push(t, leader, items...)
 	if leader.SafeTime() != stamp {
 		t.Fatalf("leader safeTime %d after a push stamped %d", leader.SafeTime(), stamp)
@@ -31,7 +32,7 @@ func TestStamps(t *testing.T) {
 	prev := stamp
 	for i := range 5 {
 		res := propose(t, c.Shards[uint64(i%3+1)], raftlog.Command{Clock: 1, Ops: []raftlog.Op{
-			(&raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{item("q", "a", fmt.Sprintf("past-%d", i), nil)}}).Op()}})
+			(&queuelog.PushOp{Tenant: tenant, Items: []queuelog.PushItem{item("q", "a", fmt.Sprintf("past-%d", i), nil)}}).Op()}})
 		if res.Stamp != prev+1 {
 			t.Fatalf("entry %d with clock 1 stamped %d, want %d", i, res.Stamp, prev+1)
 		}

@@ -1,9 +1,11 @@
-package raftlog
+package queuelog
 
 import (
 	"bytes"
 	"errors"
 	"testing"
+
+	"github.com/queen-mq/queen-go/raftlog"
 )
 
 // checkCanonical fails the test unless raw, which decode accepted,
@@ -17,8 +19,8 @@ func checkCanonical(t *testing.T, what string, raw, again []byte) {
 
 func checkRefusal(t *testing.T, err error) {
 	t.Helper()
-	if !errors.Is(err, ErrCorruptEntry) {
-		t.Fatalf("refusal %v does not wrap ErrCorruptEntry", err)
+	if !errors.Is(err, raftlog.ErrCorruptEntry) {
+		t.Fatalf("refusal %v does not wrap raftlog.ErrCorruptEntry", err)
 	}
 }
 
@@ -164,38 +166,6 @@ func FuzzDeleteQueueOp(f *testing.F) {
 			if b, err := DecodeDeleteQueueAnswer(appendDeleteQueueAnswer(nil, a)); err != nil || b != a {
 				t.Fatalf("answer %x decoded to %+v, which re-encodes to %+v %v", raw, a, b, err)
 			}
-		}
-	})
-}
-
-// FuzzDecodeRecord: a stored record decodes to one that encodes back to
-// the same bytes, or fails; a record with neither a trace id nor a
-// producer sub is version 1, one with a trace id only version 2, one
-// with a producer sub version 3.
-func FuzzDecodeRecord(f *testing.F) {
-	f.Add((&storedRecord{Stamp: 5, TxID: "t", Payload: []byte(`{}`)}).encode())
-	f.Add((&storedRecord{Stamp: 5, TxID: "t", TraceID: [16]byte{1}, Payload: []byte(`1`)}).encode())
-	f.Add((&storedRecord{Stamp: 5, TxID: "t", ProducerSub: "alice", Payload: []byte(`1`)}).encode())
-	f.Add((&storedRecord{Stamp: 5, TxID: "t", TraceID: [16]byte{1}, ProducerSub: "bob", Payload: []byte(`"x"`)}).encode())
-	f.Add([]byte{2, 0})
-	f.Add([]byte{3, 0})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := decodeRecord(b)
-		if err != nil {
-			return
-		}
-		if again := r.encode(); !bytes.Equal(again, b) {
-			t.Fatalf("%x decoded to %+v, which encodes to %x", b, r, again)
-		}
-		want := byte(metaVersion)
-		switch {
-		case r.ProducerSub != "":
-			want = recordProducer
-		case r.TraceID != [16]byte{}:
-			want = recordTraced
-		}
-		if b[0] != want {
-			t.Fatalf("%x: version %d with trace id %x and producer sub %q", b, b[0], r.TraceID, r.ProducerSub)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package raftlog_test
+package queuelog_test
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
@@ -16,26 +17,26 @@ import (
 func TestApplyChecksNames(t *testing.T) {
 	_, s := started(t, 1)
 	ctx := raftlogtest.Ctx(t, testTimeout)
-	refused := []raftlog.PushOp{
-		{Tenant: "t1", Items: []raftlog.PushItem{item("q", "p", "a", nil)}},
-		{Tenant: tenant, Items: []raftlog.PushItem{item(strings.Repeat("q", 257), "p", "a", nil)}},
-		{Tenant: tenant, Items: []raftlog.PushItem{item("q", strings.Repeat("p", 1025), "a", nil)}},
-		{Tenant: tenant, Items: []raftlog.PushItem{item("q", "p", "ok", nil), item("a/b", "p", "b", nil)}},
-		{Tenant: tenant, Items: []raftlog.PushItem{item("q", "..", "a", nil)}},
-		{Tenant: tenant, Items: []raftlog.PushItem{item("q", "p", "x\xff", nil)}},
-		{Tenant: tenant, Items: []raftlog.PushItem{item("", "p", "a", nil)}},
+	refused := []queuelog.PushOp{
+		{Tenant: "t1", Items: []queuelog.PushItem{item("q", "p", "a", nil)}},
+		{Tenant: tenant, Items: []queuelog.PushItem{item(strings.Repeat("q", 257), "p", "a", nil)}},
+		{Tenant: tenant, Items: []queuelog.PushItem{item("q", strings.Repeat("p", 1025), "a", nil)}},
+		{Tenant: tenant, Items: []queuelog.PushItem{item("q", "p", "ok", nil), item("a/b", "p", "b", nil)}},
+		{Tenant: tenant, Items: []queuelog.PushItem{item("q", "..", "a", nil)}},
+		{Tenant: tenant, Items: []queuelog.PushItem{item("q", "p", "x\xff", nil)}},
+		{Tenant: tenant, Items: []queuelog.PushItem{item("", "p", "a", nil)}},
 	}
 	for i, op := range refused {
-		if _, _, err := s.Push(ctx, op); !errors.Is(err, raftlog.ErrRejected) {
+		if _, _, err := queuelog.Push(ctx, s, op); !errors.Is(err, raftlog.ErrRejected) {
 			t.Errorf("push %d: %v, want ErrRejected", i, err)
 		}
 	}
-	for i, op := range []raftlog.ConfigureOp{
+	for i, op := range []queuelog.ConfigureOp{
 		{Tenant: tenant, Queue: "a\nb", Options: []byte(`{}`)},
 		{Tenant: tenant, Queue: "q", Options: []byte(`{"dedupWindowSeconds":9223372036854775807}`)},
 		{Tenant: tenant, Queue: "q", Options: []byte(`{"leaseTime":-1}`)},
 	} {
-		if _, err := s.Configure(ctx, op); !errors.Is(err, raftlog.ErrRejected) {
+		if _, err := queuelog.Configure(ctx, s, op); !errors.Is(err, raftlog.ErrRejected) {
 			t.Errorf("configure %d: %v, want ErrRejected", i, err)
 		}
 	}

@@ -1,10 +1,23 @@
-package raftlog
+package queuelog
 
 import (
 	"encoding/binary"
 	"fmt"
 
 	"github.com/queen-mq/queen-go/contract"
+	"github.com/queen-mq/queen-go/raftlog"
+)
+
+// The queue log's op kinds: their numbers are part of the log's format.
+const (
+	OpPush      raftlog.OpKind = 1 // append records (PushOp)
+	OpConfigure raftlog.OpKind = 2 // store a queue's options (ConfigureOp)
+	OpTrim      raftlog.OpKind = 3 // retention: delete records older than a stamp (TrimOp)
+	// OpDedupSweep deletes dedup entries out of their window (DedupSweepOp).
+	OpDedupSweep raftlog.OpKind = 4
+	// OpDeleteQueue deletes a queue, its partitions, records and dedup
+	// entries (DeleteQueueOp).
+	OpDeleteQueue raftlog.OpKind = 5
 )
 
 // PushItem is one record to append to a queue's partition
@@ -43,7 +56,7 @@ const (
 	pushVersionV1 = 1
 )
 
-// Op encodes p as an op of a command. Each queue and each partition is
+// raftlog.Op encodes p as an op of a command. Each queue and each partition is
 // named once in the op, in the order items first name it, and items refer
 // to their partition by its place in that list:
 //
@@ -53,7 +66,7 @@ const (
 //
 // flags: 1 dedup, 2 strict, 4 a trace id follows, 8 a producer sub (a
 // name, not empty) follows. An older broker's ops have neither.
-func (p *PushOp) Op() Op {
+func (p *PushOp) Op() raftlog.Op {
 	size := 16 + len(p.Tenant)
 	for i := range p.Items {
 		size += len(p.Items[i].TransactionID) + len(p.Items[i].ProducerSub) + len(p.Items[i].Payload) + 24
@@ -107,7 +120,7 @@ func (p *PushOp) Op() Op {
 		}
 		b = appendName(b, string(it.Payload))
 	}
-	return Op{Kind: OpPush, Data: b}
+	return raftlog.Op{Kind: OpPush, Data: b}
 }
 
 func pushFlags(it *PushItem) byte {
@@ -128,12 +141,12 @@ func pushFlags(it *PushItem) byte {
 }
 
 // decodePushOp reads a push op of either version. Version 2 is refused
-// unless it is the one encoding Op gives: every name listed once, in the
+// unless it is the one encoding raftlog.Op gives: every name listed once, in the
 // order of first use, and used.
 func decodePushOp(b []byte) (PushOp, error) {
 	var p PushOp
 	if len(b) == 0 || (b[0] != pushVersion && b[0] != pushVersionV1) {
-		return p, fmt.Errorf("%w: push op version", ErrCorruptEntry)
+		return p, fmt.Errorf("%w: push op version", raftlog.ErrCorruptEntry)
 	}
 	if b[0] == pushVersionV1 {
 		return decodePushOpV1(b[1:])
@@ -229,7 +242,7 @@ func decodePushOpV1(b []byte) (PushOp, error) {
 	p.Tenant = string(d.Bytes())
 	n := d.Uvarint()
 	if n > uint64(len(d.B)) {
-		return p, fmt.Errorf("%w: push of %d items", ErrCorruptEntry, n)
+		return p, fmt.Errorf("%w: push of %d items", raftlog.ErrCorruptEntry, n)
 	}
 	p.Items = make([]PushItem, n)
 	for i := range p.Items {
@@ -255,7 +268,7 @@ func DecodePushAnswers(b []byte) ([]PushAnswer, error) {
 	d := newDecoder(b)
 	n := d.Uvarint()
 	if n > uint64(len(b)) {
-		return nil, fmt.Errorf("%w: push answer", ErrCorruptEntry)
+		return nil, fmt.Errorf("%w: push answer", raftlog.ErrCorruptEntry)
 	}
 	out := make([]PushAnswer, n)
 	for i := range out {
@@ -294,7 +307,7 @@ func DecodePushRollback(b []byte) (item int, original PushAnswer, err error) {
 			return item, as[0], nil
 		}
 	}
-	return 0, PushAnswer{}, fmt.Errorf("%w: push rollback answer", ErrCorruptEntry)
+	return 0, PushAnswer{}, fmt.Errorf("%w: push rollback answer", raftlog.ErrCorruptEntry)
 }
 
 func appendPushAnswer(b []byte, a PushAnswer) []byte {
@@ -309,110 +322,4 @@ func appendPushAnswer(b []byte, a PushAnswer) []byte {
 	b = binary.AppendVarint(b, a.Offset)
 	b = append(b, a.MessageID[:]...)
 	return append(b, a.PartitionID[:]...)
-}
-
-// ConfigureOp stores a queue's options, creating the queue if need be.
-// Options is a JSON object; merged into the stored options (a null removes
-// a key, restoring its default), or replacing them.
-type ConfigureOp struct {
-	Tenant, Queue string
-	Replace       bool
-	Options       []byte
-}
-
-// Op encodes c as an op of a command.
-func (c *ConfigureOp) Op() Op {
-	b := []byte{opVersion}
-	b = appendName(b, c.Tenant)
-	b = appendName(b, c.Queue)
-	if c.Replace {
-		b = append(b, 1)
-	} else {
-		b = append(b, 0)
-	}
-	return Op{Kind: OpConfigure, Data: append(b, c.Options...)}
-}
-
-func decodeConfigureOp(b []byte) (ConfigureOp, error) {
-	var c ConfigureOp
-	if len(b) == 0 || b[0] != opVersion {
-		return c, fmt.Errorf("%w: configure op version", ErrCorruptEntry)
-	}
-	d := newDecoder(b[1:])
-	c.Tenant, c.Queue = string(d.Bytes()), string(d.Bytes())
-	if d.Err != nil || len(d.B) < 1 || d.B[0] > 1 {
-		return c, fmt.Errorf("%w: configure op", ErrCorruptEntry)
-	}
-	c.Replace = d.B[0] == 1
-	c.Options = d.B[1:]
-	return c, nil
-}
-
-// TrimOp deletes, on every node alike, the records of a queue stamped
-// before Before: of one partition, or of all when Partition is empty. The
-// log start of each partition moves past them. Its answer is the count of
-// records deleted (uvarint).
-type TrimOp struct {
-	Tenant, Queue, Partition string
-	Before                   int64
-}
-
-// Op encodes t as an op of a command.
-func (t *TrimOp) Op() Op {
-	b := []byte{opVersion}
-	b = appendName(b, t.Tenant)
-	b = appendName(b, t.Queue)
-	b = appendName(b, t.Partition)
-	return Op{Kind: OpTrim, Data: binary.AppendVarint(b, t.Before)}
-}
-
-func decodeTrimOp(b []byte) (TrimOp, error) {
-	var t TrimOp
-	if len(b) == 0 || b[0] != opVersion {
-		return t, fmt.Errorf("%w: trim op version", ErrCorruptEntry)
-	}
-	d := newDecoder(b[1:])
-	t.Tenant, t.Queue, t.Partition = string(d.Bytes()), string(d.Bytes()), string(d.Bytes())
-	t.Before = d.Varint()
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	return t, d.Err
-}
-
-// DedupSweepOp deletes the dedup entries of one partition's records that
-// are out of its queue's dedup window at the entry's stamp: at most Limit
-// records are looked at, from where the last sweep stopped. A leader's
-// job proposes it; every node deletes the same entries. Its answer is the
-// count of entries deleted (uvarint).
-type DedupSweepOp struct {
-	Tenant, Queue, Partition string
-	Limit                    int
-}
-
-// Op encodes d as an op of a command.
-func (d *DedupSweepOp) Op() Op {
-	b := []byte{opVersion}
-	b = appendName(b, d.Tenant)
-	b = appendName(b, d.Queue)
-	b = appendName(b, d.Partition)
-	return Op{Kind: OpDedupSweep, Data: binary.AppendUvarint(b, uint64(max(d.Limit, 0)))}
-}
-
-func decodeDedupSweepOp(b []byte) (DedupSweepOp, error) {
-	var o DedupSweepOp
-	if len(b) == 0 || b[0] != opVersion {
-		return o, fmt.Errorf("%w: dedup sweep op version", ErrCorruptEntry)
-	}
-	d := newDecoder(b[1:])
-	o.Tenant, o.Queue, o.Partition = string(d.Bytes()), string(d.Bytes()), string(d.Bytes())
-	n := d.Uvarint()
-	if n > 1<<20 {
-		d.Fail("dedup sweep limit")
-	}
-	o.Limit = int(n)
-	if d.Err == nil && len(d.B) != 0 {
-		d.Fail("trailing bytes")
-	}
-	return o, d.Err
 }

@@ -1,4 +1,4 @@
-package raftlog
+package storefmt
 
 import (
 	"bytes"
@@ -17,18 +17,18 @@ func TestRecordVersions(t *testing.T) {
 	cases := []struct {
 		name string
 		raw  []byte
-		want storedRecord
+		want StoredRecord
 	}{
-		{"v1", cat([]byte{1}, head, []byte(`{}`)), storedRecord{Stamp: 5, MsgID: mid, TxID: "tx", Payload: []byte(`{}`)}},
-		{"v2 trace", cat([]byte{2}, head, trace[:], []byte(`1`)), storedRecord{Stamp: 5, MsgID: mid, TxID: "tx", TraceID: trace, Payload: []byte(`1`)}},
+		{"v1", cat([]byte{1}, head, []byte(`{}`)), StoredRecord{Stamp: 5, MsgID: mid, TxID: "tx", Payload: []byte(`{}`)}},
+		{"v2 trace", cat([]byte{2}, head, trace[:], []byte(`1`)), StoredRecord{Stamp: 5, MsgID: mid, TxID: "tx", TraceID: trace, Payload: []byte(`1`)}},
 		{"v3 sub", cat([]byte{3}, head, []byte{2, 3, 'b', 'o', 'b'}, []byte(`1`)),
-			storedRecord{Stamp: 5, MsgID: mid, TxID: "tx", ProducerSub: "bob", Payload: []byte(`1`)}},
+			StoredRecord{Stamp: 5, MsgID: mid, TxID: "tx", ProducerSub: "bob", Payload: []byte(`1`)}},
 		{"v3 trace and sub", cat([]byte{3}, head, []byte{3}, trace[:], []byte{1, 'a'}, []byte(`null`)),
-			storedRecord{Stamp: 5, MsgID: mid, TxID: "tx", TraceID: trace, ProducerSub: "a", Payload: []byte(`null`)}},
+			StoredRecord{Stamp: 5, MsgID: mid, TxID: "tx", TraceID: trace, ProducerSub: "a", Payload: []byte(`null`)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r, err := decodeRecord(c.raw)
+			r, err := DecodeRecord(c.raw)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -36,10 +36,10 @@ func TestRecordVersions(t *testing.T) {
 				r.ProducerSub != c.want.ProducerSub || !bytes.Equal(r.Payload, c.want.Payload) {
 				t.Fatalf("decoded %+v, want %+v", r, c.want)
 			}
-			if got := c.want.encode(); !bytes.Equal(got, c.raw) {
+			if got := c.want.Encode(); !bytes.Equal(got, c.raw) {
 				t.Fatalf("encodes to %x, want %x", got, c.raw)
 			}
-			if s, err := recordStamp(c.raw); err != nil || s != 5 {
+			if s, err := RecordStamp(c.raw); err != nil || s != 5 {
 				t.Fatalf("stamp %d %v", s, err)
 			}
 		})
@@ -54,7 +54,7 @@ func TestRecordVersions(t *testing.T) {
 		cat([]byte{3}, head),
 		cat([]byte{4}, head),
 	} {
-		if r, err := decodeRecord(raw); err == nil {
+		if r, err := DecodeRecord(raw); err == nil {
 			t.Errorf("%x decoded to %+v", raw, r)
 		}
 	}

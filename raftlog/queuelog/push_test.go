@@ -1,4 +1,4 @@
-package raftlog_test
+package queuelog_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
@@ -64,7 +65,7 @@ func testConcurrentPushes(t *testing.T, nodes int) {
 			rng := rand.New(rand.NewPCG(uint64(g), 7))
 			s := shards[g%nodes] // followers forward their proposals
 			for p := range pushesEach {
-				items := make([]raftlog.PushItem, 1+rng.IntN(5))
+				items := make([]queuelog.PushItem, 1+rng.IntN(5))
 				for i := range items {
 					tg := targets[rng.IntN(len(targets))]
 					payload := make([]byte, rng.IntN(48))
@@ -73,7 +74,7 @@ func testConcurrentPushes(t *testing.T, nodes int) {
 					}
 					items[i] = item(tg[0], tg[1], fmt.Sprintf("g%d-p%d-i%d", g, p, i), payload)
 				}
-				answers, stamp, unknown, err := pushAsClient(t, s, raftlog.PushOp{Tenant: tenant, Items: items})
+				answers, stamp, unknown, err := pushAsClient(t, s, queuelog.PushOp{Tenant: tenant, Items: items})
 				if err != nil {
 					t.Errorf("goroutine %d push %d: %v", g, p, err)
 					return
@@ -222,12 +223,12 @@ func testConcurrentPushes(t *testing.T, nodes int) {
 	_, ls := c.Leader()
 	for k, n := range counts {
 		v, err := ls.Read(raftlogtest.Ctx(t, testTimeout), func(v *raftlog.View) (any, error) {
-			return v.ReadRecords(tenant, k[0], k[1], n-1, raftlog.ReadLimits{})
+			return queuelog.ReadRecords(v, tenant, k[0], k[1], n-1, queuelog.ReadLimits{})
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b := v.(raftlog.Batch); len(b.Records) != 1 || b.Records[0].Offset != n-1 {
+		if b := v.(queuelog.Batch); len(b.Records) != 1 || b.Records[0].Offset != n-1 {
 			t.Fatalf("%v: linearizable read from %d: %+v", k, n-1, b)
 		}
 	}

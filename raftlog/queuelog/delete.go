@@ -1,10 +1,12 @@
-package raftlog
+package queuelog
 
 import (
 	"context"
 	"encoding/binary"
 	"fmt"
 
+	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
@@ -24,16 +26,16 @@ type DeleteQueueAnswer struct {
 	Records    int64  // records they held (high watermark minus log start)
 }
 
-// Op encodes d as an op of a command.
-func (d *DeleteQueueOp) Op() Op {
+// raftlog.Op encodes d as an op of a command.
+func (d *DeleteQueueOp) Op() raftlog.Op {
 	b := appendName(appendName([]byte{opVersion}, d.Tenant), d.Queue)
-	return Op{Kind: OpDeleteQueue, Data: b}
+	return raftlog.Op{Kind: OpDeleteQueue, Data: b}
 }
 
 func decodeDeleteQueueOp(b []byte) (DeleteQueueOp, error) {
 	var d DeleteQueueOp
 	if len(b) == 0 || b[0] != opVersion {
-		return d, fmt.Errorf("%w: delete queue op version", ErrCorruptEntry)
+		return d, fmt.Errorf("%w: delete queue op version", raftlog.ErrCorruptEntry)
 	}
 	dec := newDecoder(b[1:])
 	d.Tenant, d.Queue = string(dec.Bytes()), string(dec.Bytes())
@@ -46,7 +48,7 @@ func decodeDeleteQueueOp(b []byte) (DeleteQueueOp, error) {
 // applyDeleteQueue deletes with one range per partition for its records
 // and one for its dedup entries: the entry's size and apply cost grow with
 // the partitions, never with the records.
-func applyDeleteQueue(tx *Txn, at ApplyInfo, op *DeleteQueueOp) ([]byte, error) {
+func applyDeleteQueue(tx *raftlog.Txn, at raftlog.ApplyInfo, op *DeleteQueueOp) ([]byte, error) {
 	var a DeleteQueueAnswer
 	_, ok, err := getQueue(tx.Get, op.Tenant, op.Queue)
 	if err != nil {
@@ -60,9 +62,9 @@ func applyDeleteQueue(tx *Txn, at ApplyInfo, op *DeleteQueueOp) ([]byte, error) 
 		}
 		var parts []part
 		var scanErr error
-		prefix := queuePrefix(prefixCreated, op.Tenant, op.Queue)
+		prefix := storefmt.QueuePrefix(storefmt.PrefixCreated, op.Tenant, op.Queue)
 		err := tx.View(at).Scan(prefix, wire.PrefixEnd(prefix), func(_, val []byte) bool {
-			uid, name, err := decodeCreated(val)
+			uid, name, err := storefmt.DecodeCreated(val)
 			if err != nil {
 				scanErr = err
 				return false
@@ -77,22 +79,22 @@ func applyDeleteQueue(tx *Txn, at ApplyInfo, op *DeleteQueueOp) ([]byte, error) 
 			return nil, err
 		}
 		for _, p := range parts {
-			m, err := loadMeta(tx.Get, p.uid)
+			m, err := storefmt.LoadMeta(tx.Get, p.uid)
 			if err != nil {
 				return nil, err
 			}
 			a.Partitions++
 			a.Records += m.NextOffset - m.LogStart
-			r := binary.BigEndian.AppendUint64([]byte{prefixRecord}, p.uid)
+			r := binary.BigEndian.AppendUint64([]byte{storefmt.PrefixRecord}, p.uid)
 			tx.DeleteRange(r, wire.PrefixEnd(r))
-			d := binary.BigEndian.AppendUint64([]byte{prefixDedup}, p.uid)
+			d := binary.BigEndian.AppendUint64([]byte{storefmt.PrefixDedup}, p.uid)
 			tx.DeleteRange(d, wire.PrefixEnd(d))
-			tx.Delete(metaKeyOf(p.uid))
-			tx.Delete(partitionKey(op.Tenant, op.Queue, p.name))
+			tx.Delete(storefmt.MetaKey(p.uid))
+			tx.Delete(storefmt.PartitionKey(op.Tenant, op.Queue, p.name))
 			tx.Notify(watchKey(at.Shard, p.uid))
 		}
 		tx.DeleteRange(prefix, wire.PrefixEnd(prefix))
-		tx.Delete(queueKey(op.Tenant, op.Queue))
+		tx.Delete(storefmt.QueueKey(op.Tenant, op.Queue))
 		tx.Notify(QueueWatchKey(at.Shard, op.Tenant, op.Queue))
 	}
 	return appendDeleteQueueAnswer(nil, a), nil
@@ -122,7 +124,7 @@ func DecodeDeleteQueueAnswer(b []byte) (DeleteQueueAnswer, error) {
 
 // DeleteQueue deletes a queue from the queue log (DeleteQueueOp) alone;
 // the broker proposes it with its families' ops in one command instead.
-func (s *Shard) DeleteQueue(ctx context.Context, op DeleteQueueOp) (DeleteQueueAnswer, error) {
+func DeleteQueue(ctx context.Context, s *raftlog.Shard, op DeleteQueueOp) (DeleteQueueAnswer, error) {
 	answer, _, err := s.ProposeOp(ctx, op.Op())
 	if err != nil {
 		return DeleteQueueAnswer{}, err

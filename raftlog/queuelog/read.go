@@ -1,4 +1,4 @@
-package raftlog
+package queuelog
 
 import (
 	"encoding/binary"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
@@ -53,7 +55,9 @@ type ReadLimits struct {
 	MaxBytes   int // payload bytes; 0: no bound
 }
 
-func (v *View) partition(tenant, queue, partition string) (partitionMeta, error) {
+// lookupPartition reads a partition's meta by its names; the error wraps
+// ErrUnknownPartition when it does not exist.
+func lookupPartition(v *raftlog.View, tenant, queue, partition string) (storefmt.PartitionMeta, error) {
 	p, ok, err := loadPartition(v.Get, tenant, queue, partition)
 	if err == nil && !ok {
 		err = fmt.Errorf("%w: %s/%s", ErrUnknownPartition, queue, partition)
@@ -63,29 +67,27 @@ func (v *View) partition(tenant, queue, partition string) (partitionMeta, error)
 
 // loadPartition reads a partition's meta by its names: the uid its 'P' key
 // holds, then the 'M' key of that uid. ok is false when it does not exist.
-func loadPartition(get func([]byte) ([]byte, bool, error), tenant, queue, partition string) (partitionMeta, bool, error) {
-	b, ok, err := get(partitionKey(tenant, queue, partition))
+func loadPartition(get func([]byte) ([]byte, bool, error), tenant, queue, partition string) (storefmt.PartitionMeta, bool, error) {
+	b, ok, err := get(storefmt.PartitionKey(tenant, queue, partition))
 	if err != nil || !ok {
-		return partitionMeta{}, false, err
+		return storefmt.PartitionMeta{}, false, err
 	}
-	uid, err := decodeUID(b)
+	uid, err := storefmt.DecodeUID(b)
 	if err != nil {
-		return partitionMeta{}, false, err
+		return storefmt.PartitionMeta{}, false, err
 	}
-	p, err := loadMeta(get, uid)
+	p, err := storefmt.LoadMeta(get, uid)
 	return p, err == nil, err
 }
 
-// loadMeta reads the meta of partition uid, which must exist.
-func loadMeta(get func([]byte) ([]byte, bool, error), uid uint64) (partitionMeta, error) {
-	b, ok, err := get(metaKeyOf(uid))
+// readRecord decodes an 'R' value, reading a pointer's bytes from the
+// segments.
+func readRecord(v *raftlog.View, val []byte) (storefmt.StoredRecord, error) {
+	b, err := v.RecordBytes(val)
 	if err != nil {
-		return partitionMeta{}, err
+		return storefmt.StoredRecord{}, err
 	}
-	if !ok {
-		return partitionMeta{}, fmt.Errorf("%w: partition %d has no meta", ErrStorage, uid)
-	}
-	return decodePartitionMeta(b)
+	return storefmt.DecodeRecord(b)
 }
 
 // TransactionOffset is the offset the dedup index holds for transaction
@@ -94,22 +96,22 @@ func loadMeta(get func([]byte) ([]byte, bool, error), uid uint64) (partitionMeta
 // false when the index has none: never pushed there, pushed with
 // deduplication off (dedupWindowSeconds 0, or no transactionId), or swept
 // out of the window. It reads one key, never the records.
-func (v *View) TransactionOffset(uid uint64, txid string) (off int64, ok bool, err error) {
-	b, ok, err := v.Get(dedupKey(uid, txid))
+func TransactionOffset(v *raftlog.View, uid uint64, txid string) (off int64, ok bool, err error) {
+	b, ok, err := v.Get(storefmt.DedupKey(uid, txid))
 	if err != nil || !ok {
 		return 0, false, err
 	}
 	d := newDecoder(b)
 	off = d.Varint()
 	if d.Err != nil {
-		return 0, false, fmt.Errorf("%w: dedup entry of partition %d: %w", ErrStorage, uid, d.Err)
+		return 0, false, fmt.Errorf("%w: dedup entry of partition %d: %w", raftlog.ErrStorage, uid, d.Err)
 	}
 	return off, true, nil
 }
 
 // ReadRecords reads a partition's records from offset from on.
-func (v *View) ReadRecords(tenant, queue, partition string, from int64, lim ReadLimits) (Batch, error) {
-	p, err := v.partition(tenant, queue, partition)
+func ReadRecords(v *raftlog.View, tenant, queue, partition string, from int64, lim ReadLimits) (Batch, error) {
+	p, err := lookupPartition(v, tenant, queue, partition)
 	if err != nil {
 		return Batch{}, err
 	}
@@ -119,8 +121,8 @@ func (v *View) ReadRecords(tenant, queue, partition string, from int64, lim Read
 	}
 	bytes := 0
 	var derr error
-	err = v.Scan(recordKey(p.UID, from), recordKey(p.UID, p.NextOffset), func(k, val []byte) bool {
-		r, err := resolveRecord(v.segs, val)
+	err = v.Scan(storefmt.RecordKey(p.UID, from), storefmt.RecordKey(p.UID, p.NextOffset), func(k, val []byte) bool {
+		r, err := readRecord(v, val)
 		if err != nil {
 			derr = err
 			return false
@@ -151,8 +153,8 @@ type OffsetAt struct {
 
 // OffsetForTime finds the first record of a partition stamped at or after
 // ts. Stamps never decrease along a partition, so it searches by halves.
-func (v *View) OffsetForTime(tenant, queue, partition string, ts int64) (OffsetAt, error) {
-	p, err := v.partition(tenant, queue, partition)
+func OffsetForTime(v *raftlog.View, tenant, queue, partition string, ts int64) (OffsetAt, error) {
+	p, err := lookupPartition(v, tenant, queue, partition)
 	if err != nil {
 		return OffsetAt{}, err
 	}
@@ -160,14 +162,14 @@ func (v *View) OffsetForTime(tenant, queue, partition string, ts int64) (OffsetA
 	lo, hi := p.LogStart, p.NextOffset // the answer is in [lo, hi]; hi means none
 	for lo < hi {
 		mid := lo + (hi-lo)/2
-		val, ok, err := v.Get(recordKey(p.UID, mid))
+		val, ok, err := v.Get(storefmt.RecordKey(p.UID, mid))
 		if err != nil {
 			return a, err
 		}
 		if !ok {
-			return a, fmt.Errorf("%w: record %d of %s/%s missing", ErrStorage, mid, queue, partition)
+			return a, fmt.Errorf("%w: record %d of %s/%s missing", raftlog.ErrStorage, mid, queue, partition)
 		}
-		stamp, err := recordStamp(val)
+		stamp, err := storefmt.RecordStamp(val)
 		if err != nil {
 			return a, err
 		}
@@ -180,8 +182,8 @@ func (v *View) OffsetForTime(tenant, queue, partition string, ts int64) (OffsetA
 	}
 	if lo < p.NextOffset {
 		a.Found, a.Offset = true, lo
-		if val, ok, err := v.Get(recordKey(p.UID, lo)); err == nil && ok {
-			a.Stamp, err = recordStamp(val)
+		if val, ok, err := v.Get(storefmt.RecordKey(p.UID, lo)); err == nil && ok {
+			a.Stamp, err = storefmt.RecordStamp(val)
 			return a, err
 		}
 	}
@@ -212,15 +214,16 @@ type PartitionInfo struct {
 
 // Partition describes one partition; the error wraps ErrUnknownPartition
 // when the queue has no such partition.
-func (v *View) Partition(tenant, queue, partition string) (PartitionInfo, error) {
-	p, err := v.partition(tenant, queue, partition)
+func Partition(v *raftlog.View, tenant, queue, partition string) (PartitionInfo, error) {
+	p, err := lookupPartition(v, tenant, queue, partition)
 	if err != nil {
 		return PartitionInfo{}, err
 	}
-	return p.info(partition), nil
+	return partitionInfo(p, partition), nil
 }
 
-func (p partitionMeta) info(name string) PartitionInfo {
+// partitionInfo describes the partition named name whose meta is p.
+func partitionInfo(p storefmt.PartitionMeta, name string) PartitionInfo {
 	return PartitionInfo{Name: name, ID: p.ID, LastOffset: p.NextOffset - 1, LogStart: p.LogStart,
 		LastWrite: p.LastWrite, Seq: p.Seq, UID: p.UID, Created: p.Created, DedupFrom: max(p.DedupFrom, p.LogStart)}
 }
@@ -229,7 +232,7 @@ func (p partitionMeta) info(name string) PartitionInfo {
 // since (math.MinInt64: all), in creation order, after the one whose Seq is
 // after, up to limit (at least 1). next is the Seq to pass as after for the
 // next page, 0 when there is none.
-func (v *View) PartitionsChanged(tenant, queue string, since int64, after uint64, limit int) (parts []PartitionInfo, next uint64, err error) {
+func PartitionsChanged(v *raftlog.View, tenant, queue string, since int64, after uint64, limit int) (parts []PartitionInfo, next uint64, err error) {
 	if _, ok, err := getQueue(v.Get, tenant, queue); err != nil || !ok {
 		if err == nil {
 			err = fmt.Errorf("%w: queue %s", ErrUnknownPartition, queue)
@@ -238,24 +241,24 @@ func (v *View) PartitionsChanged(tenant, queue string, since int64, after uint64
 	}
 	limit = max(limit, 1)
 	var scanErr error
-	prefix := queuePrefix(prefixCreated, tenant, queue)
-	err = v.Scan(createdKey(tenant, queue, after+1), wire.PrefixEnd(prefix), func(k, val []byte) bool {
+	prefix := storefmt.QueuePrefix(storefmt.PrefixCreated, tenant, queue)
+	err = v.Scan(storefmt.CreatedKey(tenant, queue, after+1), wire.PrefixEnd(prefix), func(k, val []byte) bool {
 		seq := binary.BigEndian.Uint64(k[len(k)-8:])
 		if len(parts) == limit {
 			next = seq - 1
 			return false
 		}
-		uid, name, err := decodeCreated(val)
-		var p partitionMeta
+		uid, name, err := storefmt.DecodeCreated(val)
+		var p storefmt.PartitionMeta
 		if err == nil {
-			p, err = loadMeta(v.Get, uid)
+			p, err = storefmt.LoadMeta(v.Get, uid)
 		}
 		if err != nil {
 			scanErr = err
 			return false
 		}
 		if p.LastWrite >= since {
-			parts = append(parts, p.info(name))
+			parts = append(parts, partitionInfo(p, name))
 		}
 		return true
 	})
@@ -269,9 +272,9 @@ func (v *View) PartitionsChanged(tenant, queue string, since int64, after uint64
 // the one after Seq after (0: the first), until fn returns false or an
 // error, which it returns. A queue that does not exist has no partitions.
 // fn runs between pages of the scan, so it may read and write freely.
-func (v *View) EachPartition(tenant, queue string, after uint64, fn func(PartitionInfo) (more bool, err error)) error {
+func EachPartition(v *raftlog.View, tenant, queue string, after uint64, fn func(PartitionInfo) (more bool, err error)) error {
 	for {
-		parts, next, err := v.PartitionsChanged(tenant, queue, math.MinInt64, after, 256)
+		parts, next, err := PartitionsChanged(v, tenant, queue, math.MinInt64, after, 256)
 		if errors.Is(err, ErrUnknownPartition) {
 			return nil
 		}
@@ -300,7 +303,7 @@ type QueueInfo struct {
 }
 
 // Queue reads one queue's description; ok is false when it does not exist.
-func (v *View) Queue(tenant, queue string) (QueueInfo, bool, error) {
+func Queue(v *raftlog.View, tenant, queue string) (QueueInfo, bool, error) {
 	q, ok, err := getQueue(v.Get, tenant, queue)
 	if err != nil || !ok {
 		return QueueInfo{}, false, err
@@ -309,14 +312,14 @@ func (v *View) Queue(tenant, queue string) (QueueInfo, bool, error) {
 }
 
 // Queues lists a tenant's queues by name.
-func (v *View) Queues(tenant string) ([]QueueInfo, error) {
-	prefix := appendName([]byte{prefixQueue}, tenant)
+func Queues(v *raftlog.View, tenant string) ([]QueueInfo, error) {
+	prefix := appendName([]byte{storefmt.PrefixQueue}, tenant)
 	var out []QueueInfo
 	var derr error
 	err := v.Scan(prefix, wire.PrefixEnd(prefix), func(k, val []byte) bool {
 		d := newDecoder(k[len(prefix):])
 		name := string(d.Bytes())
-		q, err := decodeQueueMeta(val)
+		q, err := storefmt.DecodeQueueMeta(val)
 		if err != nil {
 			derr = err
 			return false
@@ -339,16 +342,16 @@ type TenantQueue struct {
 }
 
 // AllQueues lists every tenant's queues, by tenant then name bytes.
-func (v *View) AllQueues() ([]TenantQueue, error) {
-	prefix := []byte{prefixQueue}
+func AllQueues(v *raftlog.View) ([]TenantQueue, error) {
+	prefix := []byte{storefmt.PrefixQueue}
 	var out []TenantQueue
 	var derr error
 	err := v.Scan(prefix, wire.PrefixEnd(prefix), func(k, val []byte) bool {
 		d := newDecoder(k[1:])
 		tenant, name := string(d.Bytes()), string(d.Bytes())
-		q, err := decodeQueueMeta(val)
+		q, err := storefmt.DecodeQueueMeta(val)
 		if err != nil || d.Err != nil {
-			derr = fmt.Errorf("%w: queue key", ErrStorage)
+			derr = fmt.Errorf("%w: queue key", raftlog.ErrStorage)
 			return false
 		}
 		out = append(out, TenantQueue{Tenant: tenant, QueueInfo: QueueInfo{Name: name, Created: q.Created,

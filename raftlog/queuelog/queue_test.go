@@ -1,4 +1,4 @@
-package raftlog_test
+package queuelog_test
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
@@ -17,13 +18,13 @@ func msgID(i int) (id [16]byte) {
 func TestPushAndRead(t *testing.T) {
 	_, s := started(t, 1)
 	ctx := raftlogtest.Ctx(t, 30*time.Second)
-	items := []raftlog.PushItem{
+	items := []queuelog.PushItem{
 		{Queue: "orders", Partition: "cust-1", TransactionID: "a", MessageID: msgID(1), Dedup: true, Payload: []byte(`{"total":42.00}`)},
 		{Queue: "orders", Partition: "cust-2", TransactionID: "b", MessageID: msgID(2), Dedup: true, Payload: []byte(`{"n":2}`)},
 		{Queue: "orders", Partition: "cust-1", TransactionID: "c", MessageID: msgID(3), Dedup: true, Payload: []byte(`{"n":3}`)},
 		{Queue: "orders", Partition: "cust-1", TransactionID: "a", MessageID: msgID(4), Dedup: true, Payload: []byte(`{"again":1}`)},
 	}
-	answers, stamp, err := s.Push(ctx, raftlog.PushOp{Tenant: "00000000-0000-0000-0000-000000000001", Items: items})
+	answers, stamp, err := queuelog.Push(ctx, s, queuelog.PushOp{Tenant: "00000000-0000-0000-0000-000000000001", Items: items})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,12 +41,12 @@ func TestPushAndRead(t *testing.T) {
 		t.Errorf("the duplicate answers message id %q, want the original's", answers[3].MessageID)
 	}
 	got, err := s.LocalRead(func(v *raftlog.View) (any, error) {
-		return v.ReadRecords("00000000-0000-0000-0000-000000000001", "orders", "cust-1", 0, raftlog.ReadLimits{})
+		return queuelog.ReadRecords(v, "00000000-0000-0000-0000-000000000001", "orders", "cust-1", 0, queuelog.ReadLimits{})
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := got.(raftlog.Batch)
+	b := got.(queuelog.Batch)
 	if len(b.Records) != 2 || b.HighWatermark != 2 || b.LogStart != 0 {
 		t.Fatalf("batch %+v", b)
 	}

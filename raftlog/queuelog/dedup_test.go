@@ -1,46 +1,28 @@
-package raftlog_test
+package queuelog_test
 
 import (
 	"fmt"
 	"testing"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
-// configure stores options for queue and fails the test on error.
-func configure(t testing.TB, s *raftlog.Shard, queue, options string, replace bool) string {
-	t.Helper()
-	got, err := s.Configure(raftlogtest.Ctx(t, testTimeout), raftlog.ConfigureOp{Tenant: tenant, Queue: queue, Options: []byte(options), Replace: replace})
-	if err != nil {
-		t.Fatalf("configure %s %s: %v", queue, options, err)
-	}
-	return string(got)
-}
-
 // pushAt pushes items as one entry proposed with the given clock, so its
 // stamp is max(clock, previous stamp + 1) whatever the wall clock says.
-func pushAt(t testing.TB, s *raftlog.Shard, clock int64, items ...raftlog.PushItem) ([]raftlog.PushAnswer, int64) {
+func pushAt(t testing.TB, s *raftlog.Shard, clock int64, items ...queuelog.PushItem) ([]queuelog.PushAnswer, int64) {
 	t.Helper()
-	op := raftlog.PushOp{Tenant: tenant, Items: items}
+	op := queuelog.PushOp{Tenant: tenant, Items: items}
 	res := propose(t, s, raftlog.Command{Clock: clock, Ops: []raftlog.Op{op.Op()}})
 	if !res.Applied() {
 		t.Fatalf("push at %d: aborted: %q", clock, res.Ops)
 	}
-	answers, err := raftlog.DecodePushAnswers(res.Ops[0])
+	answers, err := queuelog.DecodePushAnswers(res.Ops[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	return answers, res.Stamp
-}
-
-// checkAnswer fails the test unless a is a duplicate of orig (dup) or a new
-// record at offset.
-func checkAnswer(t testing.TB, what string, a raftlog.PushAnswer, dup bool, offset int64, mid [16]byte) {
-	t.Helper()
-	if a.Duplicate != dup || a.Offset != offset || a.MessageID != mid {
-		t.Fatalf("%s: answered duplicate %v offset %d message %q; want %v %d %q", what, a.Duplicate, a.Offset, a.MessageID, dup, offset, mid)
-	}
 }
 
 func TestDedup(t *testing.T) {
@@ -132,7 +114,7 @@ func TestDedupAcrossLeaderChange(t *testing.T) {
 	c := raftlogtest.New(t, 3, nil)
 	c.StartAll()
 	oldID, old := c.Leader()
-	var items []raftlog.PushItem
+	var items []queuelog.PushItem
 	for i := range 10 {
 		items = append(items, item("q", fmt.Sprintf("p%d", i%2), fmt.Sprintf("r%d", i), []byte(fmt.Sprintf(`{"i":%d}`, i))))
 	}
@@ -177,12 +159,12 @@ func TestStrictDuplicateRollsTheEntryBack(t *testing.T) {
 
 	fresh, dup := item("q", "p", "b", []byte("B")), item("q", "p", "a", []byte("A again"))
 	fresh.Strict, dup.Strict = true, true
-	op := raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{fresh, dup}}
+	op := queuelog.PushOp{Tenant: tenant, Items: []queuelog.PushItem{fresh, dup}}
 	res := propose(t, s, raftlog.Command{Ops: []raftlog.Op{op.Op()}})
 	if res.Applied() || res.Aborted != 0 {
 		t.Fatalf("a strict duplicate applied: %+v", res)
 	}
-	i, orig, err := raftlog.DecodePushRollback(res.Ops[0])
+	i, orig, err := queuelog.DecodePushRollback(res.Ops[0])
 	if err != nil || i != 1 || !orig.Duplicate || orig.Offset != 0 || orig.MessageID != first[0].MessageID {
 		t.Fatalf("rollback answer: item %d %+v %v", i, orig, err)
 	}
@@ -203,13 +185,13 @@ func TestTransactionOffset(t *testing.T) {
 	plain.Dedup = false
 	push(t, s, item("q", "p", "a", []byte("A")), plain, item("q", "p", "b", []byte("B")), item("q", "p2", "c", []byte("C")))
 	got, err := s.LocalRead(func(v *raftlog.View) (any, error) {
-		pi, err := v.Partition(tenant, "q", "p")
+		pi, err := queuelog.Partition(v, tenant, "q", "p")
 		if err != nil {
 			return nil, err
 		}
 		var out []string
 		for _, id := range []string{"a", "b", "plain", "c", "never"} {
-			off, ok, err := v.TransactionOffset(pi.UID, id)
+			off, ok, err := queuelog.TransactionOffset(v, pi.UID, id)
 			if err != nil {
 				return nil, err
 			}

@@ -1,4 +1,4 @@
-package raftlog_test
+package queuelog_test
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
@@ -13,13 +14,13 @@ import (
 // as compact JSON with sorted keys, and anything but an object is refused.
 func TestConfigure(t *testing.T) {
 	_, s := started(t, 1)
-	queue := func(name string) (raftlog.QueueInfo, bool) {
+	queue := func(name string) (queuelog.QueueInfo, bool) {
 		type res struct {
-			q  raftlog.QueueInfo
+			q  queuelog.QueueInfo
 			ok bool
 		}
 		r := read(t, s, func(v *raftlog.View) (res, error) {
-			q, ok, err := v.Queue(tenant, name)
+			q, ok, err := queuelog.Queue(v, tenant, name)
 			return res{q, ok}, err
 		})
 		return r.q, r.ok
@@ -46,12 +47,12 @@ func TestConfigure(t *testing.T) {
 	}
 	configure(t, s, "cfg", `{"keep":1}`, false)
 	for _, bad := range []string{``, `null`, `[1]`, `"s"`, `{"a":`, `nope`} {
-		_, err := s.Configure(raftlogtest.Ctx(t, testTimeout), raftlog.ConfigureOp{Tenant: tenant, Queue: "cfg", Options: []byte(bad)})
+		_, err := queuelog.Configure(raftlogtest.Ctx(t, testTimeout), s, queuelog.ConfigureOp{Tenant: tenant, Queue: "cfg", Options: []byte(bad)})
 		if !errors.Is(err, raftlog.ErrRejected) {
 			t.Fatalf("options %q: %v, want ErrRejected", bad, err)
 		}
 	}
-	if _, err := s.Configure(raftlogtest.Ctx(t, testTimeout), raftlog.ConfigureOp{Tenant: tenant, Options: []byte(`{}`)}); !errors.Is(err, raftlog.ErrRejected) {
+	if _, err := queuelog.Configure(raftlogtest.Ctx(t, testTimeout), s, queuelog.ConfigureOp{Tenant: tenant, Options: []byte(`{}`)}); !errors.Is(err, raftlog.ErrRejected) {
 		t.Fatalf("configure of no queue: %v, want ErrRejected", err)
 	}
 	if q, _ := queue("cfg"); string(q.Options) != `{"keep":1}` {
@@ -77,11 +78,11 @@ func TestQueues(t *testing.T) {
 		push(t, s, item(q, "p", q, nil))
 	}
 	configure(t, s, "a", `{}`, false)
-	other := raftlog.PushOp{Tenant: "00000000-0000-0000-0000-000000000010", Items: []raftlog.PushItem{item("zz", "p", "z", nil)}}
-	if _, _, err := s.Push(raftlogtest.Ctx(t, testTimeout), other); err != nil {
+	other := queuelog.PushOp{Tenant: "00000000-0000-0000-0000-000000000010", Items: []queuelog.PushItem{item("zz", "p", "z", nil)}}
+	if _, _, err := queuelog.Push(raftlogtest.Ctx(t, testTimeout), s, other); err != nil {
 		t.Fatal(err)
 	}
-	qs := read(t, s, func(v *raftlog.View) ([]raftlog.QueueInfo, error) { return v.Queues(tenant) })
+	qs := read(t, s, func(v *raftlog.View) ([]queuelog.QueueInfo, error) { return queuelog.Queues(v, tenant) })
 	var names []string
 	for _, q := range qs {
 		names = append(names, q.Name)
@@ -98,8 +99,8 @@ func TestQueues(t *testing.T) {
 // refused whole: nothing of it is written.
 func TestPushRejected(t *testing.T) {
 	_, s := started(t, 1)
-	for _, bad := range []raftlog.PushItem{item("", "p", "x", nil), item("q", "", "x", nil)} {
-		_, _, err := s.Push(raftlogtest.Ctx(t, testTimeout), raftlog.PushOp{Tenant: tenant, Items: []raftlog.PushItem{item("q", "p", "ok", nil), bad}})
+	for _, bad := range []queuelog.PushItem{item("", "p", "x", nil), item("q", "", "x", nil)} {
+		_, _, err := queuelog.Push(raftlogtest.Ctx(t, testTimeout), s, queuelog.PushOp{Tenant: tenant, Items: []queuelog.PushItem{item("q", "p", "ok", nil), bad}})
 		if !errors.Is(err, raftlog.ErrRejected) {
 			t.Fatalf("push with %+v: %v, want ErrRejected", bad, err)
 		}

@@ -1,4 +1,4 @@
-package raftlog_test
+package queuelog_test
 
 import (
 	"errors"
@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
 // trim trims and fails the test on error.
 func trim(t testing.TB, s *raftlog.Shard, queue, partition string, before int64) uint64 {
 	t.Helper()
-	n, err := s.Trim(raftlogtest.Ctx(t, testTimeout), raftlog.TrimOp{Tenant: tenant, Queue: queue, Partition: partition, Before: before})
+	n, err := queuelog.Trim(raftlogtest.Ctx(t, testTimeout), s, queuelog.TrimOp{Tenant: tenant, Queue: queue, Partition: partition, Before: before})
 	if err != nil {
 		t.Fatalf("trim %s/%s before %d: %v", queue, partition, before, err)
 	}
@@ -29,10 +30,10 @@ func checkRange(t testing.TB, c *raftlogtest.Cluster, queue, partition string, s
 			t.Fatalf("node %d %s/%s: log start %d, high %d, %d records; want %d..%d", id, queue, partition, b.LogStart, b.HighWatermark, len(b.Records), start, high)
 		}
 		if start > 0 {
-			_, err := readErr(t, s, func(v *raftlog.View) (raftlog.Batch, error) {
-				return v.ReadRecords(tenant, queue, partition, start-1, raftlog.ReadLimits{})
+			_, err := readErr(t, s, func(v *raftlog.View) (queuelog.Batch, error) {
+				return queuelog.ReadRecords(v, tenant, queue, partition, start-1, queuelog.ReadLimits{})
 			})
-			if !errors.Is(err, raftlog.ErrOffsetOutOfRange) {
+			if !errors.Is(err, queuelog.ErrOffsetOutOfRange) {
 				t.Fatalf("node %d %s/%s: read below the log start: %v", id, queue, partition, err)
 			}
 		}
@@ -83,7 +84,9 @@ func TestTrim(t *testing.T) {
 	checkRange(t, c, "q", "p2", 5, 6)
 	checkRange(t, c, "q2", "p1", 6, 6)
 	for id, s := range c.Shards {
-		a := read(t, s, func(v *raftlog.View) (raftlog.OffsetAt, error) { return v.OffsetForTime(tenant, "q2", "p1", 0) })
+		a := read(t, s, func(v *raftlog.View) (queuelog.OffsetAt, error) {
+			return queuelog.OffsetForTime(v, tenant, "q2", "p1", 0)
+		})
 		if a.Found || a.LogStart != 6 || a.HighWatermark != 6 {
 			t.Fatalf("node %d: offset for time in an emptied partition: %+v", id, a)
 		}

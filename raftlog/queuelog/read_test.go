@@ -1,4 +1,4 @@
-package raftlog_test
+package queuelog_test
 
 import (
 	"bytes"
@@ -8,20 +8,9 @@ import (
 	"testing"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
-
-// readErr runs one read of the queue log on s and returns its error too.
-func readErr[T any](t testing.TB, s *raftlog.Shard, fn func(v *raftlog.View) (T, error)) (T, error) {
-	t.Helper()
-	var out T
-	_, err := s.LocalRead(func(v *raftlog.View) (any, error) {
-		var err error
-		out, err = fn(v)
-		return nil, err
-	})
-	return out, err
-}
 
 // TestReadRecords: limits, the first record over MaxBytes, the high
 // watermark and log start, and the errors for offsets and names.
@@ -31,22 +20,24 @@ func TestReadRecords(t *testing.T) {
 	for i := range 10 { // record i: 10(i+1) bytes, stamped base + 1000(i+1)
 		pushAt(t, s, base+1000*int64(i+1), item("q", "p", fmt.Sprint(i), bytes.Repeat([]byte{byte('a' + i)}, 10*(i+1))))
 	}
-	rr := func(from int64, lim raftlog.ReadLimits) (raftlog.Batch, error) {
-		return readErr(t, s, func(v *raftlog.View) (raftlog.Batch, error) { return v.ReadRecords(tenant, "q", "p", from, lim) })
+	rr := func(from int64, lim queuelog.ReadLimits) (queuelog.Batch, error) {
+		return readErr(t, s, func(v *raftlog.View) (queuelog.Batch, error) {
+			return queuelog.ReadRecords(v, tenant, "q", "p", from, lim)
+		})
 	}
 	for _, tc := range []struct {
 		from    int64
-		lim     raftlog.ReadLimits
+		lim     queuelog.ReadLimits
 		offsets []int64
 	}{
-		{0, raftlog.ReadLimits{}, []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
-		{2, raftlog.ReadLimits{MaxRecords: 3}, []int64{2, 3, 4}},
-		{0, raftlog.ReadLimits{MaxBytes: 60}, []int64{0, 1, 2}},                  // 10+20+30
-		{0, raftlog.ReadLimits{MaxBytes: 99}, []int64{0, 1, 2}},                  // +40 passes 99
-		{4, raftlog.ReadLimits{MaxBytes: 5}, []int64{4}},                         // the first, 50 bytes, all the same
-		{8, raftlog.ReadLimits{MaxBytes: 1 << 20, MaxRecords: 5}, []int64{8, 9}}, // the end comes first
-		{1, raftlog.ReadLimits{MaxBytes: 1 << 20, MaxRecords: 2}, []int64{1, 2}},
-		{10, raftlog.ReadLimits{}, nil}, // at the high watermark: nothing yet
+		{0, queuelog.ReadLimits{}, []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+		{2, queuelog.ReadLimits{MaxRecords: 3}, []int64{2, 3, 4}},
+		{0, queuelog.ReadLimits{MaxBytes: 60}, []int64{0, 1, 2}},                  // 10+20+30
+		{0, queuelog.ReadLimits{MaxBytes: 99}, []int64{0, 1, 2}},                  // +40 passes 99
+		{4, queuelog.ReadLimits{MaxBytes: 5}, []int64{4}},                         // the first, 50 bytes, all the same
+		{8, queuelog.ReadLimits{MaxBytes: 1 << 20, MaxRecords: 5}, []int64{8, 9}}, // the end comes first
+		{1, queuelog.ReadLimits{MaxBytes: 1 << 20, MaxRecords: 2}, []int64{1, 2}},
+		{10, queuelog.ReadLimits{}, nil}, // at the high watermark: nothing yet
 	} {
 		b, err := rr(tc.from, tc.lim)
 		if err != nil {
@@ -64,33 +55,35 @@ func TestReadRecords(t *testing.T) {
 		}
 	}
 	for _, from := range []int64{-1, 11, 1 << 40} {
-		b, err := rr(from, raftlog.ReadLimits{})
-		if !errors.Is(err, raftlog.ErrOffsetOutOfRange) || b.HighWatermark != 10 || b.LogStart != 0 || len(b.Records) != 0 {
+		b, err := rr(from, queuelog.ReadLimits{})
+		if !errors.Is(err, queuelog.ErrOffsetOutOfRange) || b.HighWatermark != 10 || b.LogStart != 0 || len(b.Records) != 0 {
 			t.Fatalf("from %d: %v, %+v; want ErrOffsetOutOfRange with the bounds", from, err, b)
 		}
 	}
 
 	// Retention moves the log start: below it is out of range.
-	if n, err := s.Trim(raftlogtest.Ctx(t, testTimeout), raftlog.TrimOp{Tenant: tenant, Queue: "q", Partition: "p", Before: base + 4000}); err != nil || n != 3 {
+	if n, err := queuelog.Trim(raftlogtest.Ctx(t, testTimeout), s, queuelog.TrimOp{Tenant: tenant, Queue: "q", Partition: "p", Before: base + 4000}); err != nil || n != 3 {
 		t.Fatalf("trim: %d, %v; want 3 deleted", n, err)
 	}
-	if b, err := rr(2, raftlog.ReadLimits{}); !errors.Is(err, raftlog.ErrOffsetOutOfRange) || b.LogStart != 3 {
+	if b, err := rr(2, queuelog.ReadLimits{}); !errors.Is(err, queuelog.ErrOffsetOutOfRange) || b.LogStart != 3 {
 		t.Fatalf("from 2 after trim: %v, log start %d", err, b.LogStart)
 	}
-	if b, err := rr(3, raftlog.ReadLimits{MaxRecords: 1}); err != nil || len(b.Records) != 1 || b.Records[0].Offset != 3 || b.LogStart != 3 {
+	if b, err := rr(3, queuelog.ReadLimits{MaxRecords: 1}); err != nil || len(b.Records) != 1 || b.Records[0].Offset != 3 || b.LogStart != 3 {
 		t.Fatalf("from 3 after trim: %v, %+v", err, b)
 	}
 
 	// Names: a queue, a partition or a tenant that does not exist.
 	for _, n := range [][3]string{{tenant, "nope", "p"}, {tenant, "q", "nope"}, {"00000000-0000-0000-0000-000000000002", "q", "p"}, {tenant, "", "p"}} {
-		_, err := readErr(t, s, func(v *raftlog.View) (raftlog.Batch, error) {
-			return v.ReadRecords(n[0], n[1], n[2], 0, raftlog.ReadLimits{})
+		_, err := readErr(t, s, func(v *raftlog.View) (queuelog.Batch, error) {
+			return queuelog.ReadRecords(v, n[0], n[1], n[2], 0, queuelog.ReadLimits{})
 		})
-		if !errors.Is(err, raftlog.ErrUnknownPartition) {
+		if !errors.Is(err, queuelog.ErrUnknownPartition) {
 			t.Fatalf("read of %v: %v, want ErrUnknownPartition", n, err)
 		}
-		_, err = readErr(t, s, func(v *raftlog.View) (raftlog.OffsetAt, error) { return v.OffsetForTime(n[0], n[1], n[2], 0) })
-		if !errors.Is(err, raftlog.ErrUnknownPartition) {
+		_, err = readErr(t, s, func(v *raftlog.View) (queuelog.OffsetAt, error) {
+			return queuelog.OffsetForTime(v, n[0], n[1], n[2], 0)
+		})
+		if !errors.Is(err, queuelog.ErrUnknownPartition) {
 			t.Fatalf("offset for time of %v: %v, want ErrUnknownPartition", n, err)
 		}
 	}
@@ -106,8 +99,10 @@ func TestOffsetForTime(t *testing.T) {
 		pushAt(t, s, at(i), item("q", "p", fmt.Sprint(i), nil))
 	}
 	pushAt(t, s, at(6), item("q", "p", "6", nil), item("q", "p", "7", nil)) // offsets 6 and 7 share at(6)
-	oft := func(ts int64) raftlog.OffsetAt {
-		return read(t, s, func(v *raftlog.View) (raftlog.OffsetAt, error) { return v.OffsetForTime(tenant, "q", "p", ts) })
+	oft := func(ts int64) queuelog.OffsetAt {
+		return read(t, s, func(v *raftlog.View) (queuelog.OffsetAt, error) {
+			return queuelog.OffsetForTime(v, tenant, "q", "p", ts)
+		})
 	}
 	for _, tc := range []struct {
 		ts            int64
@@ -128,7 +123,7 @@ func TestOffsetForTime(t *testing.T) {
 			t.Fatalf("at %d: %+v; want found %v offset %d stamp %d", tc.ts, a, tc.found, tc.offset, tc.stamp)
 		}
 	}
-	if _, err := s.Trim(raftlogtest.Ctx(t, testTimeout), raftlog.TrimOp{Tenant: tenant, Queue: "q", Before: at(2)}); err != nil {
+	if _, err := queuelog.Trim(raftlogtest.Ctx(t, testTimeout), s, queuelog.TrimOp{Tenant: tenant, Queue: "q", Before: at(2)}); err != nil {
 		t.Fatal(err)
 	}
 	if a := oft(0); !a.Found || a.Offset != 2 || a.Stamp != at(2) || a.LogStart != 2 {
@@ -188,24 +183,24 @@ func TestPartitionsChanged(t *testing.T) {
 			t.Errorf("since %d after %d limit %d: %+v, want %+v", tc.since-base, tc.after, tc.limit, got, tc.want)
 		}
 	}
-	_, err := readErr(t, s, func(v *raftlog.View) ([]raftlog.PartitionInfo, error) {
-		p, _, err := v.PartitionsChanged(tenant, "nope", minStamp, 0, 10)
+	_, err := readErr(t, s, func(v *raftlog.View) ([]queuelog.PartitionInfo, error) {
+		p, _, err := queuelog.PartitionsChanged(v, tenant, "nope", minStamp, 0, 10)
 		return p, err
 	})
-	if !errors.Is(err, raftlog.ErrUnknownPartition) {
+	if !errors.Is(err, queuelog.ErrUnknownPartition) {
 		t.Fatalf("partitions of an unknown queue: %v", err)
 	}
 }
 
 // partitionsChanged reads one page of PartitionsChanged.
-func partitionsChanged(t testing.TB, s *raftlog.Shard, queue string, since int64, after uint64, limit int) ([]raftlog.PartitionInfo, uint64) {
+func partitionsChanged(t testing.TB, s *raftlog.Shard, queue string, since int64, after uint64, limit int) ([]queuelog.PartitionInfo, uint64) {
 	t.Helper()
 	type res struct {
-		parts []raftlog.PartitionInfo
+		parts []queuelog.PartitionInfo
 		next  uint64
 	}
 	r := read(t, s, func(v *raftlog.View) (res, error) {
-		p, n, err := v.PartitionsChanged(tenant, queue, since, after, limit)
+		p, n, err := queuelog.PartitionsChanged(v, tenant, queue, since, after, limit)
 		return res{p, n}, err
 	})
 	return r.parts, r.next
@@ -215,7 +210,7 @@ func partitionsChanged(t testing.TB, s *raftlog.Shard, queue string, since int64
 // Seq, across pages; fn's false stops the walk; an unknown queue has none.
 func TestEachPartition(t *testing.T) {
 	_, s := started(t, 1)
-	var items []raftlog.PushItem
+	var items []queuelog.PushItem
 	for i := range 300 { // more than one page of 256
 		items = append(items, item("q", fmt.Sprintf("p%03d", i), fmt.Sprint(i), []byte(`{}`)))
 	}
@@ -223,7 +218,7 @@ func TestEachPartition(t *testing.T) {
 	walk := func(queue string, after uint64, stopAt int) []string {
 		got, err := readErr(t, s, func(v *raftlog.View) ([]string, error) {
 			var names []string
-			err := v.EachPartition(tenant, queue, after, func(p raftlog.PartitionInfo) (bool, error) {
+			err := queuelog.EachPartition(v, tenant, queue, after, func(p queuelog.PartitionInfo) (bool, error) {
 				names = append(names, p.Name)
 				return len(names) < stopAt, nil
 			})

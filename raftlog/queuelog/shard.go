@@ -1,33 +1,18 @@
-package raftlog
+package queuelog
 
 import (
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
 )
-
-// ErrRejected is wrapped by the error of an op its applier refused: the
-// entry applied nothing.
-var ErrRejected = errors.New("raftlog: rejected")
-
-// ProposeOp commits a command of one op and returns the op's answer and
-// the entry's stamp. An op its applier refused is an error wrapping
-// ErrRejected, with the applier's reason.
-func (s *Shard) ProposeOp(ctx context.Context, op Op) ([]byte, int64, error) {
-	res, err := s.Propose(ctx, Command{Ops: []Op{op}})
-	if err != nil {
-		return nil, 0, err
-	}
-	if reason, ok := Rejected(res.Ops[0]); ok {
-		return nil, res.Stamp, fmt.Errorf("%w: %s", ErrRejected, reason)
-	}
-	return res.Ops[0], res.Stamp, nil
-}
 
 // Push appends op's items as one entry and answers each item in order, with
 // the entry's stamp (every appended record's ts).
-func (s *Shard) Push(ctx context.Context, op PushOp) ([]PushAnswer, int64, error) {
+func Push(ctx context.Context, s *raftlog.Shard, op PushOp) ([]PushAnswer, int64, error) {
 	answer, stamp, err := s.ProposeOp(ctx, op.Op())
 	if err != nil {
 		return nil, stamp, err
@@ -37,14 +22,14 @@ func (s *Shard) Push(ctx context.Context, op PushOp) ([]PushAnswer, int64, error
 }
 
 // Configure stores a queue's options and returns them as stored.
-func (s *Shard) Configure(ctx context.Context, op ConfigureOp) ([]byte, error) {
+func Configure(ctx context.Context, s *raftlog.Shard, op ConfigureOp) ([]byte, error) {
 	answer, _, err := s.ProposeOp(ctx, op.Op())
 	return answer, err
 }
 
 // Trim deletes a queue's records stamped before op.Before on every node and
 // returns how many it deleted.
-func (s *Shard) Trim(ctx context.Context, op TrimOp) (uint64, error) {
+func Trim(ctx context.Context, s *raftlog.Shard, op TrimOp) (uint64, error) {
 	answer, _, err := s.ProposeOp(ctx, op.Op())
 	if err != nil {
 		return 0, err
@@ -55,7 +40,7 @@ func (s *Shard) Trim(ctx context.Context, op TrimOp) (uint64, error) {
 
 // DedupSweep deletes the dedup entries of a partition's records that are
 // out of the window (DedupSweepOp) and returns how many it deleted.
-func (s *Shard) DedupSweep(ctx context.Context, op DedupSweepOp) (uint64, error) {
+func DedupSweep(ctx context.Context, s *raftlog.Shard, op DedupSweepOp) (uint64, error) {
 	answer, _, err := s.ProposeOp(ctx, op.Op())
 	if err != nil {
 		return 0, err
@@ -67,27 +52,27 @@ func (s *Shard) DedupSweep(ctx context.Context, op DedupSweepOp) (uint64, error)
 // WaitRecords returns once this node has applied a record of the partition
 // at offset or beyond (its high watermark passed offset), or when ctx ends
 // (ctx.Err()). It waits on the apply loop's notification, never polls.
-func (s *Shard) WaitRecords(ctx context.Context, tenant, queue, partition string, offset int64) error {
+func WaitRecords(ctx context.Context, s *raftlog.Shard, tenant, queue, partition string, offset int64) error {
 	// Each round takes the watch first and reads the state after it, so an
 	// entry applied between the two wakes the wait instead of being missed.
 	uid := uint64(0)
 	for {
-		key := newPartitionKey(s.id)
+		key := newPartitionKey(s.ID())
 		if uid != 0 {
-			key = watchKey(s.id, uid)
+			key = watchKey(s.ID(), uid)
 		}
 		wake := s.Watch(key)
-		got, err := s.LocalRead(func(v *View) (any, error) {
-			p, err := v.partition(tenant, queue, partition)
+		got, err := s.LocalRead(func(v *raftlog.View) (any, error) {
+			p, err := lookupPartition(v, tenant, queue, partition)
 			if errors.Is(err, ErrUnknownPartition) {
-				return partitionMeta{}, nil
+				return storefmt.PartitionMeta{}, nil
 			}
 			return p, err
 		})
 		if err != nil {
 			return err
 		}
-		p := got.(partitionMeta)
+		p := got.(storefmt.PartitionMeta)
 		switch {
 		case p.UID != 0 && p.NextOffset > offset:
 			return nil

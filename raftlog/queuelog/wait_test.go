@@ -1,4 +1,4 @@
-package raftlog_test
+package queuelog_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
 )
 
@@ -21,12 +22,12 @@ type waited struct {
 func startWait(ctx context.Context, s *raftlog.Shard, ten, queue, partition string, offset int64) <-chan waited {
 	ch := make(chan waited, 1)
 	go func() {
-		if err := s.WaitRecords(ctx, ten, queue, partition, offset); err != nil {
+		if err := queuelog.WaitRecords(ctx, s, ten, queue, partition, offset); err != nil {
 			ch <- waited{err: err}
 			return
 		}
 		got, err := s.LocalRead(func(v *raftlog.View) (any, error) {
-			b, err := v.ReadRecords(ten, queue, partition, offset, raftlog.ReadLimits{MaxRecords: 1})
+			b, err := queuelog.ReadRecords(v, ten, queue, partition, offset, queuelog.ReadLimits{MaxRecords: 1})
 			return b.HighWatermark, err
 		})
 		if err != nil {
@@ -74,7 +75,7 @@ func TestWaitRecords(t *testing.T) {
 	w := startWait(ctx, s, tenant, "q", "p", 1)
 	// Records elsewhere, even of the same names in another tenant, do not end it.
 	push(t, s, item("q", "other", "x", nil), item("q2", "p", "y", nil))
-	if _, _, err := s.Push(ctx, raftlog.PushOp{Tenant: "00000000-0000-0000-0000-000000000002", Items: []raftlog.PushItem{item("q", "p", "z", nil), item("q", "p", "zz", nil)}}); err != nil {
+	if _, _, err := queuelog.Push(ctx, s, queuelog.PushOp{Tenant: "00000000-0000-0000-0000-000000000002", Items: []queuelog.PushItem{item("q", "p", "z", nil), item("q", "p", "zz", nil)}}); err != nil {
 		t.Fatal(err)
 	}
 	notYet(t, w, "after pushes to other partitions")
@@ -102,13 +103,13 @@ func TestWaitRecords(t *testing.T) {
 	}
 	dctx, dcancel := context.WithTimeout(ctx, 20*time.Millisecond)
 	defer dcancel()
-	if err := s.WaitRecords(dctx, tenant, "never", "p", 0); !errors.Is(err, context.DeadlineExceeded) {
+	if err := queuelog.WaitRecords(dctx, s, tenant, "never", "p", 0); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("wait past its deadline: %v, want context.DeadlineExceeded", err)
 	}
 
 	// A stopped node answers ErrClosed rather than waiting.
 	c.Stop(1)
-	if err := s.WaitRecords(ctx, tenant, "q", "p", 100); !errors.Is(err, raftlog.ErrClosed) {
+	if err := queuelog.WaitRecords(ctx, s, tenant, "q", "p", 100); !errors.Is(err, raftlog.ErrClosed) {
 		t.Fatalf("wait on a stopped node: %v, want ErrClosed", err)
 	}
 }
