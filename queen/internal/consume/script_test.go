@@ -13,6 +13,7 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/consume"
 	"github.com/queen-mq/queen-go/queen/internal/familytest"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 // TestScripts runs testdata/scripts/*.txt (familytest: the clock is the
@@ -91,16 +92,16 @@ var queueLog = struct {
 	offsets   func(answer []byte) ([]int64, error)
 }{
 	configure: func(queue string, options []byte) raftlog.Op {
-		return (&raftlog.ConfigureOp{Tenant: tenant, Queue: queue, Options: options}).Op()
+		return (&queuelog.ConfigureOp{Tenant: tenant, Queue: queue, Options: options}).Op()
 	},
 	push: func(items []contract.PushItem) raftlog.Op {
-		return (&raftlog.PushOp{Tenant: tenant, Items: items}).Op()
+		return (&queuelog.PushOp{Tenant: tenant, Items: items}).Op()
 	},
 	trim: func(queue, partition string, before int64) raftlog.Op {
-		return (&raftlog.TrimOp{Tenant: tenant, Queue: queue, Partition: partition, Before: before}).Op()
+		return (&queuelog.TrimOp{Tenant: tenant, Queue: queue, Partition: partition, Before: before}).Op()
 	},
 	offsets: func(answer []byte) ([]int64, error) {
-		got, err := raftlog.DecodePushAnswers(answer)
+		got, err := queuelog.DecodePushAnswers(answer)
 		out := make([]int64, len(got))
 		for i, a := range got {
 			out[i] = a.Offset
