@@ -1,0 +1,3 @@
+module github.com/queen-mq/queen-go/testkit
+
+go 1.26
