@@ -1,7 +1,6 @@
 package httpd
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -9,10 +8,11 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/queen-mq/queen-go/testkit/syncbuf"
 )
 
 // The route tests' env (a handler over a fakeBroker, what it logged, its
@@ -23,7 +23,7 @@ import (
 type env struct {
 	h   http.Handler
 	fb  *fakeBroker
-	log *bytes.Buffer
+	log *syncbuf.Buffer
 	reg *prometheus.Registry
 }
 
@@ -34,25 +34,14 @@ func newEnv(t *testing.T, fb *fakeBroker, o Options) *env {
 	if fb == nil {
 		fb = &fakeBroker{}
 	}
-	e := &env{fb: fb, log: &bytes.Buffer{}, reg: o.Registry}
+	e := &env{fb: fb, log: &syncbuf.Buffer{}, reg: o.Registry}
 	if e.reg == nil {
 		e.reg = prometheus.NewRegistry()
 	}
-	o.Logger = slog.New(slog.NewTextHandler(&lockedWriter{w: e.log}, nil))
+	o.Logger = slog.New(slog.NewTextHandler(e.log, nil))
 	o.Registry = e.reg
 	e.h = New(fb, o)
 	return e
-}
-
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // do sends one request; hdr is name, value pairs.

@@ -21,8 +21,11 @@ require (
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/queen-mq/queen-go/contract v0.0.0
+	github.com/queen-mq/queen-go/testkit v0.0.0
 	golang.org/x/sys v0.48.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 
 replace github.com/queen-mq/queen-go/contract => ../contract
+
+replace github.com/queen-mq/queen-go/testkit => ../testkit

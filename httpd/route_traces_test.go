@@ -1,7 +1,6 @@
 package httpd
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/queen-mq/queen-go/contract"
+	"github.com/queen-mq/queen-go/testkit/syncbuf"
 )
 
 // traceFake is a Broker that is a Tracer too; its calls are recorded in
@@ -82,8 +82,8 @@ func newTraceEnv(t *testing.T, tf *traceFake, o Options) (*env, *traceFake) {
 	if tf.fakeBroker == nil {
 		tf.fakeBroker = &fakeBroker{}
 	}
-	e := &env{fb: tf.fakeBroker, log: &bytes.Buffer{}, reg: prometheus.NewRegistry()}
-	o.Logger = slog.New(slog.NewTextHandler(&lockedWriter{w: e.log}, nil))
+	e := &env{fb: tf.fakeBroker, log: &syncbuf.Buffer{}, reg: prometheus.NewRegistry()}
+	o.Logger = slog.New(slog.NewTextHandler(e.log, nil))
 	o.Registry = e.reg
 	e.h = New(tf, o)
 	return e, tf

@@ -59,6 +59,7 @@ require (
 	github.com/prometheus/common v0.42.0 // indirect
 	github.com/prometheus/procfs v0.10.1 // indirect
 	github.com/queen-mq/queen-go/contract v0.0.0
+	github.com/queen-mq/queen-go/testkit v0.0.0
 	github.com/rogpeppe/go-internal v1.9.0 // indirect
 	github.com/sean-/seed v0.0.0-20170313163322-e2103e2c3529 // indirect
 	github.com/valyala/fastrand v1.1.0 // indirect
@@ -74,3 +75,5 @@ require (
 replace github.com/queen-mq/queen-go/raftlog => ../raftlog
 
 replace github.com/queen-mq/queen-go/contract => ../contract
+
+replace github.com/queen-mq/queen-go/testkit => ../testkit

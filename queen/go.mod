@@ -113,12 +113,14 @@ require (
 	github.com/queen-mq/queen-go/contract v0.0.0
 	github.com/queen-mq/queen-go/lakeformat v0.0.0
 	github.com/queen-mq/queen-go/s3sink v0.0.0
+	github.com/queen-mq/queen-go/testkit v0.0.0
 	golang.org/x/sys v0.50.0
 )
 
 replace (
 	github.com/queen-mq/queen-go/lakeformat => ../lakeformat
 	github.com/queen-mq/queen-go/s3sink => ../s3sink
+	github.com/queen-mq/queen-go/testkit => ../testkit
 )
 
 replace github.com/queen-mq/queen-go/contract => ../contract

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/lni/dragonboat/v4/raftio"
+
+	"github.com/queen-mq/queen-go/testkit/syncbuf"
 )
 
 // eventLog is an events whose lines go to a buffer, without its goroutine.
@@ -81,7 +82,7 @@ level=INFO msg="raft peer reachable again" address=10.0.0.3:6633
 // is ready and its leader once elected, and none of dragonboat's election
 // steps at info.
 func TestEventsHost(t *testing.T) {
-	var buf lockedBuffer
+	var buf syncbuf.Buffer
 	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	dir, addr := t.TempDir(), freeAddr(t)
 	h, err := NewHost(Config{NodeID: 1, RaftAddress: addr, DataDir: dir, Members: map[uint64]string{1: addr},
@@ -110,22 +111,4 @@ func TestEventsHost(t *testing.T) {
 	if strings.Contains(buf.String(), "became candidate") || strings.Contains(buf.String(), "PreVote") {
 		t.Fatalf("dragonboat's election steps logged at info:\n%s", buf.String())
 	}
-}
-
-// lockedBuffer is a bytes.Buffer for several goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

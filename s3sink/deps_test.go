@@ -1,10 +1,9 @@
 package s3sink_test
 
 import (
-	"os/exec"
-	"slices"
-	"strings"
 	"testing"
+
+	"github.com/queen-mq/queen-go/testkit/deps"
 )
 
 // TestForbiddenImports: s3sink, its tests included, imports none of
@@ -12,29 +11,13 @@ import (
 // (DESIGN.md's table of modules): it sees the broker only through its own
 // interfaces.
 func TestForbiddenImports(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "-test", "-f", "{{.ImportPath}}", "./...").Output()
-	if err != nil {
-		if ee, ok := err.(*exec.ExitError); ok {
-			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
-		}
-		t.Fatalf("go list: %v", err)
-	}
-	var deps []string
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		path, _, _ := strings.Cut(line, " ") // "p [p.test]" names a package built for a test
-		deps = append(deps, path)
-	}
-	// The list is real only if it holds what s3sink does import.
-	if !slices.Contains(deps, "github.com/queen-mq/queen-go/lakeformat") || !slices.Contains(deps, "github.com/aws/aws-sdk-go-v2/service/s3") {
-		t.Fatalf("go list -deps names neither lakeformat nor the AWS SDK's S3: %d packages", len(deps))
-	}
-	for _, d := range deps {
-		for _, banned := range []string{"github.com/queen-mq/queen-go/raftlog", "github.com/queen-mq/queen-go/kvstore",
+	deps.Check(t, deps.Rule{
+		Module: "s3sink",
+		// The list is real only if it holds what s3sink does import.
+		Real:    []string{"github.com/queen-mq/queen-go/lakeformat", "github.com/aws/aws-sdk-go-v2/service/s3"},
+		NotReal: "go list -deps names neither lakeformat nor the AWS SDK's S3",
+		Banned: []string{"github.com/queen-mq/queen-go/raftlog", "github.com/queen-mq/queen-go/kvstore",
 			"github.com/queen-mq/queen-go/httpd", "github.com/queen-mq/queen-go/queen", "github.com/lni/", "github.com/cockroachdb/pebble",
-			"github.com/go-chi/"} {
-			if strings.HasPrefix(d, banned) {
-				t.Errorf("s3sink depends on %s", d)
-			}
-		}
-	}
+			"github.com/go-chi/"},
+	})
 }

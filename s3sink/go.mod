@@ -12,6 +12,7 @@ require (
 	github.com/klauspost/compress v1.20.4
 	github.com/prometheus/client_golang v1.25.0
 	github.com/queen-mq/queen-go/lakeformat v0.0.0
+	github.com/queen-mq/queen-go/testkit v0.0.0
 	golang.org/x/sync v0.22.0
 )
 
@@ -49,3 +50,5 @@ require (
 )
 
 replace github.com/queen-mq/queen-go/lakeformat => ../lakeformat
+
+replace github.com/queen-mq/queen-go/testkit => ../testkit

@@ -14,6 +14,7 @@ require (
 	github.com/queen-mq/queen-go/httpd v0.0.0
 	github.com/queen-mq/queen-go/lakeformat v0.0.0
 	github.com/queen-mq/queen-go/s3sink v0.0.0
+	github.com/queen-mq/queen-go/testkit v0.0.0
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.48.0
 )
@@ -71,4 +72,5 @@ replace (
 	github.com/queen-mq/queen-go/httpd => ../httpd
 	github.com/queen-mq/queen-go/lakeformat => ../lakeformat
 	github.com/queen-mq/queen-go/s3sink => ../s3sink
+	github.com/queen-mq/queen-go/testkit => ../testkit
 )

@@ -6,18 +6,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/queen-mq/queen-go/httpd/client"
+	"github.com/queen-mq/queen-go/testkit/freeport"
 )
 
 // queenBin and lakeBin are the binaries built once by TestMain: the broker
@@ -45,32 +44,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// handedOut are the ports freePort gave this process's tests: a port
-// released after its probe can be handed out again by the kernel (CI saw
-// a node's raft and HTTP ports be one), so freePort never repeats one.
-var handedOut = struct {
-	sync.Mutex
-	ports map[int]bool
-}{ports: map[int]bool{}}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	handedOut.Lock()
-	defer handedOut.Unlock()
-	for {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port := l.Addr().(*net.TCPAddr).Port
-		l.Close()
-		if !handedOut.ports[port] {
-			handedOut.ports[port] = true
-			return port
-		}
-	}
-}
-
 // node is one queen process and what it needs to start again.
 type node struct {
 	t       testing.TB
@@ -88,12 +61,12 @@ func cluster(t testing.TB, n int, extra ...string) []*node {
 	raft := make([]string, n)
 	var members []string
 	for i := range raft {
-		raft[i] = fmt.Sprintf("127.0.0.1:%d", freePort(t))
+		raft[i] = fmt.Sprintf("127.0.0.1:%d", freeport.Take(t))
 		members = append(members, fmt.Sprintf("%d=%s", i+1, raft[i]))
 	}
 	nodes := make([]*node, n)
 	for i := range nodes {
-		port := freePort(t)
+		port := freeport.Take(t)
 		nd := &node{t: t, id: i + 1, dataDir: filepath.Join(dir, fmt.Sprint(i+1)), url: fmt.Sprintf("http://127.0.0.1:%d", port),
 			logPath: filepath.Join(dir, fmt.Sprintf("node%d.log", i+1))}
 		nd.env = append(os.Environ(), "PORT="+fmt.Sprint(port), "QUEEN_BIND_ADDR=127.0.0.1", "QUEEN_DATA_DIR="+nd.dataDir,

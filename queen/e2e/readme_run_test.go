@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/queen-mq/queen-go/testkit/freeport"
 )
 
 // TestREADMERun follows the README from a copy of the repository, as a
@@ -29,7 +31,7 @@ func TestREADMERun(t *testing.T) {
 		t.Fatal("the README's commands need curl, which .ci/run installs")
 	}
 	repo := copyRepo(t)
-	port, raft := freePort(t), freePort(t)
+	port, raft := freeport.Take(t), freeport.Take(t)
 	local := fmt.Sprintf("127.0.0.1:%d", port)
 	env := append(os.Environ(), "PORT="+strconv.Itoa(port), "QUEEN_BIND_ADDR=127.0.0.1",
 		fmt.Sprintf("QUEEN_RAFT_ADDRESS=127.0.0.1:%d", raft), "QUEEN_URL=http://"+local, "QUEEN_LOG_FORMAT=",

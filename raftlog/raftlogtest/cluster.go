@@ -8,36 +8,17 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"net"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/testkit/freeport"
 )
 
 // ShardID is the shard every test cluster runs.
 const ShardID = 1
-
-// FreePort returns a port on 127.0.0.1 that nothing listens on now.
-func FreePort(t testing.TB) int {
-	t.Helper()
-	p, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
 
 // Logger writes warnings and errors to the test's log.
 func Logger(t testing.TB) *slog.Logger {
@@ -69,7 +50,7 @@ func New(t testing.TB, n int, appliers map[raftlog.OpKind]raftlog.Applier) *Clus
 	c := &Cluster{T: t, Dir: t.TempDir(), Members: map[uint64]string{}, Hosts: map[uint64]*raftlog.Host{},
 		Shards: map[uint64]*raftlog.Shard{}, Appliers: appliers}
 	for id := uint64(1); id <= uint64(n); id++ {
-		c.Members[id] = fmt.Sprintf("127.0.0.1:%d", FreePort(t))
+		c.Members[id] = fmt.Sprintf("127.0.0.1:%d", freeport.Take(t))
 	}
 	t.Cleanup(c.StopAll)
 	return c

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/testkit/freeport"
 )
 
 // Local is n nodes of one shard in this process, for benchmarks and tools
@@ -32,7 +33,7 @@ func StartLocal(n int, appliers map[raftlog.OpKind]raftlog.Applier, rtt time.Dur
 	l := &Local{Shards: map[uint64]*raftlog.Shard{}, dir: dir}
 	members := map[uint64]string{}
 	for id := uint64(1); id <= uint64(n); id++ {
-		port, err := freePort()
+		port, err := freeport.Port()
 		if err != nil {
 			l.Close()
 			return nil, err

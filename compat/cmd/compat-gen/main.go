@@ -25,6 +25,7 @@ import (
 
 	"github.com/queen-mq/queen-go/lakeformat"
 	"github.com/queen-mq/queen-go/s3sink/s3test/versitygw"
+	"github.com/queen-mq/queen-go/testkit/freeport"
 )
 
 var started = time.Now()
@@ -223,11 +224,11 @@ func newNode(bin, dataDir, logDir string, lead time.Duration) (*queenNode, time.
 		midnight = midnight.Add(24 * time.Hour)
 	}
 	offset := midnight.Sub(now) - lead
-	hp, err := freePort()
+	hp, err := freeport.Port()
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	rp, err := freePort()
+	rp, err := freeport.Port()
 	if err != nil {
 		return nil, time.Time{}, err
 	}

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"github.com/prometheus/client_golang/prometheus"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -27,6 +26,7 @@ import (
 	"github.com/queen-mq/queen-go/queen/internal/seal"
 	"github.com/queen-mq/queen-go/queen/internal/timers"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/testkit/freeport"
 )
 
 // Node is one single-node broker.
@@ -82,7 +82,7 @@ func Start(o Options) (*Node, error) {
 		}
 		dir = d
 	}
-	addr, err := freeAddr()
+	addr, err := freeport.Addr()
 	if err != nil {
 		return nil, err
 	}
@@ -157,13 +157,4 @@ func (n *Node) Do(ctx context.Context, method, target string, body []byte, heade
 	w := httptest.NewRecorder()
 	n.Handler.ServeHTTP(w, r)
 	return w
-}
-
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/queen-mq/queen-go/s3sink"
 	"github.com/queen-mq/queen-go/s3sink/kvdoc"
 	"github.com/queen-mq/queen-go/s3sink/s3test"
+	"github.com/queen-mq/queen-go/testkit/syncbuf"
 )
 
 // Two tenants of the control plane's, and the queue every test mirrors.
@@ -195,31 +196,13 @@ func sealed(t *testing.T, s *seal.Sealer, secret string) []byte {
 	return b
 }
 
-// logBuffer keeps what a logger writes.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // rig is a supervisor under test, with what it runs against.
 type rig struct {
 	t    *testing.T
 	b    *broker
 	src  *fakeSource
 	sup  *Supervisor
-	logs *logBuffer
+	logs *syncbuf.Buffer
 	reg  *prometheus.Registry
 }
 
@@ -228,7 +211,7 @@ type rig struct {
 // a short interval where o leaves them unset.
 func startRig(t *testing.T, b *broker, src *fakeSource, o Options) *rig {
 	t.Helper()
-	r := &rig{t: t, b: b, src: src, logs: &logBuffer{}, reg: prometheus.NewRegistry()}
+	r := &rig{t: t, b: b, src: src, logs: &syncbuf.Buffer{}, reg: prometheus.NewRegistry()}
 	o.Shard, o.KV, o.Registry, o.ClusterNodes = b.shard, b.kv, r.reg, 1
 	if src != nil {
 		o.Source = src

@@ -18,7 +18,6 @@
 package versitygw
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -27,9 +26,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/queen-mq/queen-go/testkit/freeport"
+	"github.com/queen-mq/queen-go/testkit/syncbuf"
 )
 
 // StartDeadline bounds the wait for versitygw to listen: it starts in
@@ -51,7 +52,7 @@ type Options struct {
 type Process struct {
 	URL string // http://127.0.0.1:<port>, no trailing slash
 	cmd *exec.Cmd
-	out *syncBuffer
+	out *syncbuf.Buffer
 	// exited is closed once the process has exited and been waited for.
 	exited chan struct{}
 }
@@ -109,9 +110,9 @@ func RepoRoot() string {
 func Start(o Options) (*Process, error) {
 	var last error
 	for range 3 {
-		addr, err := freeAddr()
+		addr, err := freeport.Addr()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("versitygw: find a free port: %w", err)
 		}
 		p, err := start(o, addr)
 		if err == nil {
@@ -130,7 +131,7 @@ func Start(o Options) (*Process, error) {
 var errAddrInUse = errors.New("address already in use")
 
 func start(o Options, addr string) (*Process, error) {
-	p := &Process{out: &syncBuffer{}, exited: make(chan struct{})}
+	p := &Process{out: &syncbuf.Buffer{}, exited: make(chan struct{})}
 	cmd := exec.Command(o.Bin, "--port", addr, "--access", o.Access, "--secret", o.Secret,
 		"--region", o.Region, "--quiet", "posix", o.Root)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + o.Root, "TMPDIR=" + os.TempDir()}
@@ -194,31 +195,3 @@ func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
 // Output is what the process wrote so far.
 func (p *Process) Output() string { return p.out.String() }
-
-// freeAddr returns 127.0.0.1:<port> of a port that was free a moment ago.
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("versitygw: find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
-}
-
-// syncBuffer collects a process's output, written from exec's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}

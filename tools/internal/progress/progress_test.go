@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/term"
+
+	"github.com/queen-mq/queen-go/testkit/syncbuf"
 )
 
 // fakeClock is a Line's clock that moves only when told.
@@ -75,7 +76,7 @@ func TestBytes(t *testing.T) {
 }
 
 func TestEveryShowsUntilStopped(t *testing.T) {
-	w := &syncBuffer{}
+	w := &syncbuf.Buffer{}
 	l := New(w)
 	calls := make(chan struct{}, 100)
 	stop := l.Every(func() string {
@@ -124,22 +125,4 @@ func TestMeter(t *testing.T) {
 	if r := m.Rate(260, t0.Add(3*time.Second)); r != 60 {
 		t.Fatalf("60 in the next second: %v, want 60", r)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the ticker's writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
