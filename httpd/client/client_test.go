@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/queen-mq/queen-go/httpd/client"
 	"github.com/queen-mq/queen-go/httpd/wire"
+	"github.com/queen-mq/queen-go/testkit/freeport"
 )
 
 // seen is one request as the test server read it.
@@ -121,12 +121,11 @@ func TestCallUndecodableAnswer(t *testing.T) {
 }
 
 func TestNoAnswerIsConnError(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeport.Addr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := "http://" + ln.Addr().String()
-	ln.Close()
+	base := "http://" + addr
 	c := &client.Client{Base: base}
 	code, err := c.Call(context.Background(), http.MethodGet, "/health", nil, nil)
 	var ce *client.ConnError

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/queen-mq/queen-go/testkit/freeport"
 )
 
 // serveHealth serves handler on 127.0.0.1 at a free port and returns the
@@ -57,12 +59,7 @@ func TestHealthcheck(t *testing.T) {
 
 func TestHealthcheckNoListener(t *testing.T) {
 	// A port nothing listens on: taken, then freed.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	ln.Close()
+	port := strconv.Itoa(freeport.Take(t))
 	var out bytes.Buffer
 	code := healthcheck(func(k string) string {
 		if k == "PORT" {
