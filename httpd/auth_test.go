@@ -17,20 +17,32 @@ import (
 )
 
 // allBroker serves every optional interface, so that New registers
-// every route.
+// every route. Its Locker and Timerer calls are recorded in the
+// fakeBroker's list, as the rest; they answer nothing.
 type allBroker struct{ *traceFake }
 
 var _ Full = allBroker{}
 
-func (allBroker) Locks(context.Context, string, []LockOp) ([]json.Marshaler, error) { return nil, nil }
-func (allBroker) Timers(context.Context, string, []TimerOp) ([]TimerResult, error)  { return nil, nil }
-func (allBroker) PeekTimer(context.Context, string, string, string) (TimerRow, bool, error) {
+func (a allBroker) Locks(_ context.Context, tenant string, ops []LockOp) ([]json.Marshaler, error) {
+	a.fakeBroker.record("Locks", tenant, ops)
+	return nil, nil
+}
+func (a allBroker) Timers(_ context.Context, tenant string, ops []TimerOp) ([]TimerResult, error) {
+	a.fakeBroker.record("Timers", tenant, ops)
+	return nil, nil
+}
+func (a allBroker) PeekTimer(_ context.Context, tenant, queue, key string) (TimerRow, bool, error) {
+	a.fakeBroker.record("PeekTimer", tenant, queue+" "+key)
 	return TimerRow{}, false, nil
 }
-func (allBroker) ListTimers(context.Context, string, string, string, int) ([]TimerRow, bool, error) {
+func (a allBroker) ListTimers(_ context.Context, tenant, queue, after string, limit int) ([]TimerRow, bool, error) {
+	a.fakeBroker.record("ListTimers", tenant, queue)
 	return nil, false, nil
 }
-func (allBroker) CountTimers(context.Context, string, string, string) (int64, error) { return 0, nil }
+func (a allBroker) CountTimers(_ context.Context, tenant, queue, prefix string) (int64, error) {
+	a.fakeBroker.record("CountTimers", tenant, queue+" "+prefix)
+	return 0, nil
+}
 
 func (allBroker) Members(context.Context) (Members, error) { return Members{}, nil }
 func (allBroker) ReplaceMember(context.Context, uint64, uint64, string) (Members, error) {

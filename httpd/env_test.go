@@ -34,13 +34,20 @@ func newEnv(t *testing.T, fb *fakeBroker, o Options) *env {
 	if fb == nil {
 		fb = &fakeBroker{}
 	}
+	return newEnvOf(t, fb, fb, o)
+}
+
+// newEnvOf serves b, a broker whose calls fb records, as newEnv serves a
+// fakeBroker.
+func newEnvOf(t *testing.T, b Broker, fb *fakeBroker, o Options) *env {
+	t.Helper()
 	e := &env{fb: fb, log: &syncbuf.Buffer{}, reg: o.Registry}
 	if e.reg == nil {
 		e.reg = prometheus.NewRegistry()
 	}
 	o.Logger = slog.New(slog.NewTextHandler(e.log, nil))
 	o.Registry = e.reg
-	e.h = New(fb, o)
+	e.h = New(b, o)
 	return e
 }
 

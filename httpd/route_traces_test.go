@@ -4,17 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/queen-mq/queen-go/contract"
-	"github.com/queen-mq/queen-go/testkit/syncbuf"
 )
 
 // traceFake is a Broker that is a Tracer too; its calls are recorded in
@@ -82,11 +78,7 @@ func newTraceEnv(t *testing.T, tf *traceFake, o Options) (*env, *traceFake) {
 	if tf.fakeBroker == nil {
 		tf.fakeBroker = &fakeBroker{}
 	}
-	e := &env{fb: tf.fakeBroker, log: &syncbuf.Buffer{}, reg: prometheus.NewRegistry()}
-	o.Logger = slog.New(slog.NewTextHandler(e.log, nil))
-	o.Registry = e.reg
-	e.h = New(tf, o)
-	return e, tf
+	return newEnvOf(t, tf, tf.fakeBroker, o), tf
 }
 
 // clientTrace is the body the official client (queen-mq 2.6.0,
