@@ -27,7 +27,7 @@ import (
 // sees each; the runner checks that it is a version 8 UUID. tenant=<n>
 // picks tenant 00000000-0000-0000-0000-<n as 12 digits>, 1 by default.
 //
-// Writes, each one entry of one op:
+// Writes, each one entry of one op unless entry groups them:
 //
 //	push [at=] [tenant=]   a PushOp of the items its input lines give,
 //	                       "<queue> <partition> [tx=<id>] [mid=<text>]
@@ -47,6 +47,11 @@ import (
 //	                       a DedupSweepOp; output "deleted <n>" (entries)
 //	delete queue= [at=] [tenant=]
 //	                       a DeleteQueueOp; output its answer
+//	entry [at=] [tenant=]  the writes of its input lines, one a line, as
+//	                       the ops of one entry ("push <item>", "configure
+//	                       queue=… options=<json>", "trim …"): their
+//	                       answers in order, or the op that rolled the
+//	                       entry back and its answer
 //	tick at=               an empty entry: the clock moves; prints its stamp
 //
 // Reads, on the node's applied state (scriptread_test.go):
@@ -78,39 +83,103 @@ type scriptNode struct {
 
 func (n *scriptNode) run(t *testing.T, c *scriptCase) string {
 	t.Helper()
-	ten := scriptTenant(t, c)
-	q, p := c.args["queue"], c.args["partition"]
+	switch c.cmd {
+	case "entry":
+		return n.entry(t, c)
+	case "tick":
+		res := n.propose(t, c)
+		return "stamp " + secs(res.Stamp) + "\n"
+	}
+	if op, show, ok := n.writeOp(t, c); ok {
+		res := n.propose(t, c, op)
+		return shown(res.Ops[0], res.Aborted == 0, show)
+	}
+	return n.read(t, c, scriptTenant(t, c), c.args["queue"], c.args["partition"])
+}
+
+// showFunc renders an op's answer; aborted: the op rolled its entry back.
+type showFunc func(answer []byte, aborted bool) string
+
+// writeOp is the op of a write command and how its answer prints; ok is
+// false for a command that is no write.
+func (n *scriptNode) writeOp(t *testing.T, c *scriptCase) (op raftlog.Op, show showFunc, ok bool) {
+	t.Helper()
+	ten, q, p := scriptTenant(t, c), c.args["queue"], c.args["partition"]
 	switch c.cmd {
 	case "push":
-		op := queuelog.PushOp{Tenant: ten, Items: parseItems(t, c)}
-		return n.pushLines(t, c, n.propose(t, c, op.Op()))
+		push := queuelog.PushOp{Tenant: ten, Items: parseItems(t, c)}
+		return push.Op(), func(b []byte, aborted bool) string { return n.pushLines(t, c, b, aborted) }, true
 	case "configure":
 		if len(c.input) != 1 {
 			t.Fatalf("line %d: configure takes one line of options", c.line)
 		}
 		_, replace := c.args["replace"]
-		op := queuelog.ConfigureOp{Tenant: ten, Queue: q, Replace: replace, Options: []byte(c.input[0])}
-		return answer(n.propose(t, c, op.Op()), func(b []byte) string { return string(b) + "\n" })
+		cfg := queuelog.ConfigureOp{Tenant: ten, Queue: q, Replace: replace, Options: []byte(c.input[0])}
+		return cfg.Op(), func(b []byte, _ bool) string { return string(b) + "\n" }, true
 	case "trim":
-		op := queuelog.TrimOp{Tenant: ten, Queue: q, Partition: p, Before: scriptTime(t, c, "before")}
-		return answer(n.propose(t, c, op.Op()), deletedLine)
+		trim := queuelog.TrimOp{Tenant: ten, Queue: q, Partition: p, Before: scriptTime(t, c, "before")}
+		return trim.Op(), deletedLine, true
 	case "sweep":
-		op := queuelog.DedupSweepOp{Tenant: ten, Queue: q, Partition: p, Limit: intArg(t, c, "limit", 0)}
-		return answer(n.propose(t, c, op.Op()), deletedLine)
+		sweep := queuelog.DedupSweepOp{Tenant: ten, Queue: q, Partition: p, Limit: intArg(t, c, "limit", 0)}
+		return sweep.Op(), deletedLine, true
 	case "delete":
-		op := queuelog.DeleteQueueOp{Tenant: ten, Queue: q}
-		return answer(n.propose(t, c, op.Op()), func(b []byte) string {
+		del := queuelog.DeleteQueueOp{Tenant: ten, Queue: q}
+		return del.Op(), func(b []byte, _ bool) string {
 			a, err := queuelog.DecodeDeleteQueueAnswer(b)
 			if err != nil {
 				t.Fatalf("line %d: %v", c.line, err)
 			}
 			return fmt.Sprintf("found=%t partitions=%d records=%d\n", a.Found, a.Partitions, a.Records)
-		})
-	case "tick":
-		res := n.propose(t, c)
-		return "stamp " + secs(res.Stamp) + "\n"
+		}, true
 	}
-	return n.read(t, c, ten, q, p)
+	return raftlog.Op{}, nil, false
+}
+
+// entry proposes the write commands of its input lines as the ops of one
+// entry: "<cmd> key=value…" with the case's tenant=, a push's one item
+// after its command ("push orders a tx=t1 payload=…") and a configure's
+// options after options= ("configure queue=q options={…}"). Output "op
+// <i> <cmd>" and its answer per op, or "rolled back by op <i> <cmd>" and
+// that op's answer.
+func (n *scriptNode) entry(t *testing.T, c *scriptCase) string {
+	t.Helper()
+	subs := make([]scriptCase, len(c.input))
+	ops := make([]raftlog.Op, len(c.input))
+	shows := make([]showFunc, len(c.input))
+	for i, line := range c.input {
+		cmd, rest, _ := strings.Cut(line, " ")
+		sub := scriptCase{line: c.line, cmd: cmd, args: map[string]string{"tenant": c.args["tenant"]}}
+		switch cmd {
+		case "push":
+			sub.input = []string{rest}
+		default:
+			rest, opts, hasOpts := strings.Cut(rest, "options=")
+			if hasOpts {
+				sub.input = []string{opts}
+			}
+			for _, kv := range strings.Fields(rest) {
+				k, v, _ := strings.Cut(kv, "=")
+				sub.args[k] = v
+			}
+		}
+		if c.args["tenant"] == "" {
+			delete(sub.args, "tenant")
+		}
+		var ok bool
+		if ops[i], shows[i], ok = n.writeOp(t, &sub); !ok {
+			t.Fatalf("line %d: %q is no write", c.line, line)
+		}
+		subs[i] = sub
+	}
+	res := n.propose(t, c, ops...)
+	if i := res.Aborted; i >= 0 {
+		return fmt.Sprintf("rolled back by op %d %s\n", i, subs[i].cmd) + shown(res.Ops[i], true, shows[i])
+	}
+	var out strings.Builder
+	for i := range ops {
+		fmt.Fprintf(&out, "op %d %s\n%s", i, subs[i].cmd, shown(res.Ops[i], false, shows[i]))
+	}
+	return out.String()
 }
 
 // clock is the stamp the case's entry gets: at=, or one µs after the last.
@@ -141,35 +210,31 @@ func (n *scriptNode) propose(t *testing.T, c *scriptCase, ops ...raftlog.Op) raf
 	return res
 }
 
-// answer renders the one op's answer of res with show, or the reason an
-// applier refused it.
-func answer(res raftlog.Result, show func([]byte) string) string {
-	if why, ok := raftlog.Rejected(res.Ops[0]); ok {
+// shown is an op's answer as show renders it, or the reason an applier
+// refused the op.
+func shown(answer []byte, aborted bool, show showFunc) string {
+	if why, ok := raftlog.Rejected(answer); ok {
 		return "rejected: " + why + "\n"
 	}
-	return show(res.Ops[0])
+	return show(answer, aborted)
 }
 
-func deletedLine(b []byte) string {
+func deletedLine(b []byte, _ bool) string {
 	n, _ := binary.Uvarint(b)
 	return fmt.Sprintf("deleted %d\n", n)
 }
 
-// pushLines renders a push's result: its answers, its rollback or its
-// refusal.
-func (n *scriptNode) pushLines(t *testing.T, c *scriptCase, res raftlog.Result) string {
+// pushLines renders a push's answer: a line per item, or its rollback.
+func (n *scriptNode) pushLines(t *testing.T, c *scriptCase, b []byte, aborted bool) string {
 	t.Helper()
-	if res.Aborted == 0 {
-		if why, ok := raftlog.Rejected(res.Ops[0]); ok {
-			return "rejected: " + why + "\n"
-		}
-		item, orig, err := queuelog.DecodePushRollback(res.Ops[0])
+	if aborted {
+		item, orig, err := queuelog.DecodePushRollback(b)
 		if err != nil {
 			t.Fatalf("line %d: %v", c.line, err)
 		}
 		return fmt.Sprintf("rolled back: item %d %s", item, n.answerLine(t, orig))
 	}
-	as, err := queuelog.DecodePushAnswers(res.Ops[0])
+	as, err := queuelog.DecodePushAnswers(b)
 	if err != nil {
 		t.Fatalf("line %d: %v", c.line, err)
 	}
