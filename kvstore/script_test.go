@@ -14,6 +14,7 @@ import (
 	"github.com/queen-mq/queen-go/contract"
 	"github.com/queen-mq/queen-go/kvstore"
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/testkit/script"
 )
 
 // TestScripts runs testdata/scripts/*.txt, each on a fresh one-node
@@ -43,7 +44,7 @@ import (
 //
 // Rewrite the outputs with -rewrite, and read the diff.
 func TestScripts(t *testing.T) {
-	runScripts(t, func(t *testing.T) func(*testing.T, *scriptCase) string {
+	script.Run(t, "testdata/scripts", func(t *testing.T) func(*testing.T, *script.Case) string {
 		_, s, kv := startOne(t)
 		return (&scriptNode{shard: s, kv: kv}).run
 	})
@@ -59,9 +60,9 @@ type scriptNode struct {
 	last  int64 // the last entry's stamp
 }
 
-func (n *scriptNode) run(t *testing.T, c *scriptCase) string {
+func (n *scriptNode) run(t *testing.T, c *script.Case) string {
 	t.Helper()
-	switch c.cmd {
+	switch c.Cmd {
 	case "call":
 		ops := parseOps(t, c)
 		op, err := kvstore.Encode(tenant, ops)
@@ -116,30 +117,30 @@ func (n *scriptNode) run(t *testing.T, c *scriptCase) string {
 	case "list":
 		return n.list(t, c)
 	}
-	t.Fatalf("line %d: unknown command %q", c.line, c.cmd)
+	t.Fatalf("line %d: unknown command %q", c.Line, c.Cmd)
 	return ""
 }
 
 // clock is the stamp the case's entry gets: at=, or one µs after the last.
-func (n *scriptNode) clock(t *testing.T, c *scriptCase) int64 {
+func (n *scriptNode) clock(t *testing.T, c *script.Case) int64 {
 	t.Helper()
-	at, ok := c.args["at"]
+	at, ok := c.Args["at"]
 	if !ok {
 		return n.last + 1
 	}
 	s, err := strconv.ParseFloat(at, 64)
 	if err != nil {
-		t.Fatalf("line %d: at=%s: %v", c.line, at, err)
+		t.Fatalf("line %d: at=%s: %v", c.Line, at, err)
 	}
 	us := scriptBase + int64(math.Round(s*1e6))
 	if us <= n.last {
-		t.Fatalf("line %d: at=%s is not after the last stamp %s", c.line, at, secs(n.last))
+		t.Fatalf("line %d: at=%s is not after the last stamp %s", c.Line, at, secs(n.last))
 	}
 	return us
 }
 
 // propose commits ops as one entry at the case's clock.
-func (n *scriptNode) propose(t *testing.T, c *scriptCase, ops ...raftlog.Op) raftlog.Result {
+func (n *scriptNode) propose(t *testing.T, c *script.Case, ops ...raftlog.Op) raftlog.Result {
 	t.Helper()
 	at := n.clock(t, c)
 	res, err := n.shard.Propose(ctx(t), raftlog.Command{Clock: at, Ops: ops})
@@ -147,18 +148,18 @@ func (n *scriptNode) propose(t *testing.T, c *scriptCase, ops ...raftlog.Op) raf
 		t.Fatal(err)
 	}
 	if res.Stamp != at {
-		t.Fatalf("line %d: the entry was stamped %s, not %s", c.line, secs(res.Stamp), secs(at))
+		t.Fatalf("line %d: the entry was stamped %s, not %s", c.Line, secs(res.Stamp), secs(at))
 	}
 	n.last = res.Stamp
 	return res
 }
 
-func (n *scriptNode) list(t *testing.T, c *scriptCase) string {
+func (n *scriptNode) list(t *testing.T, c *script.Case) string {
 	t.Helper()
-	q := kvstore.ListQuery{NS: c.args["ns"], Prefix: c.args["prefix"], After: c.args["after"]}
-	_, q.KeysOnly = c.args["keysonly"]
-	_, q.IncludeExpired = c.args["expired"]
-	if l, ok := c.args["limit"]; ok {
+	q := kvstore.ListQuery{NS: c.Args["ns"], Prefix: c.Args["prefix"], After: c.Args["after"]}
+	_, q.KeysOnly = c.Args["keysonly"]
+	_, q.IncludeExpired = c.Args["expired"]
+	if l, ok := c.Args["limit"]; ok {
 		q.Limit, _ = strconv.Atoi(l)
 	}
 	a, err := n.kv.List(ctx(t), tenant, q)

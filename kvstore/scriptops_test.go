@@ -7,23 +7,24 @@ import (
 	"testing"
 
 	"github.com/queen-mq/queen-go/kvstore"
+	"github.com/queen-mq/queen-go/testkit/script"
 )
 
 // parseOps reads a case's input: one op a line, "<op> field…" (the fields
 // of TestScripts' doc), in namespace "app" unless ns= says otherwise.
-func parseOps(t *testing.T, c *scriptCase) []kvstore.Op {
+func parseOps(t *testing.T, c *script.Case) []kvstore.Op {
 	t.Helper()
-	ops := make([]kvstore.Op, 0, len(c.input))
-	for _, line := range c.input {
+	ops := make([]kvstore.Op, 0, len(c.Input))
+	for _, line := range c.Input {
 		f := strings.Fields(line)
 		if len(f) == 0 {
-			t.Fatalf("line %d: a blank op line", c.line)
+			t.Fatalf("line %d: a blank op line", c.Line)
 		}
 		o := kvstore.Op{Op: f[0], NS: "app"}
 		for _, kv := range f[1:] {
 			k, v, _ := strings.Cut(kv, "=")
 			if !setField(&o, k, v) {
-				t.Fatalf("line %d: unknown field %q in %q", c.line, kv, line)
+				t.Fatalf("line %d: unknown field %q in %q", c.Line, kv, line)
 			}
 		}
 		ops = append(ops, o)

@@ -12,6 +12,8 @@
 //     -test, a check that the list is real, the banned prefixes).
 //   - freeport: a port on 127.0.0.1 that was free a moment ago and that no
 //     earlier call of this process was given.
+//   - script: Parse and Run, the data-driven testdata/scripts of the
+//     state machines whose modules do not require cockroachdb/datadriven.
 //
 // # Invariants
 //

@@ -12,6 +12,7 @@ import (
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/raftlogtest"
+	"github.com/queen-mq/queen-go/testkit/script"
 )
 
 // TestScripts runs testdata/scripts/*.txt, each on a fresh one-node
@@ -64,7 +65,7 @@ import (
 //
 // Rewrite the outputs with -rewrite, and read the diff.
 func TestScripts(t *testing.T) {
-	runScripts(t, func(t *testing.T) func(*testing.T, *scriptCase) string {
+	script.Run(t, "testdata/scripts", func(t *testing.T) func(*testing.T, *script.Case) string {
 		_, s := started(t, 1)
 		return (&scriptNode{shard: s, pids: map[[16]byte]string{}}).run
 	})
@@ -81,9 +82,9 @@ type scriptNode struct {
 	pids  map[[16]byte]string // partition ids by the label they print as
 }
 
-func (n *scriptNode) run(t *testing.T, c *scriptCase) string {
+func (n *scriptNode) run(t *testing.T, c *script.Case) string {
 	t.Helper()
-	switch c.cmd {
+	switch c.Cmd {
 	case "entry":
 		return n.entry(t, c)
 	case "tick":
@@ -94,7 +95,7 @@ func (n *scriptNode) run(t *testing.T, c *scriptCase) string {
 		res := n.propose(t, c, op)
 		return shown(res.Ops[0], res.Aborted == 0, show)
 	}
-	return n.read(t, c, scriptTenant(t, c), c.args["queue"], c.args["partition"])
+	return n.read(t, c, scriptTenant(t, c), c.Args["queue"], c.Args["partition"])
 }
 
 // showFunc renders an op's answer; aborted: the op rolled its entry back.
@@ -102,19 +103,19 @@ type showFunc func(answer []byte, aborted bool) string
 
 // writeOp is the op of a write command and how its answer prints; ok is
 // false for a command that is no write.
-func (n *scriptNode) writeOp(t *testing.T, c *scriptCase) (op raftlog.Op, show showFunc, ok bool) {
+func (n *scriptNode) writeOp(t *testing.T, c *script.Case) (op raftlog.Op, show showFunc, ok bool) {
 	t.Helper()
-	ten, q, p := scriptTenant(t, c), c.args["queue"], c.args["partition"]
-	switch c.cmd {
+	ten, q, p := scriptTenant(t, c), c.Args["queue"], c.Args["partition"]
+	switch c.Cmd {
 	case "push":
 		push := queuelog.PushOp{Tenant: ten, Items: parseItems(t, c)}
 		return push.Op(), func(b []byte, aborted bool) string { return n.pushLines(t, c, b, aborted) }, true
 	case "configure":
-		if len(c.input) != 1 {
-			t.Fatalf("line %d: configure takes one line of options", c.line)
+		if len(c.Input) != 1 {
+			t.Fatalf("line %d: configure takes one line of options", c.Line)
 		}
-		_, replace := c.args["replace"]
-		cfg := queuelog.ConfigureOp{Tenant: ten, Queue: q, Replace: replace, Options: []byte(c.input[0])}
+		_, replace := c.Args["replace"]
+		cfg := queuelog.ConfigureOp{Tenant: ten, Queue: q, Replace: replace, Options: []byte(c.Input[0])}
 		return cfg.Op(), func(b []byte, _ bool) string { return string(b) + "\n" }, true
 	case "trim":
 		trim := queuelog.TrimOp{Tenant: ten, Queue: q, Partition: p, Before: scriptTime(t, c, "before")}
@@ -127,7 +128,7 @@ func (n *scriptNode) writeOp(t *testing.T, c *scriptCase) (op raftlog.Op, show s
 		return del.Op(), func(b []byte, _ bool) string {
 			a, err := queuelog.DecodeDeleteQueueAnswer(b)
 			if err != nil {
-				t.Fatalf("line %d: %v", c.line, err)
+				t.Fatalf("line %d: %v", c.Line, err)
 			}
 			return fmt.Sprintf("found=%t partitions=%d records=%d\n", a.Found, a.Partitions, a.Records)
 		}, true
@@ -141,62 +142,62 @@ func (n *scriptNode) writeOp(t *testing.T, c *scriptCase) (op raftlog.Op, show s
 // options after options= ("configure queue=q options={…}"). Output "op
 // <i> <cmd>" and its answer per op, or "rolled back by op <i> <cmd>" and
 // that op's answer.
-func (n *scriptNode) entry(t *testing.T, c *scriptCase) string {
+func (n *scriptNode) entry(t *testing.T, c *script.Case) string {
 	t.Helper()
-	subs := make([]scriptCase, len(c.input))
-	ops := make([]raftlog.Op, len(c.input))
-	shows := make([]showFunc, len(c.input))
-	for i, line := range c.input {
+	subs := make([]script.Case, len(c.Input))
+	ops := make([]raftlog.Op, len(c.Input))
+	shows := make([]showFunc, len(c.Input))
+	for i, line := range c.Input {
 		cmd, rest, _ := strings.Cut(line, " ")
-		sub := scriptCase{line: c.line, cmd: cmd, args: map[string]string{"tenant": c.args["tenant"]}}
+		sub := script.Case{Line: c.Line, Cmd: cmd, Args: map[string]string{"tenant": c.Args["tenant"]}}
 		switch cmd {
 		case "push":
-			sub.input = []string{rest}
+			sub.Input = []string{rest}
 		default:
 			rest, opts, hasOpts := strings.Cut(rest, "options=")
 			if hasOpts {
-				sub.input = []string{opts}
+				sub.Input = []string{opts}
 			}
 			for _, kv := range strings.Fields(rest) {
 				k, v, _ := strings.Cut(kv, "=")
-				sub.args[k] = v
+				sub.Args[k] = v
 			}
 		}
-		if c.args["tenant"] == "" {
-			delete(sub.args, "tenant")
+		if c.Args["tenant"] == "" {
+			delete(sub.Args, "tenant")
 		}
 		var ok bool
 		if ops[i], shows[i], ok = n.writeOp(t, &sub); !ok {
-			t.Fatalf("line %d: %q is no write", c.line, line)
+			t.Fatalf("line %d: %q is no write", c.Line, line)
 		}
 		subs[i] = sub
 	}
 	res := n.propose(t, c, ops...)
 	if i := res.Aborted; i >= 0 {
-		return fmt.Sprintf("rolled back by op %d %s\n", i, subs[i].cmd) + shown(res.Ops[i], true, shows[i])
+		return fmt.Sprintf("rolled back by op %d %s\n", i, subs[i].Cmd) + shown(res.Ops[i], true, shows[i])
 	}
 	var out strings.Builder
 	for i := range ops {
-		fmt.Fprintf(&out, "op %d %s\n%s", i, subs[i].cmd, shown(res.Ops[i], false, shows[i]))
+		fmt.Fprintf(&out, "op %d %s\n%s", i, subs[i].Cmd, shown(res.Ops[i], false, shows[i]))
 	}
 	return out.String()
 }
 
 // clock is the stamp the case's entry gets: at=, or one µs after the last.
-func (n *scriptNode) clock(t *testing.T, c *scriptCase) int64 {
+func (n *scriptNode) clock(t *testing.T, c *script.Case) int64 {
 	t.Helper()
-	if _, ok := c.args["at"]; !ok {
+	if _, ok := c.Args["at"]; !ok {
 		return n.last + 1
 	}
 	us := scriptTime(t, c, "at")
 	if us <= n.last {
-		t.Fatalf("line %d: at=%s is not after the last stamp %s", c.line, c.args["at"], secs(n.last))
+		t.Fatalf("line %d: at=%s is not after the last stamp %s", c.Line, c.Args["at"], secs(n.last))
 	}
 	return us
 }
 
 // propose commits ops as one entry at the case's clock.
-func (n *scriptNode) propose(t *testing.T, c *scriptCase, ops ...raftlog.Op) raftlog.Result {
+func (n *scriptNode) propose(t *testing.T, c *script.Case, ops ...raftlog.Op) raftlog.Result {
 	t.Helper()
 	at := n.clock(t, c)
 	res, err := n.shard.Propose(raftlogtest.Ctx(t, testTimeout), raftlog.Command{Clock: at, Ops: ops})
@@ -204,7 +205,7 @@ func (n *scriptNode) propose(t *testing.T, c *scriptCase, ops ...raftlog.Op) raf
 		t.Fatal(err)
 	}
 	if res.Stamp != at {
-		t.Fatalf("line %d: the entry was stamped %s, not %s", c.line, secs(res.Stamp), secs(at))
+		t.Fatalf("line %d: the entry was stamped %s, not %s", c.Line, secs(res.Stamp), secs(at))
 	}
 	n.last = res.Stamp
 	return res
@@ -225,21 +226,21 @@ func deletedLine(b []byte, _ bool) string {
 }
 
 // pushLines renders a push's answer: a line per item, or its rollback.
-func (n *scriptNode) pushLines(t *testing.T, c *scriptCase, b []byte, aborted bool) string {
+func (n *scriptNode) pushLines(t *testing.T, c *script.Case, b []byte, aborted bool) string {
 	t.Helper()
 	if aborted {
 		item, orig, err := queuelog.DecodePushRollback(b)
 		if err != nil {
-			t.Fatalf("line %d: %v", c.line, err)
+			t.Fatalf("line %d: %v", c.Line, err)
 		}
 		return fmt.Sprintf("rolled back: item %d %s", item, n.answerLine(t, orig))
 	}
 	as, err := queuelog.DecodePushAnswers(b)
 	if err != nil {
-		t.Fatalf("line %d: %v", c.line, err)
+		t.Fatalf("line %d: %v", c.Line, err)
 	}
-	if len(as) != len(c.input) {
-		t.Fatalf("line %d: %d items answered %d", c.line, len(c.input), len(as))
+	if len(as) != len(c.Input) {
+		t.Fatalf("line %d: %d items answered %d", c.Line, len(c.Input), len(as))
 	}
 	var out strings.Builder
 	for i, a := range as {
@@ -276,14 +277,14 @@ func (n *scriptNode) pid(t *testing.T, id [16]byte) string {
 
 // parseItems reads a push case's input: one item a line (TestScripts'
 // doc).
-func parseItems(t *testing.T, c *scriptCase) []queuelog.PushItem {
+func parseItems(t *testing.T, c *script.Case) []queuelog.PushItem {
 	t.Helper()
-	items := make([]queuelog.PushItem, 0, len(c.input))
-	for _, line := range c.input {
+	items := make([]queuelog.PushItem, 0, len(c.Input))
+	for _, line := range c.Input {
 		head, payload, hasPayload := strings.Cut(line, "payload=")
 		f := strings.Fields(head)
 		if len(f) < 2 {
-			t.Fatalf("line %d: an item is \"<queue> <partition> …\": %q", c.line, line)
+			t.Fatalf("line %d: an item is \"<queue> <partition> …\": %q", c.Line, line)
 		}
 		it := queuelog.PushItem{Queue: f[0], Partition: f[1], Dedup: true}
 		if hasPayload {
@@ -306,7 +307,7 @@ func parseItems(t *testing.T, c *scriptCase) []queuelog.PushItem {
 			case "sub":
 				it.ProducerSub = v
 			default:
-				t.Fatalf("line %d: unknown field %q in %q", c.line, kv, line)
+				t.Fatalf("line %d: unknown field %q in %q", c.Line, kv, line)
 			}
 		}
 		if it.MessageID = mid16(mid); mid == "" {
@@ -335,32 +336,32 @@ func idText(id [16]byte) string {
 }
 
 // scriptTenant is the tenant of tenant=<n> (1 by default).
-func scriptTenant(t *testing.T, c *scriptCase) string {
+func scriptTenant(t *testing.T, c *script.Case) string {
 	t.Helper()
 	n := intArg(t, c, "tenant", 1)
 	return fmt.Sprintf("00000000-0000-0000-0000-%012d", n)
 }
 
 // scriptTime reads the time of arg key, seconds after the base, as a stamp.
-func scriptTime(t *testing.T, c *scriptCase, key string) int64 {
+func scriptTime(t *testing.T, c *script.Case, key string) int64 {
 	t.Helper()
-	s, err := strconv.ParseFloat(c.args[key], 64)
+	s, err := strconv.ParseFloat(c.Args[key], 64)
 	if err != nil {
-		t.Fatalf("line %d: %s=%s: %v", c.line, key, c.args[key], err)
+		t.Fatalf("line %d: %s=%s: %v", c.Line, key, c.Args[key], err)
 	}
 	return scriptBase + int64(math.Round(s*1e6))
 }
 
 // intArg reads arg key as an int, def when the case has none.
-func intArg(t *testing.T, c *scriptCase, key string, def int) int {
+func intArg(t *testing.T, c *script.Case, key string, def int) int {
 	t.Helper()
-	v, ok := c.args[key]
+	v, ok := c.Args[key]
 	if !ok {
 		return def
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil {
-		t.Fatalf("line %d: %s=%s: %v", c.line, key, v, err)
+		t.Fatalf("line %d: %s=%s: %v", c.Line, key, v, err)
 	}
 	return n
 }

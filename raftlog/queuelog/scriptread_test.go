@@ -9,14 +9,15 @@ import (
 
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/queuelog"
+	"github.com/queen-mq/queen-go/testkit/script"
 )
 
 // read answers TestScripts' read commands on the node's applied state.
-func (n *scriptNode) read(t *testing.T, c *scriptCase, ten, q, p string) string {
+func (n *scriptNode) read(t *testing.T, c *script.Case, ten, q, p string) string {
 	t.Helper()
 	var out strings.Builder
 	_, err := n.shard.LocalRead(func(v *raftlog.View) (any, error) {
-		switch c.cmd {
+		switch c.Cmd {
 		case "read":
 			lim := queuelog.ReadLimits{MaxRecords: intArg(t, c, "records", 0), MaxBytes: intArg(t, c, "bytes", 0)}
 			b, err := queuelog.ReadRecords(v, ten, q, p, int64(intArg(t, c, "from", 0)), lim)
@@ -56,32 +57,32 @@ func (n *scriptNode) read(t *testing.T, c *scriptCase, ten, q, p string) string 
 				fmt.Fprintf(&out, "error: %v\n", err)
 				break
 			}
-			off, ok, err := queuelog.TransactionOffset(v, info.UID, c.args["tx"])
+			off, ok, err := queuelog.TransactionOffset(v, info.UID, c.Args["tx"])
 			switch {
 			case err != nil:
-				t.Fatalf("line %d: %v", c.line, err)
+				t.Fatalf("line %d: %v", c.Line, err)
 			case ok:
 				fmt.Fprintf(&out, "offset=%d\n", off)
 			default:
 				out.WriteString("none\n")
 			}
 		default:
-			t.Fatalf("line %d: unknown command %q", c.line, c.cmd)
+			t.Fatalf("line %d: unknown command %q", c.Line, c.Cmd)
 		}
 		return nil, nil
 	})
 	if err != nil {
-		t.Fatalf("line %d: %v", c.line, err)
+		t.Fatalf("line %d: %v", c.Line, err)
 	}
 	return out.String()
 }
 
 // partitions prints a page of PartitionsChanged: a line per partition,
 // then the next cursor.
-func (n *scriptNode) partitions(t *testing.T, c *scriptCase, v *raftlog.View, out *strings.Builder, ten, q string) {
+func (n *scriptNode) partitions(t *testing.T, c *script.Case, v *raftlog.View, out *strings.Builder, ten, q string) {
 	t.Helper()
 	since := int64(math.MinInt64)
-	if _, ok := c.args["since"]; ok {
+	if _, ok := c.Args["since"]; ok {
 		since = scriptTime(t, c, "since")
 	}
 	parts, next, err := queuelog.PartitionsChanged(v, ten, q, since, uint64(intArg(t, c, "after", 0)), intArg(t, c, "limit", 100))
@@ -106,15 +107,15 @@ func lastWrite(us int64) string {
 
 // queues prints the tenant's queues (Queues), or every tenant's with all
 // (AllQueues), a line each.
-func (n *scriptNode) queues(t *testing.T, c *scriptCase, v *raftlog.View, out *strings.Builder, ten string) {
+func (n *scriptNode) queues(t *testing.T, c *script.Case, v *raftlog.View, out *strings.Builder, ten string) {
 	t.Helper()
 	line := func(prefix string, q queuelog.QueueInfo) {
 		fmt.Fprintf(out, "%s%s created=%s partitions=%d options=%s\n", prefix, q.Name, secs(q.Created), q.Partitions, q.Options)
 	}
-	if _, all := c.args["all"]; all {
+	if _, all := c.Args["all"]; all {
 		qs, err := queuelog.AllQueues(v)
 		if err != nil {
-			t.Fatalf("line %d: %v", c.line, err)
+			t.Fatalf("line %d: %v", c.Line, err)
 		}
 		for _, q := range qs {
 			line(q.Tenant+" ", q.QueueInfo)
@@ -122,7 +123,7 @@ func (n *scriptNode) queues(t *testing.T, c *scriptCase, v *raftlog.View, out *s
 	} else {
 		qs, err := queuelog.Queues(v, ten)
 		if err != nil {
-			t.Fatalf("line %d: %v", c.line, err)
+			t.Fatalf("line %d: %v", c.Line, err)
 		}
 		for _, q := range qs {
 			line("", q)
