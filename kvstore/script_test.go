@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -20,7 +19,7 @@ import (
 // TestScripts runs testdata/scripts/*.txt, each on a fresh one-node
 // cluster running Appliers(), with the broker clock in the script's hands:
 // every entry is proposed with the clock of its command's at=<seconds>
-// after scriptBase, so stamps, TTLs and expiries are the script's (no
+// after script.Base, so stamps, TTLs and expiries are the script's (no
 // entry of the cluster carries a wall clock). A command without at= is
 // stamped one µs after the last entry; one whose at= is not after the last
 // stamp fails the test, so at= is always the entry's stamp. Times print
@@ -50,14 +49,10 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-// scriptBase is the stamp at=0 stands for: 2030-01-01T00:00:00Z, the
-// same every run.
-var scriptBase = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
-
 type scriptNode struct {
 	shard *raftlog.Shard
 	kv    *kvstore.Store
-	last  int64 // the last entry's stamp
+	clock script.Clock
 }
 
 func (n *scriptNode) run(t *testing.T, c *script.Case) string {
@@ -86,9 +81,9 @@ func (n *scriptNode) run(t *testing.T, c *script.Case) string {
 		return answerLines(t, a)
 	case "tick":
 		res := n.propose(t, c)
-		return "stamp " + secs(res.Stamp) + "\n"
+		return "stamp " + script.Secs(res.Stamp) + "\n"
 	case "sweep":
-		at := n.clock(t, c)
+		at := n.clock.Next(t, c)
 		due, err := n.shard.LocalRead(func(v *raftlog.View) (any, error) { return kvstore.DueSweeps(v, at) })
 		if err != nil {
 			t.Fatal(err)
@@ -121,36 +116,15 @@ func (n *scriptNode) run(t *testing.T, c *script.Case) string {
 	return ""
 }
 
-// clock is the stamp the case's entry gets: at=, or one µs after the last.
-func (n *scriptNode) clock(t *testing.T, c *script.Case) int64 {
-	t.Helper()
-	at, ok := c.Args["at"]
-	if !ok {
-		return n.last + 1
-	}
-	s, err := strconv.ParseFloat(at, 64)
-	if err != nil {
-		t.Fatalf("line %d: at=%s: %v", c.Line, at, err)
-	}
-	us := scriptBase + int64(math.Round(s*1e6))
-	if us <= n.last {
-		t.Fatalf("line %d: at=%s is not after the last stamp %s", c.Line, at, secs(n.last))
-	}
-	return us
-}
-
 // propose commits ops as one entry at the case's clock.
 func (n *scriptNode) propose(t *testing.T, c *script.Case, ops ...raftlog.Op) raftlog.Result {
 	t.Helper()
-	at := n.clock(t, c)
+	at := n.clock.Next(t, c)
 	res, err := n.shard.Propose(ctx(t), raftlog.Command{Clock: at, Ops: ops})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Stamp != at {
-		t.Fatalf("line %d: the entry was stamped %s, not %s", c.Line, secs(res.Stamp), secs(at))
-	}
-	n.last = res.Stamp
+	n.clock.Stamped(t, c, at, res.Stamp)
 	return res
 }
 
@@ -232,11 +206,6 @@ func rebase(s string) string {
 		if err != nil || contract.FormatKVStamp(ts.UnixMicro()) != g[2] {
 			return m // not a stamp as FormatKVStamp renders one: shown as it is
 		}
-		return fmt.Sprintf("%q:%q", g[1], secs(ts.UnixMicro()))
+		return fmt.Sprintf("%q:%q", g[1], script.Secs(ts.UnixMicro()))
 	})
-}
-
-// secs renders a stamp as seconds after the base: "+10s", "+9.999999s".
-func secs(us int64) string {
-	return "+" + strconv.FormatFloat(float64(us-scriptBase)/1e6, 'f', -1, 64) + "s"
 }

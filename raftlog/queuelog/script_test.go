@@ -3,11 +3,9 @@ package queuelog_test
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/queuelog"
@@ -18,7 +16,7 @@ import (
 // TestScripts runs testdata/scripts/*.txt, each on a fresh one-node
 // cluster running the queue log's appliers, with the broker clock in the
 // script's hands: every entry is proposed with the clock of its command's
-// at=<seconds> after scriptBase, so stamps (a record's ts, a queue's and a
+// at=<seconds> after script.Base, so stamps (a record's ts, a queue's and a
 // partition's creation, a partition's last write) are the script's. A
 // command without at= is stamped one µs after the last entry; one whose
 // at= is not after the last stamp fails the test, so at= is always the
@@ -71,14 +69,9 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-// scriptBase is the stamp at=0 stands for: 2030-01-01T00:00:00Z, the
-// same every run, and after any wall clock an entry of the cluster's own
-// may carry.
-var scriptBase = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
-
 type scriptNode struct {
 	shard *raftlog.Shard
-	last  int64               // the last entry's stamp
+	clock script.Clock
 	pids  map[[16]byte]string // partition ids by the label they print as
 }
 
@@ -89,7 +82,7 @@ func (n *scriptNode) run(t *testing.T, c *script.Case) string {
 		return n.entry(t, c)
 	case "tick":
 		res := n.propose(t, c)
-		return "stamp " + secs(res.Stamp) + "\n"
+		return "stamp " + script.Secs(res.Stamp) + "\n"
 	}
 	if op, show, ok := n.writeOp(t, c); ok {
 		res := n.propose(t, c, op)
@@ -118,7 +111,7 @@ func (n *scriptNode) writeOp(t *testing.T, c *script.Case) (op raftlog.Op, show 
 		cfg := queuelog.ConfigureOp{Tenant: ten, Queue: q, Replace: replace, Options: []byte(c.Input[0])}
 		return cfg.Op(), func(b []byte, _ bool) string { return string(b) + "\n" }, true
 	case "trim":
-		trim := queuelog.TrimOp{Tenant: ten, Queue: q, Partition: p, Before: scriptTime(t, c, "before")}
+		trim := queuelog.TrimOp{Tenant: ten, Queue: q, Partition: p, Before: script.Time(t, c, "before")}
 		return trim.Op(), deletedLine, true
 	case "sweep":
 		sweep := queuelog.DedupSweepOp{Tenant: ten, Queue: q, Partition: p, Limit: intArg(t, c, "limit", 0)}
@@ -183,31 +176,15 @@ func (n *scriptNode) entry(t *testing.T, c *script.Case) string {
 	return out.String()
 }
 
-// clock is the stamp the case's entry gets: at=, or one µs after the last.
-func (n *scriptNode) clock(t *testing.T, c *script.Case) int64 {
-	t.Helper()
-	if _, ok := c.Args["at"]; !ok {
-		return n.last + 1
-	}
-	us := scriptTime(t, c, "at")
-	if us <= n.last {
-		t.Fatalf("line %d: at=%s is not after the last stamp %s", c.Line, c.Args["at"], secs(n.last))
-	}
-	return us
-}
-
 // propose commits ops as one entry at the case's clock.
 func (n *scriptNode) propose(t *testing.T, c *script.Case, ops ...raftlog.Op) raftlog.Result {
 	t.Helper()
-	at := n.clock(t, c)
+	at := n.clock.Next(t, c)
 	res, err := n.shard.Propose(raftlogtest.Ctx(t, testTimeout), raftlog.Command{Clock: at, Ops: ops})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Stamp != at {
-		t.Fatalf("line %d: the entry was stamped %s, not %s", c.Line, secs(res.Stamp), secs(at))
-	}
-	n.last = res.Stamp
+	n.clock.Stamped(t, c, at, res.Stamp)
 	return res
 }
 
@@ -342,16 +319,6 @@ func scriptTenant(t *testing.T, c *script.Case) string {
 	return fmt.Sprintf("00000000-0000-0000-0000-%012d", n)
 }
 
-// scriptTime reads the time of arg key, seconds after the base, as a stamp.
-func scriptTime(t *testing.T, c *script.Case, key string) int64 {
-	t.Helper()
-	s, err := strconv.ParseFloat(c.Args[key], 64)
-	if err != nil {
-		t.Fatalf("line %d: %s=%s: %v", c.Line, key, c.Args[key], err)
-	}
-	return scriptBase + int64(math.Round(s*1e6))
-}
-
 // intArg reads arg key as an int, def when the case has none.
 func intArg(t *testing.T, c *script.Case, key string, def int) int {
 	t.Helper()
@@ -364,9 +331,4 @@ func intArg(t *testing.T, c *script.Case, key string, def int) int {
 		t.Fatalf("line %d: %s=%s: %v", c.Line, key, v, err)
 	}
 	return n
-}
-
-// secs renders a stamp as seconds after the base: "+10s", "+9.999999s".
-func secs(us int64) string {
-	return "+" + strconv.FormatFloat(float64(us-scriptBase)/1e6, 'f', -1, 64) + "s"
 }

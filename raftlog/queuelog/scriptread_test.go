@@ -22,7 +22,7 @@ func (n *scriptNode) read(t *testing.T, c *script.Case, ten, q, p string) string
 			lim := queuelog.ReadLimits{MaxRecords: intArg(t, c, "records", 0), MaxBytes: intArg(t, c, "bytes", 0)}
 			b, err := queuelog.ReadRecords(v, ten, q, p, int64(intArg(t, c, "from", 0)), lim)
 			for _, r := range b.Records {
-				fmt.Fprintf(&out, "%d ts=%s tx=%s mid=%s", r.Offset, secs(r.Ts), r.TransactionID, idText(r.MessageID))
+				fmt.Fprintf(&out, "%d ts=%s tx=%s mid=%s", r.Offset, script.Secs(r.Ts), r.TransactionID, idText(r.MessageID))
 				if r.TraceID != [16]byte{} {
 					fmt.Fprintf(&out, " trace=%s", idText(r.TraceID))
 				}
@@ -38,12 +38,12 @@ func (n *scriptNode) read(t *testing.T, c *script.Case, ten, q, p string) string
 				fmt.Fprintf(&out, "hw=%d logStart=%d\n", b.HighWatermark, b.LogStart)
 			}
 		case "offset":
-			a, err := queuelog.OffsetForTime(v, ten, q, p, scriptTime(t, c, "ts"))
+			a, err := queuelog.OffsetForTime(v, ten, q, p, script.Time(t, c, "ts"))
 			switch {
 			case err != nil:
 				fmt.Fprintf(&out, "error: %v\n", err)
 			case a.Found:
-				fmt.Fprintf(&out, "offset=%d ts=%s hw=%d logStart=%d\n", a.Offset, secs(a.Stamp), a.HighWatermark, a.LogStart)
+				fmt.Fprintf(&out, "offset=%d ts=%s hw=%d logStart=%d\n", a.Offset, script.Secs(a.Stamp), a.HighWatermark, a.LogStart)
 			default:
 				fmt.Fprintf(&out, "none hw=%d logStart=%d\n", a.HighWatermark, a.LogStart)
 			}
@@ -83,7 +83,7 @@ func (n *scriptNode) partitions(t *testing.T, c *script.Case, v *raftlog.View, o
 	t.Helper()
 	since := int64(math.MinInt64)
 	if _, ok := c.Args["since"]; ok {
-		since = scriptTime(t, c, "since")
+		since = script.Time(t, c, "since")
 	}
 	parts, next, err := queuelog.PartitionsChanged(v, ten, q, since, uint64(intArg(t, c, "after", 0)), intArg(t, c, "limit", 100))
 	if err != nil {
@@ -92,7 +92,7 @@ func (n *scriptNode) partitions(t *testing.T, c *script.Case, v *raftlog.View, o
 	}
 	for _, p := range parts {
 		fmt.Fprintf(out, "%s pid=%s uid=%d seq=%d last=%d logStart=%d dedupFrom=%d created=%s lastWrite=%s\n",
-			p.Name, n.pid(t, p.ID), p.UID, p.Seq, p.LastOffset, p.LogStart, p.DedupFrom, secs(p.Created), lastWrite(p.LastWrite))
+			p.Name, n.pid(t, p.ID), p.UID, p.Seq, p.LastOffset, p.LogStart, p.DedupFrom, script.Secs(p.Created), lastWrite(p.LastWrite))
 	}
 	fmt.Fprintf(out, "next=%d\n", next)
 }
@@ -102,7 +102,7 @@ func lastWrite(us int64) string {
 	if us == 0 {
 		return "none"
 	}
-	return secs(us)
+	return script.Secs(us)
 }
 
 // queues prints the tenant's queues (Queues), or every tenant's with all
@@ -110,7 +110,7 @@ func lastWrite(us int64) string {
 func (n *scriptNode) queues(t *testing.T, c *script.Case, v *raftlog.View, out *strings.Builder, ten string) {
 	t.Helper()
 	line := func(prefix string, q queuelog.QueueInfo) {
-		fmt.Fprintf(out, "%s%s created=%s partitions=%d options=%s\n", prefix, q.Name, secs(q.Created), q.Partitions, q.Options)
+		fmt.Fprintf(out, "%s%s created=%s partitions=%d options=%s\n", prefix, q.Name, script.Secs(q.Created), q.Partitions, q.Options)
 	}
 	if _, all := c.Args["all"]; all {
 		qs, err := queuelog.AllQueues(v)

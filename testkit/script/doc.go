@@ -8,6 +8,9 @@
 //     "----" line and the expected output, which ends at a blank line or
 //     the end of the file.
 //
+// Clock, Base, Time and Secs are the scripts' broker clock: at=<seconds>
+// after Base is an entry's stamp, and stamps print as seconds after it.
+//
 // # Invariants
 //
 //   - An output is whole lines, none blank: Run fails a case otherwise,

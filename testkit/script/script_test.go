@@ -51,3 +51,18 @@ func TestRunRoundTrip(t *testing.T) {
 		t.Fatalf("rewritten as\n%s\nwant\n%s", got, file)
 	}
 }
+
+func TestClock(t *testing.T) {
+	var k Clock
+	at := &Case{Line: 1, Args: map[string]string{"at": "10.5"}}
+	if got := k.Next(t, at); got != Base+10_500_000 {
+		t.Fatalf("at=10.5: %d, want Base+10.5 s", got)
+	}
+	k.Stamped(t, at, Base+10_500_000, Base+10_500_000)
+	if got := k.Next(t, &Case{Args: map[string]string{}}); got != Base+10_500_001 {
+		t.Fatalf("no at=: %d, want one µs after the last", got)
+	}
+	if s := Secs(Base + 9_999_999); s != "+9.999999s" {
+		t.Fatalf("Secs = %q", s)
+	}
+}
