@@ -117,13 +117,6 @@ func arg(t *testing.T, d *datadriven.TestData, k, def string) string {
 	return v
 }
 
-// stamp reads a time argument in seconds after the base (0 when absent).
-func (s *script) stamp(t *testing.T, d *datadriven.TestData, k string) int64 {
-	var secs float64
-	d.MaybeScanArgs(t, k, &secs)
-	return s.n.Base + int64(secs*1e6)
-}
-
 // micros reads a length in seconds as microseconds (0 when absent).
 func micros(t *testing.T, d *datadriven.TestData, k string) int64 {
 	var secs float64
@@ -142,10 +135,7 @@ func (s *script) secs(us int64) string {
 // propose commits ops as one entry at the command's clock.
 func (s *script) propose(t *testing.T, d *datadriven.TestData, ops ...raftlog.Op) raftlog.Result {
 	t.Helper()
-	res, err := s.n.Shard.Propose(familytest.Ctx(t), raftlog.Command{Clock: s.n.Clock(t, d), Ops: ops})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := s.n.Commit(t, d, ops...)
 	if why, ok := raftlog.Rejected(res.Ops[len(res.Ops)-1]); ok {
 		t.Fatalf("refused: %s", why)
 	}
@@ -161,7 +151,7 @@ func (s *script) run(t *testing.T, d *datadriven.TestData) string {
 	case "push":
 		return s.push(t, d, queue)
 	case "trim":
-		n, _ := binary.Uvarint(s.n.MustPropose(t, d, queueLog.trim(queue, arg(t, d, "partition", ""), s.stamp(t, d, "before"))))
+		n, _ := binary.Uvarint(s.n.MustPropose(t, d, queueLog.trim(queue, arg(t, d, "partition", ""), s.n.Stamp(t, d, "before"))))
 		return fmt.Sprintf("trimmed=%d\n", n)
 	case "delete-message":
 		var off int64
@@ -189,7 +179,7 @@ func (s *script) run(t *testing.T, d *datadriven.TestData) string {
 		return fmt.Sprintf("renewed=%d end=%s\n", a.Renewed, s.secs(a.End))
 	case "seek":
 		op := consume.SeekOp{Tenant: tenant, Queue: queue, Group: arg(t, d, "group", ""), Partition: arg(t, d, "partition", ""),
-			ToEnd: d.HasArg("end"), To: s.stamp(t, d, "to")}
+			ToEnd: d.HasArg("end"), To: s.n.Stamp(t, d, "to")}
 		return s.count(t, d, op.Op(), "moved")
 	case "position":
 		return s.position(t, d, queue)
@@ -200,7 +190,7 @@ func (s *script) run(t *testing.T, d *datadriven.TestData) string {
 		}
 		return s.count(t, d, op.Op(), "queues")
 	case "subscription":
-		op := consume.SubscriptionOp{Tenant: tenant, Group: arg(t, d, "group", ""), From: s.stamp(t, d, "from")}
+		op := consume.SubscriptionOp{Tenant: tenant, Group: arg(t, d, "group", ""), From: s.n.Stamp(t, d, "from")}
 		return s.count(t, d, op.Op(), "queues")
 	case "groups":
 		return s.groups(t, queue, arg(t, d, "group", ""))
@@ -270,7 +260,7 @@ func (s *script) pop(t *testing.T, d *datadriven.TestData, queue string) string 
 		Batch: batch, MaxPartitions: parts, LeaseMicros: micros(t, d, "ttl"), SkewMicros: micros(t, d, "skew"),
 		LeaseID: fmt.Sprintf("L%d", s.pops), AutoAck: d.HasArg("autoack"), Mode: mode, Conflate: d.HasArg("conflate")}
 	if d.HasArg("from") {
-		op.From = s.stamp(t, d, "from")
+		op.From = s.n.Stamp(t, d, "from")
 	}
 	res, err := consume.DecodePopResult(s.n.MustPropose(t, d, op.Op()))
 	if err != nil {

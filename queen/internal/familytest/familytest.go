@@ -5,8 +5,9 @@
 // after a base an hour ahead of the wall clock, so stamps (lifetimes,
 // delays, expiries) are the script's and the leader's own ticks never
 // move them. The scripts' common steps are here too (Tenant, Appliers,
-// Lines, Fields, Args, MustPropose, Answered, Read, ReadPage), and the codecs'
-// fuzz harness (fuzz.go: FuzzOps, FuzzRoundTrip).
+// Lines, Fields, Args, Stamp, Commit, MustPropose, Answered, Read,
+// ReadPage), and the codecs' fuzz harness (fuzz.go: FuzzOps,
+// FuzzRoundTrip).
 package familytest
 
 import (
@@ -56,20 +57,32 @@ func Run(t *testing.T, appliers map[raftlog.OpKind]raftlog.Applier, cmd func(t *
 }
 
 // Clock is the stamp of the command's "at=<seconds>" (0 when absent).
-func (n *Node) Clock(t *testing.T, d *datadriven.TestData) int64 {
-	var at float64
-	d.MaybeScanArgs(t, "at", &at)
-	return n.Base + int64(at*1e6)
+func (n *Node) Clock(t *testing.T, d *datadriven.TestData) int64 { return n.Stamp(t, d, "at") }
+
+// Stamp is the stamp of the command's argument key, in seconds after the
+// base (the base when absent).
+func (n *Node) Stamp(t *testing.T, d *datadriven.TestData, key string) int64 {
+	var secs float64
+	d.MaybeScanArgs(t, key, &secs)
+	return n.Base + int64(secs*1e6)
+}
+
+// Commit proposes ops (none: an empty entry) as one entry with the
+// command's clock and returns its result; an error fails the test.
+func (n *Node) Commit(t *testing.T, d *datadriven.TestData, ops ...raftlog.Op) raftlog.Result {
+	t.Helper()
+	res, err := n.Shard.Propose(Ctx(t), raftlog.Command{Clock: n.Clock(t, d), Ops: ops})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 // Propose commits op alone with the command's clock and returns its
 // answer; refused is the applier's refusal ("" when it applied).
 func (n *Node) Propose(t *testing.T, d *datadriven.TestData, op raftlog.Op) (answer []byte, refused string) {
 	t.Helper()
-	res, err := n.Shard.Propose(Ctx(t), raftlog.Command{Clock: n.Clock(t, d), Ops: []raftlog.Op{op}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := n.Commit(t, d, op)
 	if why, ok := raftlog.Rejected(res.Ops[0]); ok {
 		return nil, why
 	}

@@ -98,10 +98,7 @@ func (s *script) run(t *testing.T, d *datadriven.TestData) string {
 				t.Fatalf("bad state op %q", line)
 			}
 		}
-		res, err := s.n.Shard.Propose(familytest.Ctx(t), raftlog.Command{Clock: s.n.Clock(t, d), Ops: []raftlog.Op{op.Op()}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := s.n.Commit(t, d, op.Op())
 		if why, ok := raftlog.Rejected(res.Ops[0]); ok {
 			return "refused: " + why + "\n"
 		}

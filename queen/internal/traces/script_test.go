@@ -83,14 +83,11 @@ func TestScripts(t *testing.T) {
 			for _, line := range familytest.Lines(d) {
 				recs = append(recs, parseRecord(t, ten, line))
 			}
-			cmd := raftlog.Command{Clock: n.Clock(t, d)}
+			var ops []raftlog.Op
 			for i := range recs {
-				cmd.Ops = append(cmd.Ops, recs[i].Op())
+				ops = append(ops, recs[i].Op())
 			}
-			res, err := n.Shard.Propose(familytest.Ctx(t), cmd)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := n.Commit(t, d, ops...)
 			for _, answer := range res.Ops {
 				if why, ok := raftlog.Rejected(answer); ok {
 					fmt.Fprintf(&out, "refused: %s\n", why)
@@ -119,12 +116,11 @@ func TestScripts(t *testing.T) {
 		case "by-name":
 			q := traces.NameQuery{Limit: 100}
 			d.ScanArgs(t, "name", &q.Name)
-			var from, to float64
-			if d.MaybeScanArgs(t, "from", &from); d.HasArg("from") {
-				q.From = n.Base + int64(from*1e6)
+			if d.HasArg("from") {
+				q.From = n.Stamp(t, d, "from")
 			}
-			if d.MaybeScanArgs(t, "to", &to); d.HasArg("to") {
-				q.To = n.Base + int64(to*1e6)
+			if d.HasArg("to") {
+				q.To = n.Stamp(t, d, "to")
 			}
 			d.MaybeScanArgs(t, "offset", &q.Offset)
 			d.MaybeScanArgs(t, "limit", &q.Limit)
@@ -151,9 +147,7 @@ func TestScripts(t *testing.T) {
 				out.WriteString("truncated\n")
 			}
 		case "tick":
-			if _, err := n.Shard.Propose(familytest.Ctx(t), raftlog.Command{Clock: n.Clock(t, d)}); err != nil {
-				t.Fatal(err)
-			}
+			n.Commit(t, d)
 			return "ok\n"
 		case "sweep":
 			limit := traces.SweepLimit
