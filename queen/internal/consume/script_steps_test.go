@@ -144,7 +144,7 @@ func (s *script) showLetters(t *testing.T, queue, group string) string {
 	})
 	var out strings.Builder
 	for _, l := range got {
-		fmt.Fprintf(&out, "%s %s %s/%d %s attempts=%d created=%s filed=%s payload=%s error=%q\n", s.label(l.ID), l.Group, l.Partition,
+		fmt.Fprintf(&out, "%s %s %s/%d %s attempts=%d created=%s filed=%s payload=%s error=%q\n", s.letters.Of(l.ID), l.Group, l.Partition,
 			l.Offset, l.TransactionID, l.Attempts, s.secs(l.Created), s.secs(l.Filed), l.Payload, l.Error)
 	}
 	if out.Len() == 0 {
@@ -153,29 +153,11 @@ func (s *script) showLetters(t *testing.T, queue, group string) string {
 	return out.String()
 }
 
-// label names a dead letter id D1, D2… in the order first seen.
-func (s *script) label(id string) string {
-	if l, ok := s.letters[id]; ok {
-		return l
-	}
-	l := fmt.Sprintf("D%d", len(s.letters)+1)
-	s.letters[id], s.byLabel[l] = l, id
-	return l
-}
-
-// relabel writes the dead letter ids of out as their labels.
-func (s *script) relabel(out string) string {
-	for id, l := range s.letters {
-		out = strings.ReplaceAll(out, id, l)
-	}
-	return out
-}
-
 // replay replays a dead letter through Consumer.Replay (its copy's push
 // and the letter's removal, one entry at the node's clock).
 func (s *script) replay(t *testing.T, d *datadriven.TestData) string {
 	c := &consume.Consumer{Shard: s.n.Shard}
-	id := s.byLabel[arg(t, d, "id", "")]
+	id := s.letters.ID(arg(t, d, "id", ""))
 	var msgID [16]byte
 	copy(msgID[:], "replay "+id)
 	l, dup, err := c.Replay(familytest.Ctx(t), tenant, id, "", "", msgID, nil)

@@ -58,17 +58,11 @@ import (
 //
 // Rewrite the outputs with -rewrite and read the diff.
 func TestScripts(t *testing.T) {
-	familytest.Run(t, consume.Appliers(), func(t *testing.T, n *familytest.Node, d *datadriven.TestData) string {
-		s, ok := scripts[n]
-		if !ok {
-			s = &script{n: n, uids: map[string]uint64{}, letters: map[string]string{}, byLabel: map[string]string{}}
-			scripts[n] = s
-		}
-		return s.relabel(s.run(t, d))
+	familytest.RunWith(t, consume.Appliers(), func(t *testing.T, n *familytest.Node) func(*testing.T, *datadriven.TestData) string {
+		s := &script{n: n, uids: map[string]uint64{}, letters: familytest.NewLabels("D", func(id string) string { return id })}
+		return func(t *testing.T, d *datadriven.TestData) string { return s.letters.Relabel(s.run(t, d)) }
 	})
 }
-
-var scripts = map[*familytest.Node]*script{}
 
 // script is one script's node and the names it gave.
 type script struct {
@@ -76,8 +70,8 @@ type script struct {
 	pops int
 	// uids are the partition ids pops answered, by "queue/partition".
 	uids map[string]uint64
-	// letters labels dead letter ids (D1…), byLabel the other way.
-	letters, byLabel map[string]string
+	// letters labels dead letter ids (D1…).
+	letters *familytest.Labels[string]
 }
 
 // queueLog is the queue log's part of the scripts, the one place the

@@ -5,7 +5,7 @@
 // after a base an hour ahead of the wall clock, so stamps (lifetimes,
 // delays, expiries) are the script's and the leader's own ticks never
 // move them. The scripts' common steps are here too (Tenant, Appliers,
-// Lines, Fields, Args, Stamp, Commit, MustPropose, Answered, Read,
+// Labels, Lines, Fields, Args, Stamp, Commit, MustPropose, Answered, Read,
 // ReadPage), and the codecs' fuzz harness (fuzz.go: FuzzOps,
 // FuzzRoundTrip).
 package familytest
@@ -47,12 +47,21 @@ type Node struct {
 // Run runs every script under testdata/scripts on a fresh node each,
 // calling cmd for each command with the node.
 func Run(t *testing.T, appliers map[raftlog.OpKind]raftlog.Applier, cmd func(t *testing.T, n *Node, d *datadriven.TestData) string) {
+	RunWith(t, appliers, func(t *testing.T, n *Node) func(t *testing.T, d *datadriven.TestData) string {
+		return func(t *testing.T, d *datadriven.TestData) string { return cmd(t, n, d) }
+	})
+}
+
+// RunWith is Run for scripts that keep state of their own across their
+// commands: setup makes each script's, on its fresh node, and the
+// function it returns runs the script's commands.
+func RunWith(t *testing.T, appliers map[raftlog.OpKind]raftlog.Applier, setup func(t *testing.T, n *Node) func(t *testing.T, d *datadriven.TestData) string) {
 	datadriven.Walk(t, "testdata/scripts", func(t *testing.T, path string) {
 		cl := raftlogtest.New(t, 1, appliers)
 		cl.StartAll()
 		_, shard := cl.Leader()
-		n := &Node{Shard: shard, Base: time.Now().Add(time.Hour).UnixMicro()}
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string { return cmd(t, n, d) })
+		cmd := setup(t, &Node{Shard: shard, Base: time.Now().Add(time.Hour).UnixMicro()})
+		datadriven.RunTest(t, path, cmd)
 	})
 }
 

@@ -32,35 +32,16 @@ const tenant = familytest.Tenant
 //
 // Rewrite the outputs with -rewrite and read the diff.
 func TestScripts(t *testing.T) {
-	familytest.Run(t, streams.Appliers(), func(t *testing.T, n *familytest.Node, d *datadriven.TestData) string {
-		s := &script{n: n, ids: map[[16]byte]string{}, byLabel: map[string][16]byte{}}
-		if prev, ok := scripts[n]; ok {
-			s = prev
-		}
-		scripts[n] = s
-		out := s.run(t, d)
-		for id, l := range s.ids {
-			out = strings.ReplaceAll(out, streams.IDText(id), l)
-		}
-		return out
+	familytest.RunWith(t, streams.Appliers(), func(t *testing.T, n *familytest.Node) func(*testing.T, *datadriven.TestData) string {
+		s := &script{n: n, ids: familytest.NewLabels("#", streams.IDText)}
+		return func(t *testing.T, d *datadriven.TestData) string { return s.ids.Relabel(s.run(t, d)) }
 	})
 }
 
-var scripts = map[*familytest.Node]*script{}
-
+// script is one script's node and the labels of its queries' ids.
 type script struct {
-	n       *familytest.Node
-	ids     map[[16]byte]string
-	byLabel map[string][16]byte
-}
-
-func (s *script) label(id [16]byte) string {
-	if l, ok := s.ids[id]; ok {
-		return l
-	}
-	l := fmt.Sprintf("#%d", len(s.ids)+1)
-	s.ids[id], s.byLabel[l] = l, id
-	return l
+	n   *familytest.Node
+	ids *familytest.Labels[[16]byte]
 }
 
 func arg(t *testing.T, d *datadriven.TestData, k string) string {
@@ -79,11 +60,11 @@ func (s *script) run(t *testing.T, d *datadriven.TestData) string {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return fmt.Sprintf("id=%s fresh=%v reset=%v mismatch=%v hash=%s resets=%d\n", s.label(a.Query.ID), a.Fresh, a.Reset, a.Mismatch,
+			return fmt.Sprintf("id=%s fresh=%v reset=%v mismatch=%v hash=%s resets=%d\n", s.ids.Of(a.Query.ID), a.Fresh, a.Reset, a.Mismatch,
 				a.Query.ConfigHash, a.Query.Resets)
 		})
 	case "cycle":
-		op := streams.CycleOp{Tenant: tenant, ID: s.byLabel[arg(t, d, "id")], Partition: arg(t, d, "partition"), Group: arg(t, d, "group")}
+		op := streams.CycleOp{Tenant: tenant, ID: s.ids.ID(arg(t, d, "id")), Partition: arg(t, d, "partition"), Group: arg(t, d, "group")}
 		for _, line := range familytest.Lines(d) {
 			if line == "" {
 				continue
@@ -123,7 +104,7 @@ func (s *script) run(t *testing.T, d *datadriven.TestData) string {
 		if k := arg(t, d, "keys"); k != "" {
 			f.Keys = strings.Split(k, ",")
 		}
-		id := s.byLabel[arg(t, d, "id")]
+		id := s.ids.ID(arg(t, d, "id"))
 		got, err := s.n.Shard.Read(context.Background(), func(v *raftlog.View) (any, error) {
 			if _, ok, err := streams.ByID(v, tenant, id); err != nil || !ok {
 				return nil, err
@@ -152,7 +133,7 @@ func (s *script) run(t *testing.T, d *datadriven.TestData) string {
 		}
 		var out strings.Builder
 		for _, q := range got.([]streams.Query) {
-			fmt.Fprintf(&out, "%s id=%s source=%s sink=%q hash=%s group=%s resets=%d cycles=%d rows=%d bytes=%d\n", q.Name, s.label(q.ID),
+			fmt.Fprintf(&out, "%s id=%s source=%s sink=%q hash=%s group=%s resets=%d cycles=%d rows=%d bytes=%d\n", q.Name, s.ids.Of(q.ID),
 				q.Source, q.Sink, q.ConfigHash, q.Group, q.Resets, q.Cycles, q.Rows, q.Bytes)
 		}
 		if out.Len() == 0 {
