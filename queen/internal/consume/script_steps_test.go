@@ -108,10 +108,7 @@ func (s *script) groups(t *testing.T, queue, group string) string {
 			out.WriteByte('\n')
 		}
 	}
-	if out.Len() == 0 {
-		return "(none)\n"
-	}
-	return out.String()
+	return familytest.OrNone(out.String())
 }
 
 // status shows the group's status of the partition's offsets 0…to-1.
@@ -147,10 +144,7 @@ func (s *script) showLetters(t *testing.T, queue, group string) string {
 		fmt.Fprintf(&out, "%s %s %s/%d %s attempts=%d created=%s filed=%s payload=%s error=%q\n", s.letters.Of(l.ID), l.Group, l.Partition,
 			l.Offset, l.TransactionID, l.Attempts, s.secs(l.Created), s.secs(l.Filed), l.Payload, l.Error)
 	}
-	if out.Len() == 0 {
-		return "(none)\n"
-	}
-	return out.String()
+	return familytest.OrNone(out.String())
 }
 
 // replay replays a dead letter through Consumer.Replay (its copy's push

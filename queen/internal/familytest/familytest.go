@@ -6,7 +6,7 @@
 // delays, expiries) are the script's and the leader's own ticks never
 // move them. The scripts' common steps are here too (Tenant, Appliers,
 // Labels, Lines, Fields, Args, Stamp, Commit, MustPropose, Answered, Read,
-// ReadPage), and the codecs' fuzz harness (fuzz.go: FuzzOps,
+// ReadPage, OrNone), and the codecs' fuzz harness (fuzz.go: FuzzOps,
 // FuzzRoundTrip).
 package familytest
 
@@ -142,6 +142,14 @@ func ReadPage[T any](t *testing.T, n *Node, fn func(v *raftlog.View) ([]T, bool,
 		return page{rows, more}, err
 	})
 	return p.rows, p.more
+}
+
+// OrNone is a listing's output, or "(none)" when it listed nothing.
+func OrNone(out string) string {
+	if out == "" {
+		return "(none)\n"
+	}
+	return out
 }
 
 // Lines are the command's input lines.

@@ -122,10 +122,7 @@ func (s *script) run(t *testing.T, d *datadriven.TestData) string {
 		for _, r := range got.([]streams.Row) {
 			fmt.Fprintf(&out, "%q %s\n", r.Key, r.Value)
 		}
-		if out.Len() == 0 {
-			return "(none)\n"
-		}
-		return out.String()
+		return familytest.OrNone(out.String())
 	case "list":
 		got, err := s.n.Shard.Read(context.Background(), func(v *raftlog.View) (any, error) { return streams.List(v, tenant) })
 		if err != nil {
@@ -136,10 +133,7 @@ func (s *script) run(t *testing.T, d *datadriven.TestData) string {
 			fmt.Fprintf(&out, "%s id=%s source=%s sink=%q hash=%s group=%s resets=%d cycles=%d rows=%d bytes=%d\n", q.Name, s.ids.Of(q.ID),
 				q.Source, q.Sink, q.ConfigHash, q.Group, q.Resets, q.Cycles, q.Rows, q.Bytes)
 		}
-		if out.Len() == 0 {
-			return "(none)\n"
-		}
-		return out.String()
+		return familytest.OrNone(out.String())
 	case "delete":
 		op := streams.DeleteOp{Tenant: tenant, Name: arg(t, d, "name")}
 		return s.n.Answered(t, d, op.Op(), func(b []byte) string {
