@@ -118,41 +118,38 @@ func (s *jsonScan) value() bool {
 	case '"':
 		return s.str()
 	case '{':
-		if !s.open() {
-			return false
-		}
-		if s.first('}') {
-			return true
-		}
-		for {
-			if _, ok := s.key(); !ok || !s.value() {
-				return false
-			}
-			more, ok := s.next('}')
-			if !ok || !more {
-				return ok
-			}
-		}
+		return s.container('}')
 	case '[':
-		if !s.open() {
-			return false
-		}
-		if s.first(']') {
-			return true
-		}
-		for {
-			if !s.value() {
-				return false
-			}
-			more, ok := s.next(']')
-			if !ok || !more {
-				return ok
-			}
-		}
+		return s.container(']')
 	case 't', 'f', 'n':
 		return s.literal()
 	}
 	return s.number()
+}
+
+// container skips the object (end '}') or array (end ']') that opens at
+// i: its members, each a key and a value, or its elements.
+func (s *jsonScan) container(end byte) bool {
+	if !s.open() {
+		return false
+	}
+	if s.first(end) {
+		return true
+	}
+	for {
+		if end == '}' {
+			if _, ok := s.key(); !ok {
+				return false
+			}
+		}
+		if !s.value() {
+			return false
+		}
+		more, ok := s.next(end)
+		if !ok || !more {
+			return ok
+		}
+	}
 }
 
 // literal skips true, false or null, in the grammar contract.CheckJSON
