@@ -41,7 +41,9 @@
 //     is not JSON, invalid UTF-8 (a lone surrogate's escape too) and
 //     nesting past a limit, and names where it stopped ("items[3].payload");
 //     the JSON number grammar it reads is the one IsJSONNumber and
-//     JSONNumberEnd (for httpd's push scanner) read too (json_number.go).
+//     JSONNumberEnd (for httpd's push scanner) read too (json_number.go),
+//     and its white space, literals and \u digits are the ones
+//     JSONSpaceEnd, JSONLiteralEnd and JSONHex4 read (json_tokens.go).
 //   - Error text: Clip, Quote and ClipArgs keep a refused value to
 //     ClipBytes in a message.
 //

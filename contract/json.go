@@ -92,14 +92,7 @@ func (s *scanner) syntax(what string) *JSONError {
 }
 
 func (s *scanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
+	s.i = JSONSpaceEnd(s.b, s.i)
 }
 
 // value scans one value at depth (the number of arrays and objects
@@ -120,12 +113,8 @@ func (s *scanner) value(depth int) *JSONError {
 		return s.array(depth + 1)
 	case '"':
 		return s.str()
-	case 't':
-		return s.literal("true")
-	case 'f':
-		return s.literal("false")
-	case 'n':
-		return s.literal("null")
+	case 't', 'f', 'n':
+		return s.literal()
 	}
 	return s.number()
 }
@@ -233,11 +222,13 @@ func memberStep(raw []byte) string {
 	return "[" + Quote(strings.ToValidUTF8(string(raw), "\uFFFD")) + "]"
 }
 
-func (s *scanner) literal(lit string) *JSONError {
-	if len(s.b)-s.i < len(lit) || string(s.b[s.i:s.i+len(lit)]) != lit {
+// literal scans true, false or null (JSONLiteralEnd).
+func (s *scanner) literal() *JSONError {
+	end, ok := JSONLiteralEnd(s.b, s.i)
+	if !ok {
 		return s.syntax("invalid literal")
 	}
-	s.i += len(lit)
+	s.i = end
 	return nil
 }
 
@@ -324,21 +315,12 @@ func (s *scanner) escape(start int) *JSONError {
 
 // hex4 reads 'u' and four hex digits.
 func (s *scanner) hex4() (rune, bool) {
-	if len(s.b)-s.i < 5 || s.b[s.i] != 'u' {
+	if s.i >= len(s.b) || s.b[s.i] != 'u' {
 		return 0, false
 	}
-	var r rune
-	for _, c := range s.b[s.i+1 : s.i+5] {
-		switch {
-		case c >= '0' && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
+	r := JSONHex4(s.b[s.i+1:])
+	if r < 0 {
+		return 0, false
 	}
 	s.i += 5
 	return r, true

@@ -42,14 +42,7 @@ var strClass = func() (t [256]uint8) {
 
 // ws skips white space.
 func (s *jsonScan) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
+	s.i = contract.JSONSpaceEnd(s.b, s.i)
 }
 
 // peek is the byte at i, 0 at the end of the text.
@@ -125,53 +118,46 @@ func (s *jsonScan) value() bool {
 	case '"':
 		return s.str()
 	case '{':
-		if !s.open() {
-			return false
-		}
-		if s.first('}') {
-			return true
-		}
-		for {
-			if _, ok := s.key(); !ok || !s.value() {
-				return false
-			}
-			more, ok := s.next('}')
-			if !ok || !more {
-				return ok
-			}
-		}
+		return s.container('}')
 	case '[':
-		if !s.open() {
-			return false
-		}
-		if s.first(']') {
-			return true
-		}
-		for {
-			if !s.value() {
-				return false
-			}
-			more, ok := s.next(']')
-			if !ok || !more {
-				return ok
-			}
-		}
-	case 't':
-		return s.literal("true")
-	case 'f':
-		return s.literal("false")
-	case 'n':
-		return s.literal("null")
+		return s.container(']')
+	case 't', 'f', 'n':
+		return s.literal()
 	}
 	return s.number()
 }
 
-func (s *jsonScan) literal(lit string) bool {
-	if len(s.b)-s.i < len(lit) || string(s.b[s.i:s.i+len(lit)]) != lit {
+// container skips the object (end '}') or array (end ']') that opens at
+// i: its members, each a key and a value, or its elements.
+func (s *jsonScan) container(end byte) bool {
+	if !s.open() {
 		return false
 	}
-	s.i += len(lit)
-	return true
+	if s.first(end) {
+		return true
+	}
+	for {
+		if end == '}' {
+			if _, ok := s.key(); !ok {
+				return false
+			}
+		}
+		if !s.value() {
+			return false
+		}
+		more, ok := s.next(end)
+		if !ok || !more {
+			return ok
+		}
+	}
+}
+
+// literal skips true, false or null, in the grammar contract.CheckJSON
+// checks.
+func (s *jsonScan) literal() bool {
+	var ok bool
+	s.i, ok = contract.JSONLiteralEnd(s.b, s.i)
+	return ok
 }
 
 // number skips a number, in the grammar contract.CheckJSON checks.
@@ -210,7 +196,7 @@ func (s *jsonScan) str() bool {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			i += 2
 		case 'u':
-			if hex4(b[i+2:]) < 0 {
+			if contract.JSONHex4(b[i+2:]) < 0 {
 				return false
 			}
 			i += 6
@@ -228,28 +214,6 @@ func strSpecial8(x uint64) bool {
 	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
 	below20 := (x - 0x20*ones) & ^x & highs
 	return below20|zero(x^'"'*ones)|zero(x^'\\'*ones) != 0
-}
-
-// hex4 reads four hex digits at the start of b, -1 when there are not.
-func hex4(b []byte) rune {
-	if len(b) < 4 {
-		return -1
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return -1
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
 }
 
 // jsonText is the text of the JSON string raw (quotes included, as
@@ -301,7 +265,7 @@ func unescape(dst, in []byte, from int) []byte {
 			case 't':
 				dst = append(dst, '\t')
 			case 'u':
-				r := hex4(in[i+2:])
+				r := contract.JSONHex4(in[i+2:])
 				i += 6
 				if utf16.IsSurrogate(r) {
 					if r2 := pairLow(in[i:]); utf16.DecodeRune(r, r2) != utf8.RuneError {
@@ -334,5 +298,5 @@ func pairLow(b []byte) rune {
 	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
 		return -1
 	}
-	return hex4(b[2:])
+	return contract.JSONHex4(b[2:])
 }
