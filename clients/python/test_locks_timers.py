@@ -176,14 +176,19 @@ async def case_lock_guard(client: Queen) -> None:
     holder = client.lock(n, ttl_seconds=60, auto_renew=False)
     check(await holder.acquire(), "the holder acquires")
 
+    async def guarded(step: int, txid: str, key: str) -> Dict[str, Any]:
+        """The holder's guarded transaction of a step: a push with txid and a
+        timer key, both to q."""
+        return await (
+            client.transaction()
+            .guard(holder)
+            .queue(q).push([{"data": {"step": step}, "transactionId": txid}])
+            .timer(q).key(key).payload({"step": f"timer-{step}"}).after_ms(200).schedule()
+            .commit()
+        )
+
     ok_txid = f"ok-{RUN}"
-    res = await (
-        client.transaction()
-        .guard(holder)
-        .queue(q).push([{"data": {"step": 1}, "transactionId": ok_txid}])
-        .timer(q).key("while-held").payload({"step": "timer-1"}).after_ms(200).schedule()
-        .commit()
-    )
+    res = await guarded(1, ok_txid, "while-held")
     check(res.get("success") is True and bool(res), "a guarded transaction commits while the lock is held", res)
     kinds = sorted(r.get("type") for r in res.get("results") or [])
     check("push" in kinds and "timer" in kinds, "its results carry the push and the timer", res)
@@ -206,13 +211,7 @@ async def case_lock_guard(client: Queen) -> None:
     check(holder.held, "the old handle still believes it holds the lock (its lifetime has not passed)")
 
     stale_txid = f"stale-{RUN}"
-    res = await (
-        client.transaction()
-        .guard(holder)
-        .queue(q).push([{"data": {"step": 2}, "transactionId": stale_txid}])
-        .timer(q).key("after-takeover").payload({"step": "timer-2"}).after_ms(200).schedule()
-        .commit()
-    )
+    res = await guarded(2, stale_txid, "after-takeover")
     check(res.get("success") is False and not res, "a transaction guarded by a taken-over lock does not commit", res)
     check(res.get("reason") == "kv_precondition", "its reason is kv_precondition", res)
     check(holder.lost.is_set() and not holder.held,

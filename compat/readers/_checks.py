@@ -56,6 +56,10 @@ from typing import Any, Iterable
 
 EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 
+# The keys of a row a reader hands over, in the order the SQL readers select
+# its columns.
+ROW_COLUMNS = ["tenant", "queue", "partition", "offset", "transactionId", "ts", "dt", "hour", "payload"]
+
 # How an engine hands back the payload.
 TEXT = "text"  # the stored text, byte for byte
 TEXT_UNWRAPS_STRINGS = "text-unwraps-strings"  # text, except a JSON string comes back as its value
@@ -453,6 +457,16 @@ def glob_base(pattern: str) -> str:
     """The longest leading part of a glob without a wildcard, up to a '/'."""
     head = re.split(r"[*?\[]", pattern, maxsplit=1)[0]
     return head.rsplit("/", 1)[0]
+
+
+def exact_types(chk: "Check", types: dict, ts: str, offset: str, hour: bool) -> None:
+    """Fails ts and offset unless the engine's type names for them are ts and
+    offset, then notes the types (types_note)."""
+    if types.get("ts") != ts:
+        chk.fail(f"ts is {types.get('ts')}, not {ts}")
+    if types.get("offset") != offset:
+        chk.fail(f"offset is {types.get('offset')}, not {offset}")
+    types_note(chk, types, hour)
 
 
 def types_note(chk: "Check", types: dict, hour: bool) -> None:

@@ -87,16 +87,11 @@ def read(lake: dict, cfg: dict) -> dict:
                 f"{'hour' if hour else 'NULL'}, payload FROM {src}")
     except Exception as e:  # noqa: BLE001
         return C.cannot_read(C.err_text(e), via, "; ".join(chk.notes))
-    cols = ["tenant", "queue", "partition", "offset", "transactionId", "ts", "dt", "hour", "payload"]
-    rows = [dict(zip(cols, r)) for r in res["data"]]
+    rows = [dict(zip(C.ROW_COLUMNS, r)) for r in res["data"]]
     for r in rows:
         r["offset"] = int(r["offset"])  # JSON output quotes 64-bit integers
         r["ts"] = int(r["ts"])
-    if types.get("ts") != "DateTime64(6, 'UTC')":
-        chk.fail(f"ts is {types.get('ts')}, not DateTime64(6, 'UTC')")
-    if types.get("offset") != "Int64":
-        chk.fail(f"offset is {types.get('offset')}, not Int64")
-    C.types_note(chk, types, hour)
+    C.exact_types(chk, types, "DateTime64(6, 'UTC')", "Int64", hour)
     chk.records(rows, mode)
     total_read = res.get("statistics", {}).get("rows_read")
 

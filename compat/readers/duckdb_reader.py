@@ -134,15 +134,10 @@ def read(lake: dict, cfg: dict) -> dict:
         data = rel.fetchall()
     except _duckdb.Error as e:
         return C.cannot_read(C.err_text(e), via, chk.notes and "; ".join(chk.notes) or "")
-    cols = ["tenant", "queue", "partition", "offset", "transactionId", "ts", "dt", "hour", "payload"]
-    rows = [dict(zip(cols, r)) for r in data]
+    rows = [dict(zip(C.ROW_COLUMNS, r)) for r in data]
 
     # types
-    if types.get("ts") != "TIMESTAMP WITH TIME ZONE":
-        chk.fail(f"ts is {types.get('ts')}, not TIMESTAMP WITH TIME ZONE")
-    if types.get("offset") != "BIGINT":
-        chk.fail(f"offset is {types.get('offset')}, not BIGINT")
-    C.types_note(chk, types, align_hour)
+    C.exact_types(chk, types, "TIMESTAMP WITH TIME ZONE", "BIGINT", align_hour)
     chk.records(rows, mode)
 
     # the dt filter, and DuckDB's own count of the files it scanned

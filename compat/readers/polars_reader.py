@@ -125,8 +125,7 @@ def read(lake: dict, cfg: dict) -> dict:
         return C.failed(f"no Hive column {', '.join(missing)} from the path", via, "; ".join(chk.notes))
     if not hour:
         df = df.with_columns(_pl.lit(None).alias("hour"))
-    cols = ["tenant", "queue", "partition", "offset", "transactionId", "ts", "dt", "hour", "payload"]
-    rows = df.select(cols).to_dicts()
+    rows = df.select(C.ROW_COLUMNS).to_dicts()
     if lake["format"] == "jsonl":
         _lax_payloads(chk, rows)
     chk.records(rows, mode)

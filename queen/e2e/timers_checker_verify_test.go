@@ -88,6 +88,19 @@ func TestTimerCheckerCatchesBadHistories(t *testing.T) {
 		p, i := tmFindRec(recs, txn)
 		recs[p][i].Ts = tmAt(ms).Format(time.RFC3339Nano)
 	}
+	// drop takes txn's record out of recs and returns it.
+	drop := func(recs map[tmPart][]fetchRecord, txn string) fetchRecord {
+		p, i := tmFindRec(recs, txn)
+		r := recs[p][i]
+		recs[p] = slices.Delete(recs[p], i, i+1)
+		return r
+	}
+	// fire adds a fire of timer txn, with its payload, to partition
+	// Default, stamped at ms.
+	fire := func(recs map[tmPart][]fetchRecord, txn string, ms int) {
+		p := tmPart{"q", "Default"}
+		recs[p] = append(recs[p], fetchRecord{TransactionID: txn, Payload: []byte(`{"txn":"` + txn + `"}`), Ts: tmAt(ms).Format(time.RFC3339Nano)})
+	}
 	for _, tc := range []struct {
 		name   string
 		doctor func(h *tmHistory, recs map[tmPart][]fetchRecord)
@@ -103,8 +116,7 @@ func TestTimerCheckerCatchesBadHistories(t *testing.T) {
 			recs[tmPart{"q", "p-1"}] = append(recs[tmPart{"q", "p-1"}], recs[p][i])
 		}, "fired twice", ""},
 		{"a cancelled timer fires", func(_ *tmHistory, recs map[tmPart][]fetchRecord) {
-			p := tmPart{"q", "Default"}
-			recs[p] = append(recs[p], fetchRecord{TransactionID: "s2", Payload: []byte(`{"txn":"s2"}`), Ts: tmAt(1100).Format(time.RFC3339Nano)})
+			fire(recs, "s2", 1100)
 		}, "fired after cancel", ""},
 		{"a fire before its deliverAt", func(_ *tmHistory, recs map[tmPart][]fetchRecord) {
 			stamp(recs, "s1", 504)
@@ -122,21 +134,17 @@ func TestTimerCheckerCatchesBadHistories(t *testing.T) {
 			stamp(recs, "s3", 420)
 		}, "absent but pending", ""},
 		{"a cancel answers absent, and the timer never fires", func(_ *tmHistory, recs map[tmPart][]fetchRecord) {
-			p, i := tmFindRec(recs, "s3")
-			recs[p] = slices.Delete(recs[p], i, i+1)
+			drop(recs, "s3")
 		}, "absent but pending", ""},
 		{"a timer never fires", func(_ *tmHistory, recs map[tmPart][]fetchRecord) {
-			p, i := tmFindRec(recs, "s1")
-			recs[p] = slices.Delete(recs[p], i, i+1)
+			drop(recs, "s1")
 		}, "never fired", ""},
 		{"a record no schedule made", func(_ *tmHistory, recs map[tmPart][]fetchRecord) {
 			p := tmPart{"q", "Default"}
 			recs[p] = append(recs[p], fetchRecord{TransactionID: "zz", Payload: []byte(`{}`), Ts: tmAt(900).Format(time.RFC3339Nano)})
 		}, "phantom", ""},
 		{"a fire into another partition", func(_ *tmHistory, recs map[tmPart][]fetchRecord) {
-			p, i := tmFindRec(recs, "s1")
-			r := recs[p][i]
-			recs[p] = slices.Delete(recs[p], i, i+1)
+			r := drop(recs, "s1")
 			recs[tmPart{"q", "p-1"}] = append(recs[tmPart{"q", "p-1"}], r)
 		}, "phantom", ""},
 		{"a fire with other bytes", func(_ *tmHistory, recs map[tmPart][]fetchRecord) {
@@ -150,12 +158,10 @@ func TestTimerCheckerCatchesBadHistories(t *testing.T) {
 			tmFindSched(h, "s1").Status = "rescheduled"
 		}, "answer", ""},
 		{"tolerated: a timer fires after a cancel of unknown outcome", func(_ *tmHistory, recs map[tmPart][]fetchRecord) {
-			p := tmPart{"q", "Default"}
-			recs[p] = append(recs[p], fetchRecord{TransactionID: "s6", Payload: []byte(`{"txn":"s6"}`), Ts: tmAt(2100).Format(time.RFC3339Nano)})
+			fire(recs, "s6", 2100)
 		}, "", ""},
 		{"tolerated: an unknown schedule that never applied", func(_ *tmHistory, recs map[tmPart][]fetchRecord) {
-			p, i := tmFindRec(recs, "s4")
-			recs[p] = slices.Delete(recs[p], i, i+1)
+			drop(recs, "s4")
 		}, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -186,3 +186,14 @@ func (h *history[T]) add(op T) {
 	h.ops = append(h.ops, op)
 	h.mu.Unlock()
 }
+
+// answered counts the ops that were answered, as the workload's finish
+// reports them next to len(h.ops).
+func (h *history[T]) answered(was func(op T) bool) (n int) {
+	for _, op := range h.ops {
+		if was(op) {
+			n++
+		}
+	}
+	return n
+}

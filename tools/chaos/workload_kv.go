@@ -98,10 +98,5 @@ func (k *kvWorkload) do(ctx context.Context, r *rand.Rand, op *check.KVOp) bool 
 // finish checks the history for linearizability: the ops' answers are
 // all it needs.
 func (k *kvWorkload) finish(context.Context) (ops, answered int, anomalies []check.Anomaly, err error) {
-	for _, op := range k.history.ops {
-		if !op.Unknown {
-			answered++
-		}
-	}
-	return len(k.history.ops), answered, check.CheckKV(k.history.ops), nil
+	return len(k.history.ops), k.history.answered(func(op check.KVOp) bool { return !op.Unknown }), check.CheckKV(k.history.ops), nil
 }

@@ -96,12 +96,7 @@ func (l *logWorkload) finish(ctx context.Context) (ops, answered int, anomalies 
 	if err != nil {
 		return 0, 0, nil, err
 	}
-	for _, p := range l.history.ops {
-		if p.Acked {
-			answered++
-		}
-	}
-	return len(l.history.ops), answered, check.CheckLog(l.history.ops, logs), nil
+	return len(l.history.ops), l.history.answered(func(p check.Push) bool { return p.Acked }), check.CheckLog(l.history.ops, logs), nil
 }
 
 // converge waits until every node shows the same high watermark on every

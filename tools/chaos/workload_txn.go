@@ -106,10 +106,5 @@ func (w *txnWorkload) finish(ctx context.Context) (ops, answered int, anomalies 
 	if err != nil {
 		return 0, 0, nil, err
 	}
-	for _, t := range w.txns.ops {
-		if t.Committed {
-			answered++
-		}
-	}
-	return len(w.txns.ops), answered, check.CheckTxn(w.txns.ops, state), nil
+	return len(w.txns.ops), w.txns.answered(func(t check.Txn) bool { return t.Committed }), check.CheckTxn(w.txns.ops, state), nil
 }

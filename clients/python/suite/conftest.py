@@ -266,5 +266,15 @@ def datas(msgs: List[Dict[str, Any]]) -> List[Any]:
     return [m.get("data") for m in msgs]
 
 
+def gather(into: List[Any]) -> Callable[[Any], Awaitable[None]]:
+    """A consume handler that adds to ``into`` the data of what it is given:
+    one message or a batch of them."""
+
+    async def handler(msgs: Any) -> None:
+        into.extend(datas(msgs if isinstance(msgs, list) else [msgs]))
+
+    return handler
+
+
 def txids(msgs: List[Dict[str, Any]]) -> List[Any]:
     return [m.get("transactionId") for m in msgs]

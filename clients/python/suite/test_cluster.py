@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 
-from conftest import DEADLINE, datas, pop_of, push_many, records, wait_until
+from conftest import DEADLINE, datas, gather, pop_of, push_many, records, wait_until
 
 pytestmark = pytest.mark.three_nodes
 
@@ -92,10 +92,7 @@ async def test_client_with_three_urls(make_client, urls, name, strategy):
         await client.queue(q).push({"data": i})
     seen = []
 
-    async def handler(msgs):
-        seen.extend(datas(msgs if isinstance(msgs, list) else [msgs]))
-
-    await asyncio.wait_for(client.queue(q).group(g).subscription_mode("all").batch(10).limit(6).wait(False).consume(handler), DEADLINE)
+    await asyncio.wait_for(client.queue(q).group(g).subscription_mode("all").batch(10).limit(6).wait(False).consume(gather(seen)), DEADLINE)
     assert seen == list(range(6)), seen
     assert await pop_of(client, q, group=g).pop() == []
 

@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 
-from conftest import DEADLINE, datas, pop_of, push_many, wait_until
+from conftest import DEADLINE, datas, gather, pop_of, push_many, wait_until
 
 
 async def _run(builder, timeout=None, seen=None):
@@ -20,6 +20,15 @@ async def _run(builder, timeout=None, seen=None):
         await asyncio.wait_for(builder, limit)
     except asyncio.TimeoutError:
         pytest.fail(f"the consume did not end within {limit:.0f} s; its handler had seen {seen!r}")
+
+
+def _keep(into):
+    """A consume handler that keeps each message it is given, as given."""
+
+    async def handler(m):
+        into.append(m)
+
+    return handler
 
 
 async def test_consume_each_with_limit_acks_in_order(client, name):
@@ -53,10 +62,7 @@ async def test_consume_batch_one_passes_single_message(client, name):
     await push_many(client, q, ["solo"])
     got = []
 
-    async def handler(m):
-        got.append(m)
-
-    await _run(client.queue(q).group(g).subscription_mode("all").batch(1).limit(1).wait(False).consume(handler))
+    await _run(client.queue(q).group(g).subscription_mode("all").batch(1).limit(1).wait(False).consume(_keep(got)))
     assert len(got) == 1 and isinstance(got[0], dict) and got[0]["data"] == "solo", got
 
 
@@ -65,10 +71,7 @@ async def test_consume_idle_stops(client, name):
     await push_many(client, q, [1, 2])
     seen = []
 
-    async def handler(msgs):
-        seen.extend(datas(msgs if isinstance(msgs, list) else [msgs]))
-
-    await _run(client.queue(q).group(g).subscription_mode("all").batch(10).idle_millis(800).wait(False).consume(handler))
+    await _run(client.queue(q).group(g).subscription_mode("all").batch(10).idle_millis(800).wait(False).consume(gather(seen)))
     assert seen == [1, 2], seen
 
 
@@ -78,11 +81,8 @@ async def test_consume_concurrency_splits_partitions(client, name):
         await push_many(client, q, [f"{p}-{i}" for i in range(3)], partition=p)
     seen = []
 
-    async def handler(msgs):
-        seen.extend(datas(msgs if isinstance(msgs, list) else [msgs]))
-
     await _run(client.queue(q).group(g).subscription_mode("all").concurrency(2).batch(10)
-               .idle_millis(1500).wait(False).consume(handler))
+               .idle_millis(1500).wait(False).consume(gather(seen)))
     assert sorted(seen) == sorted(f"{p}-{i}" for p in ("p1", "p2", "p3", "p4") for i in range(3)), seen
     assert len(seen) == 12, "every message handled once"
     assert await pop_of(client, q, group=g).pop() == []
@@ -93,10 +93,7 @@ async def test_consume_without_auto_ack_leaves_lease(client, name):
     await push_many(client, q, ["keep"])
     got = []
 
-    async def handler(m):
-        got.append(m)
-
-    await _run(client.queue(q).group(g).subscription_mode("all").batch(1).limit(1).auto_ack(False).wait(False).consume(handler))
+    await _run(client.queue(q).group(g).subscription_mode("all").batch(1).limit(1).auto_ack(False).wait(False).consume(_keep(got)))
     assert len(got) == 1
     assert await pop_of(client, q, group=g).pop() == [], "the unacked message is still leased"
     res = await client.ack(got[0], True, {"group": g})
@@ -202,10 +199,7 @@ async def test_consume_two_groups_each_see_everything(client, name):
     for key in seen:
         g = name(key)
 
-        async def handler(msgs, key=key):
-            seen[key].extend(datas(msgs if isinstance(msgs, list) else [msgs]))
-
-        await _run(client.queue(q).group(g).subscription_mode("all").batch(10).limit(3).wait(False).consume(handler))
+        await _run(client.queue(q).group(g).subscription_mode("all").batch(10).limit(3).wait(False).consume(gather(seen[key])))
     assert seen == {"g1": [1, 2, 3], "g2": [1, 2, 3]}, seen
 
 
@@ -214,11 +208,8 @@ async def test_consume_subscription_new(client, name):
     await push_many(client, q, ["history"])
     seen = []
 
-    async def handler(msgs):
-        seen.extend(datas(msgs if isinstance(msgs, list) else [msgs]))
-
     consumer = asyncio.ensure_future(
-        client.queue(q).group(g).subscription_mode("new").batch(10).limit(1).wait(True).timeout_millis(2000).consume(handler))
+        client.queue(q).group(g).subscription_mode("new").batch(10).limit(1).wait(True).timeout_millis(2000).consume(gather(seen)))
     # The group registers on its first pop, which answers nothing (history is
     # skipped); a probe pop of the same group sees the same nothing.
     assert await client.queue(q).group(g).subscription_mode("new").batch(10).wait(False).pop() == []

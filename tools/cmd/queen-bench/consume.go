@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -119,42 +118,20 @@ func runPrefix() string {
 // transaction ids make that safe. Every record must be answered queued.
 func prefill(o options, client *http.Client, prefix string) error {
 	const per = 1000
-	pushes := (o.prefill + per - 1) / per
 	payload := padPayload(o.size)
-	var next atomic.Int64
-	var failed atomic.Value
-	var wg sync.WaitGroup
-	for w := 0; w < min(o.conns, pushes); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			url := o.urls[w%len(o.urls)]
-			for failed.Load() == nil {
-				i := int(next.Add(1) - 1)
-				if i >= pushes {
-					return
-				}
-				var b bytes.Buffer
-				b.WriteString(`{"items":[`)
-				for k := i * per; k < min((i+1)*per, o.prefill); k++ {
-					if k > i*per {
-						b.WriteByte(',')
-					}
-					fmt.Fprintf(&b, `{"queue":%q,"partition":"p-%d","transactionId":"%s%d","payload":%s}`,
-						o.queue, k%o.partitions, prefix, k, payload)
-				}
-				b.WriteString(`]}`)
-				if err := pushRetrying(client, url, b.Bytes()); err != nil {
-					failed.CompareAndSwap(nil, err)
-				}
+	return inParallel(o.conns, (o.prefill+per-1)/per, func(w, i int) error {
+		var b bytes.Buffer
+		b.WriteString(`{"items":[`)
+		for k := i * per; k < min((i+1)*per, o.prefill); k++ {
+			if k > i*per {
+				b.WriteByte(',')
 			}
-		}()
-	}
-	wg.Wait()
-	if err, ok := failed.Load().(error); ok {
-		return err
-	}
-	return nil
+			fmt.Fprintf(&b, `{"queue":%q,"partition":"p-%d","transactionId":"%s%d","payload":%s}`,
+				o.queue, k%o.partitions, prefix, k, payload)
+		}
+		b.WriteString(`]}`)
+		return pushRetrying(client, o.urls[w%len(o.urls)], b.Bytes())
+	})
 }
 
 // pushRetrying sends a push until it is answered otherwise than 429 or 503

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -96,36 +95,14 @@ func kvGet(ctx context.Context, client *http.Client, url string) error {
 // kvPrefill puts every key of the run with value, in POST /api/v1/kv calls
 // of maxKVOps operations, from -c connections at once.
 func kvPrefill(client *http.Client, o options, value string) error {
-	calls := make(chan int)
-	errc := make(chan error, o.conns)
-	var wg sync.WaitGroup
-	for c := 0; c < o.conns; c++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for first := range calls {
-				body := kvPutBody(o.queue, first, min(first+maxKVOps, o.keys), value)
-				if err := kvCallApplied(client, o.urls[c%len(o.urls)], body); err != nil {
-					errc <- fmt.Errorf("prefill of keys %d..: %w", first, err)
-					return
-				}
-			}
-		}()
-	}
-	var err error
-	for first := 0; first < o.keys && err == nil; first += maxKVOps {
-		select {
-		case calls <- first:
-		case err = <-errc:
+	return inParallel(o.conns, (o.keys+maxKVOps-1)/maxKVOps, func(c, k int) error {
+		first := k * maxKVOps
+		body := kvPutBody(o.queue, first, min(first+maxKVOps, o.keys), value)
+		if err := kvCallApplied(client, o.urls[c%len(o.urls)], body); err != nil {
+			return fmt.Errorf("prefill of keys %d..: %w", first, err)
 		}
-	}
-	close(calls)
-	wg.Wait()
-	close(errc)
-	if err != nil {
-		return err
-	}
-	return <-errc // nil when no worker failed
+		return nil
+	})
 }
 
 // kvPutBody is the POST /api/v1/kv body that puts keys [from, to) of

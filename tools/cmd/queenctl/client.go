@@ -85,6 +85,23 @@ func (c *cli) send(method, path string, body, out any) (answer, error) {
 	return a, decode(a, path, out)
 }
 
+// show sends method path?query with body, decodes the answer into out
+// and prints it: with --json as the broker wrote it, otherwise with
+// table, which reads out.
+func (c *cli) show(method, path string, query url.Values, body, out any, table func() error) error {
+	a, err := c.call(method, path, query, body, 0)
+	if err == nil {
+		err = decode(a, path, out)
+	}
+	if err != nil {
+		return err
+	}
+	if c.json {
+		return c.printJSON(a.Body)
+	}
+	return table()
+}
+
 // decode decodes a's JSON body into out (nil: no decoding).
 func decode(a answer, path string, out any) error {
 	if out == nil || len(bytes.TrimSpace(a.Body)) == 0 {

@@ -46,26 +46,21 @@ func (c *cli) dlq(args []string) error {
 		Messages []deadLetter `json:"messages"`
 		Total    int          `json:"total"`
 	}
-	a, err := c.get("/api/v1/dlq", q, &out)
-	if err != nil {
-		return err
-	}
-	if c.json {
-		return c.printJSON(a.Body)
-	}
-	t := newTable(c.stdout, "ID", "QUEUE", "GROUP", "PARTITION", "OFFSET", "TRANSACTION ID", "ATTEMPTS", "FAILED AT", "ERROR", "DATA")
-	for _, d := range out.Messages {
-		t.row(d.ID, d.Queue, orDash(d.ConsumerGroup), d.Partition, itoa(d.Offset), d.TransactionID, strconv.Itoa(d.Attempts),
-			d.FailedAt, clip(strp(d.Error), 40), clip(scalar(d.Data), 40))
-	}
-	if err := t.flush(); err != nil {
-		return err
-	}
-	if out.Total > len(out.Messages) {
-		_, err := c.stdout.Write([]byte("(" + strconv.Itoa(len(out.Messages)) + " of " + strconv.Itoa(out.Total) + "; --limit for more)\n"))
-		return err
-	}
-	return nil
+	return c.show(http.MethodGet, "/api/v1/dlq", q, nil, &out, func() error {
+		t := newTable(c.stdout, "ID", "QUEUE", "GROUP", "PARTITION", "OFFSET", "TRANSACTION ID", "ATTEMPTS", "FAILED AT", "ERROR", "DATA")
+		for _, d := range out.Messages {
+			t.row(d.ID, d.Queue, orDash(d.ConsumerGroup), d.Partition, itoa(d.Offset), d.TransactionID, strconv.Itoa(d.Attempts),
+				d.FailedAt, clip(strp(d.Error), 40), clip(scalar(d.Data), 40))
+		}
+		if err := t.flush(); err != nil {
+			return err
+		}
+		if out.Total > len(out.Messages) {
+			_, err := c.stdout.Write([]byte("(" + strconv.Itoa(len(out.Messages)) + " of " + strconv.Itoa(out.Total) + "; --limit for more)\n"))
+			return err
+		}
+		return nil
+	})
 }
 
 // dlqReplay is `queenctl dlq replay <id> [--queue Q] [--partition P]`.
@@ -95,14 +90,9 @@ func (c *cli) dlqReplay(args []string) error {
 		Queue     string `json:"queue"`
 		Partition string `json:"partition"`
 	}
-	a, err := c.send(http.MethodPost, path, body, &r)
-	if err != nil {
-		return err
-	}
-	if c.json {
-		return c.printJSON(a.Body)
-	}
-	t := newTable(c.stdout, "ID", "VERDICT", "QUEUE", "PARTITION")
-	t.row(r.ID, r.Verdict, r.Queue, r.Partition)
-	return t.flush()
+	return c.show(http.MethodPost, path, nil, body, &r, func() error {
+		t := newTable(c.stdout, "ID", "VERDICT", "QUEUE", "PARTITION")
+		t.row(r.ID, r.Verdict, r.Queue, r.Partition)
+		return t.flush()
+	})
 }

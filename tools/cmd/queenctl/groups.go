@@ -77,42 +77,32 @@ func (c *cli) groupList(path string, q url.Values) error {
 	var out struct {
 		ConsumerGroups []groupSummary `json:"consumerGroups"`
 	}
-	a, err := c.get(path, q, &out)
-	if err != nil {
-		return err
-	}
-	if c.json {
-		return c.printJSON(a.Body)
-	}
-	t := newTable(c.stdout, "GROUP", "QUEUE", "MODE", "SUBSCRIBED", "PARTITIONS", "LAG", "GROUP LAG")
-	for _, g := range out.ConsumerGroups {
-		if len(g.Queues) == 0 {
-			t.row(g.Name, "-", "-", "-", "0", "0", itoa(g.Lag))
+	return c.show(http.MethodGet, path, q, nil, &out, func() error {
+		t := newTable(c.stdout, "GROUP", "QUEUE", "MODE", "SUBSCRIBED", "PARTITIONS", "LAG", "GROUP LAG")
+		for _, g := range out.ConsumerGroups {
+			if len(g.Queues) == 0 {
+				t.row(g.Name, "-", "-", "-", "0", "0", itoa(g.Lag))
+			}
+			for _, q := range g.Queues {
+				t.row(g.Name, q.Queue, q.SubscriptionMode, q.SubscribedAt, strconv.Itoa(q.Partitions), itoa(q.Lag), itoa(g.Lag))
+			}
 		}
-		for _, q := range g.Queues {
-			t.row(g.Name, q.Queue, q.SubscriptionMode, q.SubscribedAt, strconv.Itoa(q.Partitions), itoa(q.Lag), itoa(g.Lag))
-		}
-	}
-	return t.flush()
+		return t.flush()
+	})
 }
 
 // group is `queenctl groups <group>`: its place on every partition.
 func (c *cli) group(name string) error {
 	var g groupDetail
-	a, err := c.get("/api/v1/consumer-groups/"+seg(name), nil, &g)
-	if err != nil {
-		return err
-	}
-	if c.json {
-		return c.printJSON(a.Body)
-	}
-	t := newTable(c.stdout, "QUEUE", "MODE", "PARTITION", "CURSOR", "HIGH WATERMARK", "LAG", "LEASE")
-	for _, q := range g.Queues {
-		for _, p := range q.Partitions {
-			t.row(q.Queue, q.SubscriptionMode, p.Partition, itoa(p.Cursor), itoa(p.HighWatermark), itoa(p.Lag), strp(p.LeaseID))
+	return c.show(http.MethodGet, "/api/v1/consumer-groups/"+seg(name), nil, nil, &g, func() error {
+		t := newTable(c.stdout, "QUEUE", "MODE", "PARTITION", "CURSOR", "HIGH WATERMARK", "LAG", "LEASE")
+		for _, q := range g.Queues {
+			for _, p := range q.Partitions {
+				t.row(q.Queue, q.SubscriptionMode, p.Partition, itoa(p.Cursor), itoa(p.HighWatermark), itoa(p.Lag), strp(p.LeaseID))
+			}
 		}
-	}
-	return t.flush()
+		return t.flush()
+	})
 }
 
 // groupsSeek is `queenctl groups seek <group> <queue> (--to RFC3339 |
@@ -154,20 +144,15 @@ func (c *cli) groupsSeek(args []string) error {
 		Queue         string `json:"queue"`
 		Partitions    int    `json:"partitions"`
 	}
-	a, err := c.send(http.MethodPost, path, body, &r)
-	if err != nil {
-		return err
-	}
-	if c.json {
-		return c.printJSON(a.Body)
-	}
-	t := newTable(c.stdout, "GROUP", "QUEUE", "PARTITIONS MOVED", "SUCCESS")
-	t.row(r.ConsumerGroup, r.Queue, strconv.Itoa(r.Partitions), strconv.FormatBool(r.Success))
-	if err := t.flush(); err != nil {
-		return err
-	}
-	if !r.Success {
-		return errFailed
-	}
-	return nil
+	return c.show(http.MethodPost, path, nil, body, &r, func() error {
+		t := newTable(c.stdout, "GROUP", "QUEUE", "PARTITIONS MOVED", "SUCCESS")
+		t.row(r.ConsumerGroup, r.Queue, strconv.Itoa(r.Partitions), strconv.FormatBool(r.Success))
+		if err := t.flush(); err != nil {
+			return err
+		}
+		if !r.Success {
+			return errFailed
+		}
+		return nil
+	})
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strconv"
 )
@@ -117,43 +118,38 @@ func (c *cli) queues(args []string) error {
 // queue is `queenctl queues <queue>`.
 func (c *cli) queue(name string) error {
 	var d queueDetail
-	a, err := c.get("/api/v1/status/queues/"+seg(name), nil, &d)
-	if err != nil {
-		return err
-	}
-	if c.json {
-		return c.printJSON(a.Body)
-	}
-	m := d.Totals.Messages
-	head := newTable(c.stdout)
-	head.row("queue", d.Queue.Name)
-	head.row("namespace", orDash(d.Queue.Namespace))
-	head.row("task", orDash(d.Queue.Task))
-	head.row("created", strp(d.Queue.CreatedAt))
-	head.row("partitions", strconv.Itoa(d.Totals.Partitions))
-	head.row("messages", fmt.Sprintf("total %d, pending %d, processing %d, completed %d", m.Total, m.Pending, m.Processing, m.Completed))
-	head.row("last write", strp(d.Totals.LastWriteAt))
-	if err := head.flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(c.stdout)
-	t := newTable(c.stdout, "PARTITION", "ID", "LOG START", "LAST OFFSET", "TOTAL", "PENDING", "PROCESSING", "COMPLETED", "LAST WRITE")
-	for _, p := range d.Partitions {
-		t.row(p.Name, p.PartitionID, itoa(p.LogStart), itoa(p.LastOffset), itoa(p.Messages.Total), itoa(p.Messages.Pending),
-			itoa(p.Messages.Processing), itoa(p.Messages.Completed), strp(p.LastWriteAt))
-	}
-	if err := t.flush(); err != nil {
-		return err
-	}
-	if len(d.ConsumerGroups) == 0 {
-		return nil
-	}
-	fmt.Fprintln(c.stdout)
-	g := newTable(c.stdout, "GROUP", "MODE", "PARTITION", "CURSOR", "PENDING", "PROCESSING", "LEASE")
-	for _, cg := range d.ConsumerGroups {
-		for _, p := range cg.Partitions {
-			g.row(cg.Name, cg.SubscriptionMode, p.Partition, itoa(p.Cursor), itoa(p.Pending), itoa(p.Processing), strp(p.LeaseID))
+	return c.show(http.MethodGet, "/api/v1/status/queues/"+seg(name), nil, nil, &d, func() error {
+		m := d.Totals.Messages
+		head := newTable(c.stdout)
+		head.row("queue", d.Queue.Name)
+		head.row("namespace", orDash(d.Queue.Namespace))
+		head.row("task", orDash(d.Queue.Task))
+		head.row("created", strp(d.Queue.CreatedAt))
+		head.row("partitions", strconv.Itoa(d.Totals.Partitions))
+		head.row("messages", fmt.Sprintf("total %d, pending %d, processing %d, completed %d", m.Total, m.Pending, m.Processing, m.Completed))
+		head.row("last write", strp(d.Totals.LastWriteAt))
+		if err := head.flush(); err != nil {
+			return err
 		}
-	}
-	return g.flush()
+		fmt.Fprintln(c.stdout)
+		t := newTable(c.stdout, "PARTITION", "ID", "LOG START", "LAST OFFSET", "TOTAL", "PENDING", "PROCESSING", "COMPLETED", "LAST WRITE")
+		for _, p := range d.Partitions {
+			t.row(p.Name, p.PartitionID, itoa(p.LogStart), itoa(p.LastOffset), itoa(p.Messages.Total), itoa(p.Messages.Pending),
+				itoa(p.Messages.Processing), itoa(p.Messages.Completed), strp(p.LastWriteAt))
+		}
+		if err := t.flush(); err != nil {
+			return err
+		}
+		if len(d.ConsumerGroups) == 0 {
+			return nil
+		}
+		fmt.Fprintln(c.stdout)
+		g := newTable(c.stdout, "GROUP", "MODE", "PARTITION", "CURSOR", "PENDING", "PROCESSING", "LEASE")
+		for _, cg := range d.ConsumerGroups {
+			for _, p := range cg.Partitions {
+				g.row(cg.Name, cg.SubscriptionMode, p.Partition, itoa(p.Cursor), itoa(p.Pending), itoa(p.Processing), strp(p.LeaseID))
+			}
+		}
+		return g.flush()
+	})
 }
