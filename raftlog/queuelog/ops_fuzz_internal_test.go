@@ -2,27 +2,11 @@ package queuelog
 
 import (
 	"bytes"
-	"errors"
 	"testing"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/internal/fuzzcheck"
 )
-
-// checkCanonical fails the test unless raw, which decode accepted,
-// encodes back to itself.
-func checkCanonical(t *testing.T, what string, raw, again []byte) {
-	t.Helper()
-	if !bytes.Equal(raw, again) {
-		t.Fatalf("%s decoded from %x encodes to %x", what, raw, again)
-	}
-}
-
-func checkRefusal(t *testing.T, err error) {
-	t.Helper()
-	if !errors.Is(err, raftlog.ErrCorruptEntry) {
-		t.Fatalf("refusal %v does not wrap raftlog.ErrCorruptEntry", err)
-	}
-}
 
 // FuzzPushOp: a PushOp survives its encoding field for field, and bytes
 // that decode as one encode back to themselves.
@@ -35,10 +19,10 @@ func FuzzPushOp(f *testing.F) {
 	f.Add((&PushOp{Tenant: "t", Items: []PushItem{{Queue: "q", Partition: "p", ProducerSub: "s", Payload: []byte{1}}}}).Op().Data, "", "", "", "", []byte(nil), false, []byte(nil), uint8(0))
 	f.Fuzz(func(t *testing.T, raw []byte, tenant, queue, partition, txid string, mid []byte, dedup bool, payload []byte, n uint8) {
 		if p, err := decodePushOp(raw); err != nil {
-			checkRefusal(t, err)
+			fuzzcheck.Refusal(t, err, raftlog.ErrCorruptEntry)
 		} else if raw[0] == pushVersion {
 			// Version 1 (an older broker's) decodes, and encodes as 2.
-			checkCanonical(t, "push op", raw, p.Op().Data)
+			fuzzcheck.Canonical(t, "push op", raw, p.Op().Data)
 		}
 		op := PushOp{Tenant: tenant}
 		for i := range int(n % 6) {
@@ -82,7 +66,7 @@ func FuzzPushOp(f *testing.F) {
 				t.Fatalf("item %d decoded %+v from %+v", i, it, w)
 			}
 		}
-		checkCanonical(t, "push op", enc.Data, got.Op().Data)
+		fuzzcheck.Canonical(t, "push op", enc.Data, got.Op().Data)
 	})
 }
 
@@ -92,9 +76,9 @@ func FuzzConfigureOp(f *testing.F) {
 	f.Add((&ConfigureOp{Tenant: "t", Queue: "q", Options: []byte(`{}`)}).Op().Data, "", "", false, []byte(nil))
 	f.Fuzz(func(t *testing.T, raw []byte, tenant, queue string, replace bool, options []byte) {
 		if c, err := decodeConfigureOp(raw); err != nil {
-			checkRefusal(t, err)
+			fuzzcheck.Refusal(t, err, raftlog.ErrCorruptEntry)
 		} else {
-			checkCanonical(t, "configure op", raw, c.Op().Data)
+			fuzzcheck.Canonical(t, "configure op", raw, c.Op().Data)
 		}
 		op := ConfigureOp{Tenant: tenant, Queue: queue, Replace: replace, Options: options}
 		enc := op.Op()
@@ -114,9 +98,9 @@ func FuzzTrimOp(f *testing.F) {
 	f.Add((&TrimOp{Tenant: "t", Queue: "q", Partition: "p", Before: -5}).Op().Data, "", "", "p", int64(0))
 	f.Fuzz(func(t *testing.T, raw []byte, tenant, queue, partition string, before int64) {
 		if tr, err := decodeTrimOp(raw); err != nil {
-			checkRefusal(t, err)
+			fuzzcheck.Refusal(t, err, raftlog.ErrCorruptEntry)
 		} else {
-			checkCanonical(t, "trim op", raw, tr.Op().Data)
+			fuzzcheck.Canonical(t, "trim op", raw, tr.Op().Data)
 		}
 		op := TrimOp{Tenant: tenant, Queue: queue, Partition: partition, Before: before}
 		enc := op.Op()
@@ -132,9 +116,9 @@ func FuzzDedupSweepOp(f *testing.F) {
 	f.Add((&DedupSweepOp{Tenant: "t", Queue: "q", Partition: "p", Limit: 100}).Op().Data, "", "", "p", 5)
 	f.Fuzz(func(t *testing.T, raw []byte, tenant, queue, partition string, limit int) {
 		if o, err := decodeDedupSweepOp(raw); err != nil {
-			checkRefusal(t, err)
+			fuzzcheck.Refusal(t, err, raftlog.ErrCorruptEntry)
 		} else {
-			checkCanonical(t, "dedup sweep op", raw, o.Op().Data)
+			fuzzcheck.Canonical(t, "dedup sweep op", raw, o.Op().Data)
 		}
 		limit = min(max(limit, 0), 1<<20)
 		op := DedupSweepOp{Tenant: tenant, Queue: queue, Partition: partition, Limit: limit}
@@ -152,9 +136,9 @@ func FuzzDeleteQueueOp(f *testing.F) {
 	f.Add([]byte{opVersion}, "", "")
 	f.Fuzz(func(t *testing.T, raw []byte, tenant, queue string) {
 		if o, err := decodeDeleteQueueOp(raw); err != nil {
-			checkRefusal(t, err)
+			fuzzcheck.Refusal(t, err, raftlog.ErrCorruptEntry)
 		} else {
-			checkCanonical(t, "delete queue op", raw, o.Op().Data)
+			fuzzcheck.Canonical(t, "delete queue op", raw, o.Op().Data)
 		}
 		op := DeleteQueueOp{Tenant: tenant, Queue: queue}
 		enc := op.Op()
