@@ -1,11 +1,10 @@
 package raftlog_test
 
 import (
-	"bytes"
-	"errors"
 	"testing"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/internal/fuzzcheck"
 	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
@@ -26,14 +25,10 @@ func FuzzDecodeCommand(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		c, err := raftlog.DecodeCommand(b)
 		if err != nil {
-			if !errors.Is(err, raftlog.ErrCorruptEntry) {
-				t.Fatalf("error %v does not wrap ErrCorruptEntry", err)
-			}
+			fuzzcheck.Refusal(t, err, raftlog.ErrCorruptEntry)
 			return
 		}
-		if got := raftlog.AppendCommand(nil, &c); !bytes.Equal(got, b) {
-			t.Fatalf("decoded %+v from %x, which encodes to %x", c, b, got)
-		}
+		fuzzcheck.Canonical(t, "command", b, raftlog.AppendCommand(nil, &c))
 	})
 }
 
@@ -50,16 +45,12 @@ func FuzzDecodeResult(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := raftlog.DecodeResult(b)
 		if err != nil {
-			if !errors.Is(err, raftlog.ErrCorruptEntry) {
-				t.Fatalf("error %v does not wrap ErrCorruptEntry", err)
-			}
+			fuzzcheck.Refusal(t, err, raftlog.ErrCorruptEntry)
 			return
 		}
 		if r.Aborted < -1 || r.Aborted >= len(r.Ops) {
 			t.Fatalf("decoded a result aborted at op %d of %d", r.Aborted, len(r.Ops))
 		}
-		if got := raftlog.AppendResult(nil, &r); !bytes.Equal(got, b) {
-			t.Fatalf("decoded %+v from %x, which encodes to %x", r, b, got)
-		}
+		fuzzcheck.Canonical(t, "result", b, raftlog.AppendResult(nil, &r))
 	})
 }

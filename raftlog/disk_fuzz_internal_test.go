@@ -1,9 +1,9 @@
 package raftlog
 
 import (
-	"bytes"
-	"errors"
 	"testing"
+
+	"github.com/queen-mq/queen-go/raftlog/internal/fuzzcheck"
 )
 
 // FuzzNodeStatusOp: a node status survives its encoding, and bytes that
@@ -14,9 +14,9 @@ func FuzzNodeStatusOp(f *testing.F) {
 	f.Add([]byte{1, 1, 2, 0}, uint64(0), false, uint64(100_01))
 	f.Fuzz(func(t *testing.T, raw []byte, node uint64, full bool, h uint64) {
 		if o, err := decodeNodeStatusOp(raw); err != nil {
-			checkRefusal(t, err)
+			fuzzcheck.Refusal(t, err, ErrCorruptEntry)
 		} else {
-			checkCanonical(t, "node status op", raw, o.Op().Data)
+			fuzzcheck.Canonical(t, "node status op", raw, o.Op().Data)
 		}
 		o := nodeStatusOp{Node: node, Full: full, Hundredths: h}
 		got, err := decodeNodeStatusOp(o.Op().Data)
@@ -29,20 +29,4 @@ func FuzzNodeStatusOp(f *testing.F) {
 			t.Fatalf("%+v decoded as %+v, %v", o, got, err)
 		}
 	})
-}
-
-// checkCanonical fails the test unless raw, which decode accepted,
-// encodes back to itself.
-func checkCanonical(t *testing.T, what string, raw, again []byte) {
-	t.Helper()
-	if !bytes.Equal(raw, again) {
-		t.Fatalf("%s decoded from %x encodes to %x", what, raw, again)
-	}
-}
-
-func checkRefusal(t *testing.T, err error) {
-	t.Helper()
-	if !errors.Is(err, ErrCorruptEntry) {
-		t.Fatalf("refusal %v does not wrap ErrCorruptEntry", err)
-	}
 }

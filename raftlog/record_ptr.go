@@ -23,3 +23,17 @@ func (v *View) RecordBytes(val []byte) ([]byte, error) {
 	}
 	return v.segs.read(p)
 }
+
+// appendRecord appends rec, a stored record, to the segments and returns
+// the pointer that stands for it under its 'R' key in the store.
+func (s *segments) appendRecord(rec []byte) ([]byte, error) {
+	r, err := storefmt.DecodeRecord(rec)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.append(rec)
+	if err != nil {
+		return nil, err
+	}
+	return storefmt.EncodePtr(p, r.Stamp, r.TxID), nil
+}

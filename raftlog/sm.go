@@ -432,15 +432,11 @@ func (s *stateMachine) RecoverFromSnapshot(r io.Reader, stop <-chan struct{}) er
 		}
 		if storefmt.IsRecordKey(k) && len(v) > 0 {
 			// A record goes to the segments, its pointer to the store.
-			r, err := storefmt.DecodeRecord(v)
+			ptr, err := s.segs.appendRecord(v)
 			if err != nil {
 				return err
 			}
-			ptr, err := s.segs.append(v)
-			if err != nil {
-				return err
-			}
-			v = storefmt.EncodePtr(ptr, r.Stamp, r.TxID)
+			v = ptr
 		}
 		if err := b.Set(k, v, nil); err != nil {
 			return err

@@ -44,15 +44,11 @@ func moveRecords(db *pebble.DB, segs *segments) error {
 		if !storefmt.IsRecordKey(k) || len(v) == 0 || v[0] == storefmt.RecordInSegment {
 			continue
 		}
-		r, err := storefmt.DecodeRecord(v)
+		ptr, err := segs.appendRecord(v)
 		if err != nil {
 			return err
 		}
-		p, err := segs.append(v)
-		if err != nil {
-			return err
-		}
-		if err := b.Set(k, storefmt.EncodePtr(p, r.Stamp, r.TxID), nil); err != nil {
+		if err := b.Set(k, ptr, nil); err != nil {
 			return fmt.Errorf("%w: %w", ErrStorage, err)
 		}
 		if n++; n%moveBatch == 0 {

@@ -298,15 +298,11 @@ func (t *Txn) flush() error {
 // flushRecord appends a record the entry wrote to the segments and sets
 // its key to the pointer (record_ptr.go).
 func (t *Txn) flushRecord(key, rec []byte) error {
-	r, err := storefmt.DecodeRecord(rec)
+	ptr, err := t.segs.appendRecord(rec)
 	if err != nil {
 		return err
 	}
-	p, err := t.segs.append(rec)
-	if err != nil {
-		return err
-	}
-	return t.batch.Set(key, storefmt.EncodePtr(p, r.Stamp, r.TxID), nil)
+	return t.batch.Set(key, ptr, nil)
 }
 
 func (t *Txn) flushRange(r keyRange) error {

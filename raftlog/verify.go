@@ -163,7 +163,7 @@ func verifyPebble(dir string, table func(string) error, st *VerifyStats) error {
 				if errors.As(err, &ce) {
 					return ce
 				}
-				return &CorruptError{Path: path, Detail: "table: " + err.Error()}
+				return tableFinding(path, err)
 			}
 		}
 	}

@@ -29,13 +29,9 @@ func checkTable(path string) (err error) {
 	r, err := sstable.NewReader(context.Background(), rd, o.MakeReaderOptions())
 	if err != nil {
 		rd.Close()
-		return &CorruptError{Path: path, Detail: "table: " + err.Error()}
+		return tableFinding(path, err)
 	}
-	defer r.Close()
-	if err := r.ValidateBlockChecksums(); err != nil {
-		return &CorruptError{Path: path, Detail: "table: " + err.Error()}
-	}
-	return nil
+	return validateBlocks(path, r)
 }
 
 // checkOldTable reads every block of a table of the raft log store (the
@@ -50,13 +46,27 @@ func checkOldTable(path string) (err error) {
 	r, err := oldsstable.NewReader(f, oldsstable.ReaderOptions{})
 	if err != nil {
 		f.Close()
-		return &CorruptError{Path: path, Detail: "table: " + err.Error()}
+		return tableFinding(path, err)
 	}
+	return validateBlocks(path, r)
+}
+
+// validateBlocks checks every block of r, a table reader of either
+// Pebble, against its checksum, and closes r.
+func validateBlocks(path string, r interface {
+	ValidateBlockChecksums() error
+	Close() error
+}) error {
 	defer r.Close()
 	if err := r.ValidateBlockChecksums(); err != nil {
-		return &CorruptError{Path: path, Detail: "table: " + err.Error()}
+		return tableFinding(path, err)
 	}
 	return nil
+}
+
+// tableFinding is the finding of a table that failed to open or check.
+func tableFinding(path string, err error) *CorruptError {
+	return &CorruptError{Path: path, Detail: "table: " + err.Error()}
 }
 
 // catchPanic turns a reader's panic over malformed bytes into a finding.

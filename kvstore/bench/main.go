@@ -13,8 +13,6 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"log/slog"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -43,23 +41,13 @@ func main() {
 	fmt.Println("| nodes | clients | puts/s | p50 ms | p99 ms |")
 	fmt.Println("|---:|---:|---:|---:|---:|")
 	value, _ := json.Marshal(map[string]string{"pad": strings.Repeat("x", max(*size-10, 0))})
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	rows, row := len(raftlogtest.Ints(*nodes))*len(raftlogtest.Ints(*clients)), 0
 	for _, n := range raftlogtest.Ints(*nodes) {
 		for _, c := range raftlogtest.Ints(*clients) {
 			row++
 			raftlogtest.Progress("row %d of %d: %d nodes, %d clients, %s", row, rows, n, c, *duration)
 			// A fresh cluster for every row, as in raftlog's bench.
-			l, err := raftlogtest.StartLocal(n, kvstore.Appliers(), *rtt, logger)
-			if err != nil {
-				log.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			leader, err := l.Leader(ctx)
-			cancel()
-			if err != nil {
-				log.Fatal(err)
-			}
+			l, leader := raftlogtest.StartLeader(n, kvstore.Appliers(), *rtt)
 			puts, p50, p99 := run(kvstore.New(leader), c, *keys, value, *duration)
 			l.Close()
 			raftlogtest.Progress("") // the status line cleared for the row

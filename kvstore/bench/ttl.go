@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
-	"log/slog"
-	"os"
 	"strconv"
 	"time"
 
@@ -28,18 +26,8 @@ func ttlMode(d, rtt time.Duration) {
 }
 
 func ttlRun(d, rtt time.Duration, sweep bool) {
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	l, err := raftlogtest.StartLocal(1, kvstore.Appliers(), rtt, logger)
-	if err != nil {
-		log.Fatal(err)
-	}
+	l, shard := raftlogtest.StartLeader(1, kvstore.Appliers(), rtt)
 	defer l.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	shard, err := l.Leader(ctx)
-	cancel()
-	if err != nil {
-		log.Fatal(err)
-	}
 	store := kvstore.New(shard)
 	what := "a sweep a second"
 	if !sweep {

@@ -12,7 +12,6 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"log/slog"
 	"os"
 	"runtime/pprof"
 	"strconv"
@@ -74,17 +73,7 @@ func main() {
 
 // startCluster starts n hosts in this process and returns the leader's shard.
 func startCluster(n int, rtt time.Duration, logdb raftlog.LogDBSize) (*raftlog.Shard, func()) {
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	l, err := raftlogtest.StartLocal(n, nil, rtt, logger, func(c *raftlog.Config) { c.LogDB = logdb })
-	if err != nil {
-		log.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	s, err := l.Leader(ctx)
-	if err != nil {
-		log.Fatal(err)
-	}
+	l, s := raftlogtest.StartLeader(n, nil, rtt, func(c *raftlog.Config) { c.LogDB = logdb })
 	return s, l.Close
 }
 

@@ -32,37 +32,28 @@ type queueApplier struct{ kind raftlog.OpKind }
 func (k queueApplier) Apply(tx *raftlog.Txn, at raftlog.ApplyInfo, data []byte) ([]byte, error) {
 	switch k.kind {
 	case OpPush:
-		op, err := decodePushOp(data)
-		if err != nil {
-			return nil, err
-		}
-		return applyPush(tx, at, &op)
+		return decodeAndApply(tx, at, data, decodePushOp, applyPush)
 	case OpConfigure:
-		op, err := decodeConfigureOp(data)
-		if err != nil {
-			return nil, err
-		}
-		return applyConfigure(tx, at, &op)
+		return decodeAndApply(tx, at, data, decodeConfigureOp, applyConfigure)
 	case OpTrim:
-		op, err := decodeTrimOp(data)
-		if err != nil {
-			return nil, err
-		}
-		return applyTrim(tx, at, &op)
+		return decodeAndApply(tx, at, data, decodeTrimOp, applyTrim)
 	case OpDedupSweep:
-		op, err := decodeDedupSweepOp(data)
-		if err != nil {
-			return nil, err
-		}
-		return applyDedupSweep(tx, at, &op)
+		return decodeAndApply(tx, at, data, decodeDedupSweepOp, applyDedupSweep)
 	case OpDeleteQueue:
-		op, err := decodeDeleteQueueOp(data)
-		if err != nil {
-			return nil, err
-		}
-		return applyDeleteQueue(tx, at, &op)
+		return decodeAndApply(tx, at, data, decodeDeleteQueueOp, applyDeleteQueue)
 	}
 	return nil, fmt.Errorf("raftlog: op kind %d is not the queue log's", k.kind)
+}
+
+// decodeAndApply decodes data with decode and applies the op with apply;
+// an op that does not decode is refused with the decoder's error.
+func decodeAndApply[O any](tx *raftlog.Txn, at raftlog.ApplyInfo, data []byte,
+	decode func([]byte) (O, error), apply func(*raftlog.Txn, raftlog.ApplyInfo, *O) ([]byte, error)) ([]byte, error) {
+	op, err := decode(data)
+	if err != nil {
+		return nil, err
+	}
+	return apply(tx, at, &op)
 }
 
 // Grows: a push appends records, a configure may create a queue; a trim,

@@ -15,6 +15,21 @@ type decoder struct{ wire.Decoder }
 
 func newDecoder(b []byte) decoder { return decoder{wire.NewDecoder(b, raftlog.ErrCorruptEntry)} }
 
+// firstUseRef reads an index into a list of n names that a push op refers
+// to in the order it lists them: below n, and at most *used (the names
+// referred to so far), which it counts on when it refers to the next one.
+// It fails as what otherwise.
+func (d *decoder) firstUseRef(n int, used *int, what string) uint64 {
+	i := d.Uvarint()
+	switch {
+	case i > uint64(*used) || i >= uint64(n):
+		d.Fail(what)
+	case i == uint64(*used):
+		*used++
+	}
+	return i
+}
+
 // QueueWatchKey is the Watch key of a queue: notified when a push appends
 // to any of its partitions, and by other families' appliers (consumer
 // groups releasing a lease) that free messages of the queue.

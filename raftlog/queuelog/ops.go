@@ -170,13 +170,7 @@ func decodePushOp(b []byte) (PushOp, error) {
 	pseen := map[pair]bool{} // never iterated
 	usedQ := 0
 	for i := range parts {
-		q := d.Uvarint()
-		switch {
-		case q > uint64(usedQ) || q >= uint64(len(queues)):
-			d.Fail("push partition's queue")
-		case q == uint64(usedQ):
-			usedQ++
-		}
+		q := d.firstUseRef(len(queues), &usedQ, "push partition's queue")
 		parts[i] = pair{int(q), string(d.Bytes())}
 		if pseen[parts[i]] {
 			d.Fail("push partition listed twice")
@@ -189,13 +183,7 @@ func decodePushOp(b []byte) (PushOp, error) {
 	p.Items = make([]PushItem, d.Count(19))
 	usedP := 0
 	for i := range p.Items {
-		j := d.Uvarint()
-		switch {
-		case j > uint64(usedP) || j >= uint64(len(parts)):
-			d.Fail("push item's partition")
-		case j == uint64(usedP):
-			usedP++
-		}
+		j := d.firstUseRef(len(parts), &usedP, "push item's partition")
 		if d.Err != nil {
 			break
 		}

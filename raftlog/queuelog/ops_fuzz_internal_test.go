@@ -2,25 +2,38 @@ package queuelog
 
 import (
 	"bytes"
-	"errors"
 	"testing"
 
 	"github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/internal/fuzzcheck"
 )
 
-// checkCanonical fails the test unless raw, which decode accepted,
-// encodes back to itself.
-func checkCanonical(t *testing.T, what string, raw, again []byte) {
+// checkDecoded fails the test unless decode refuses raw with
+// raftlog.ErrCorruptEntry or decodes it to an op (what) that encodes back
+// to raw.
+func checkDecoded[O any, P interface {
+	*O
+	Op() raftlog.Op
+}](t *testing.T, what string, raw []byte, decode func([]byte) (O, error)) {
 	t.Helper()
-	if !bytes.Equal(raw, again) {
-		t.Fatalf("%s decoded from %x encodes to %x", what, raw, again)
+	if o, err := decode(raw); err != nil {
+		fuzzcheck.Refusal(t, err, raftlog.ErrCorruptEntry)
+	} else {
+		fuzzcheck.Canonical(t, what, raw, P(&o).Op().Data)
 	}
 }
 
-func checkRefusal(t *testing.T, err error) {
+// checkRoundTrip fails the test unless op encodes as an op of kind that
+// decode gives back equal to op.
+func checkRoundTrip[O comparable, P interface {
+	*O
+	Op() raftlog.Op
+}](t *testing.T, op O, kind raftlog.OpKind, decode func([]byte) (O, error)) {
 	t.Helper()
-	if !errors.Is(err, raftlog.ErrCorruptEntry) {
-		t.Fatalf("refusal %v does not wrap raftlog.ErrCorruptEntry", err)
+	enc := P(&op).Op()
+	got, err := decode(enc.Data)
+	if err != nil || enc.Kind != kind || got != op {
+		t.Fatalf("decoded %+v, %v (kind %d) from %+v", got, err, enc.Kind, op)
 	}
 }
 
@@ -35,10 +48,10 @@ func FuzzPushOp(f *testing.F) {
 	f.Add((&PushOp{Tenant: "t", Items: []PushItem{{Queue: "q", Partition: "p", ProducerSub: "s", Payload: []byte{1}}}}).Op().Data, "", "", "", "", []byte(nil), false, []byte(nil), uint8(0))
 	f.Fuzz(func(t *testing.T, raw []byte, tenant, queue, partition, txid string, mid []byte, dedup bool, payload []byte, n uint8) {
 		if p, err := decodePushOp(raw); err != nil {
-			checkRefusal(t, err)
+			fuzzcheck.Refusal(t, err, raftlog.ErrCorruptEntry)
 		} else if raw[0] == pushVersion {
 			// Version 1 (an older broker's) decodes, and encodes as 2.
-			checkCanonical(t, "push op", raw, p.Op().Data)
+			fuzzcheck.Canonical(t, "push op", raw, p.Op().Data)
 		}
 		op := PushOp{Tenant: tenant}
 		for i := range int(n % 6) {
@@ -82,7 +95,7 @@ func FuzzPushOp(f *testing.F) {
 				t.Fatalf("item %d decoded %+v from %+v", i, it, w)
 			}
 		}
-		checkCanonical(t, "push op", enc.Data, got.Op().Data)
+		fuzzcheck.Canonical(t, "push op", enc.Data, got.Op().Data)
 	})
 }
 
@@ -91,11 +104,7 @@ func FuzzConfigureOp(f *testing.F) {
 	f.Add([]byte{}, "t", "q", true, []byte(`{"dedupWindowSeconds":5}`))
 	f.Add((&ConfigureOp{Tenant: "t", Queue: "q", Options: []byte(`{}`)}).Op().Data, "", "", false, []byte(nil))
 	f.Fuzz(func(t *testing.T, raw []byte, tenant, queue string, replace bool, options []byte) {
-		if c, err := decodeConfigureOp(raw); err != nil {
-			checkRefusal(t, err)
-		} else {
-			checkCanonical(t, "configure op", raw, c.Op().Data)
-		}
+		checkDecoded(t, "configure op", raw, decodeConfigureOp)
 		op := ConfigureOp{Tenant: tenant, Queue: queue, Replace: replace, Options: options}
 		enc := op.Op()
 		got, err := decodeConfigureOp(enc.Data)
@@ -113,17 +122,9 @@ func FuzzTrimOp(f *testing.F) {
 	f.Add([]byte{}, "t", "q", "", int64(1_795_990_000_000_000))
 	f.Add((&TrimOp{Tenant: "t", Queue: "q", Partition: "p", Before: -5}).Op().Data, "", "", "p", int64(0))
 	f.Fuzz(func(t *testing.T, raw []byte, tenant, queue, partition string, before int64) {
-		if tr, err := decodeTrimOp(raw); err != nil {
-			checkRefusal(t, err)
-		} else {
-			checkCanonical(t, "trim op", raw, tr.Op().Data)
-		}
+		checkDecoded(t, "trim op", raw, decodeTrimOp)
 		op := TrimOp{Tenant: tenant, Queue: queue, Partition: partition, Before: before}
-		enc := op.Op()
-		got, err := decodeTrimOp(enc.Data)
-		if err != nil || enc.Kind != OpTrim || got != op {
-			t.Fatalf("decoded %+v, %v (kind %d) from %+v", got, err, enc.Kind, op)
-		}
+		checkRoundTrip(t, op, OpTrim, decodeTrimOp)
 	})
 }
 
@@ -131,18 +132,10 @@ func FuzzTrimOp(f *testing.F) {
 func FuzzDedupSweepOp(f *testing.F) {
 	f.Add((&DedupSweepOp{Tenant: "t", Queue: "q", Partition: "p", Limit: 100}).Op().Data, "", "", "p", 5)
 	f.Fuzz(func(t *testing.T, raw []byte, tenant, queue, partition string, limit int) {
-		if o, err := decodeDedupSweepOp(raw); err != nil {
-			checkRefusal(t, err)
-		} else {
-			checkCanonical(t, "dedup sweep op", raw, o.Op().Data)
-		}
+		checkDecoded(t, "dedup sweep op", raw, decodeDedupSweepOp)
 		limit = min(max(limit, 0), 1<<20)
 		op := DedupSweepOp{Tenant: tenant, Queue: queue, Partition: partition, Limit: limit}
-		enc := op.Op()
-		got, err := decodeDedupSweepOp(enc.Data)
-		if err != nil || enc.Kind != OpDedupSweep || got != op {
-			t.Fatalf("decode of %+v: %+v %v", op, got, err)
-		}
+		checkRoundTrip(t, op, OpDedupSweep, decodeDedupSweepOp)
 	})
 }
 
@@ -151,17 +144,9 @@ func FuzzDeleteQueueOp(f *testing.F) {
 	f.Add((&DeleteQueueOp{Tenant: "t", Queue: "q"}).Op().Data, "t", "q")
 	f.Add([]byte{opVersion}, "", "")
 	f.Fuzz(func(t *testing.T, raw []byte, tenant, queue string) {
-		if o, err := decodeDeleteQueueOp(raw); err != nil {
-			checkRefusal(t, err)
-		} else {
-			checkCanonical(t, "delete queue op", raw, o.Op().Data)
-		}
+		checkDecoded(t, "delete queue op", raw, decodeDeleteQueueOp)
 		op := DeleteQueueOp{Tenant: tenant, Queue: queue}
-		enc := op.Op()
-		got, err := decodeDeleteQueueOp(enc.Data)
-		if err != nil || enc.Kind != OpDeleteQueue || got != op {
-			t.Fatalf("decode of %+v: %+v %v", op, got, err)
-		}
+		checkRoundTrip(t, op, OpDeleteQueue, decodeDeleteQueueOp)
 		if a, err := DecodeDeleteQueueAnswer(raw); err == nil {
 			if b, err := DecodeDeleteQueueAnswer(appendDeleteQueueAnswer(nil, a)); err != nil || b != a {
 				t.Fatalf("answer %x decoded to %+v, which re-encodes to %+v %v", raw, a, b, err)

@@ -30,18 +30,19 @@ func Configure(ctx context.Context, s *raftlog.Shard, op ConfigureOp) ([]byte, e
 // Trim deletes a queue's records stamped before op.Before on every node and
 // returns how many it deleted.
 func Trim(ctx context.Context, s *raftlog.Shard, op TrimOp) (uint64, error) {
-	answer, _, err := s.ProposeOp(ctx, op.Op())
-	if err != nil {
-		return 0, err
-	}
-	n, _ := binary.Uvarint(answer)
-	return n, nil
+	return proposeCount(ctx, s, op.Op())
 }
 
 // DedupSweep deletes the dedup entries of a partition's records that are
 // out of the window (DedupSweepOp) and returns how many it deleted.
 func DedupSweep(ctx context.Context, s *raftlog.Shard, op DedupSweepOp) (uint64, error) {
-	answer, _, err := s.ProposeOp(ctx, op.Op())
+	return proposeCount(ctx, s, op.Op())
+}
+
+// proposeCount proposes op, whose answer is a count (uvarint), and returns
+// the count.
+func proposeCount(ctx context.Context, s *raftlog.Shard, op raftlog.Op) (uint64, error) {
+	answer, _, err := s.ProposeOp(ctx, op)
 	if err != nil {
 		return 0, err
 	}

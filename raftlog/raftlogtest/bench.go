@@ -1,14 +1,18 @@
 package raftlogtest
 
 import (
+	"context"
 	"fmt"
 	"log"
+	"log/slog"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/queen-mq/queen-go/raftlog"
 )
 
 // Latencies are the timed calls of one Load, sorted.
@@ -88,4 +92,23 @@ func Ints(s string) []int {
 		out = append(out, v)
 	}
 	return out
+}
+
+// StartLeader starts a Local of n nodes for a benchmark, as StartLocal
+// does, with warnings and errors logged to stderr, and returns it with its
+// leader's shard once one is elected, within 30 s. A failure ends the
+// program (log.Fatal).
+func StartLeader(n int, appliers map[raftlog.OpKind]raftlog.Applier, rtt time.Duration, tweaks ...func(*raftlog.Config)) (*Local, *raftlog.Shard) {
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	l, err := StartLocal(n, appliers, rtt, logger, tweaks...)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := l.Leader(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return l, s
 }
