@@ -78,9 +78,10 @@ func decodeTrimOp(b []byte) (TrimOp, error) {
 
 // DedupSweepOp deletes the dedup entries of one partition's records that
 // are out of its queue's dedup window at the entry's stamp: at most Limit
-// records are looked at, from where the last sweep stopped. A leader's
-// job proposes it; every node deletes the same entries. Its answer is the
-// count of entries deleted (uvarint).
+// records (at least one, for a Limit of 0 or less) are looked at, from
+// where the last sweep stopped. A leader's job proposes it; every node
+// deletes the same entries. Its answer is the count of entries deleted
+// (uvarint).
 type DedupSweepOp struct {
 	Tenant, Queue, Partition string
 	Limit                    int

@@ -19,7 +19,9 @@ type GroupInfo struct {
 	// SubscriptionOp), 0 when unset.
 	From       int64
 	Partitions []GroupPartition
-	// Lag is the records of its partitions not yet settled, summed.
+	// Lag is, summed over its partitions, the records from the cursor (or
+	// the log start, when that is later) to the high watermark: a record
+	// settled out of order past the cursor still counts.
 	Lag int64
 }
 
@@ -181,8 +183,9 @@ func StatusOf(v *raftlog.View, tenant, queue, group, partition string) (func(off
 	}, nil
 }
 
-// GroupNames lists the groups subscribed to a queue, in name order,
-// without reading their partitions.
+// GroupNames lists the groups subscribed to a queue, in the order of
+// their keys (a name's length, then its bytes: "b" before "aa"), without
+// reading their partitions.
 func GroupNames(v *raftlog.View, tenant, queue string) ([]string, error) {
 	subs, err := subscriptions(v, tenant, queue, "")
 	if err != nil {
