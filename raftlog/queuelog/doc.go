@@ -57,10 +57,12 @@
 // op, item, nested number), never from a clock or randomness; maps are
 // looked up, never iterated into the store or an answer.
 //
-// Names and numbers: every applier checks the names an op carries against
-// package contract's table (a follower trusts nothing its proposer
-// checked): a push or configure of a name the contract refuses is
-// refused, and stored queue options are read within their ranges, so no
+// Names and numbers: the push, configure, trim and dedup sweep appliers
+// check the names an op carries against package contract's table (a
+// follower trusts nothing its proposer checked): a push or configure of a
+// name the contract refuses is refused. A delete queue op's name is not
+// checked: no queue of a name the contract refuses was ever stored, so it
+// finds nothing. Stored queue options are read within their ranges, so no
 // time arithmetic of apply can wrap.
 //
 // Offsets: a partition's offsets run from 0 without gaps; LogStart <=
