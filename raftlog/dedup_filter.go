@@ -95,7 +95,11 @@ func (s *Shard) DedupStats() DedupStats {
 	if m == nil {
 		return DedupStats{}
 	}
-	c := &m.dedupStats
+	return m.dedupStats.load()
+}
+
+// load reads the counters.
+func (c *dedupCounters) load() DedupStats {
 	return DedupStats{Avoided: c.avoided.Load(), Read: c.read.Load(), Missed: c.missed.Load(),
 		Builds: c.builds.Load(), Capacity: c.capacity.Load()}
 }

@@ -1,4 +1,4 @@
-package raftlog
+package raftlog_test
 
 import (
 	"fmt"
@@ -6,7 +6,8 @@ import (
 	"testing"
 
 	sm "github.com/lni/dragonboat/v4/statemachine"
-	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
+	. "github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 // BenchmarkUpdate applies pushes of one 200-byte record with a new
@@ -18,15 +19,15 @@ import (
 func BenchmarkUpdate(b *testing.B) {
 	for _, tc := range []struct {
 		name string
-		set  func(*dedupFilter)
+		set  func(*DedupFilter)
 	}{
-		{"dedup-filter=on", func(*dedupFilter) {}},
-		{"dedup-filter=off", func(d *dedupFilter) { d.off = true }},
-		{"dedup-filter=rebuilding", func(d *dedupFilter) { d.minKeys = 1 << 14 }},
+		{"dedup-filter=on", func(*DedupFilter) {}},
+		{"dedup-filter=off", func(d *DedupFilter) { d.SetOff() }},
+		{"dedup-filter=rebuilding", func(d *DedupFilter) { d.SetMinKeys(1 << 14) }},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			m := newStateMachine(1, 1, b.TempDir(), map[OpKind]Applier{OpPush: QueueLog.Appliers()[OpPush]}, slog.Default(), newWatchers())
-			tc.set(&m.dedup)
+			m := NewStateMachine(1, 1, b.TempDir(), map[OpKind]Applier{queuelog.OpPush: queuelog.Appliers()[queuelog.OpPush]}, slog.Default())
+			tc.set(m.Dedup())
 			if _, err := m.Open(nil); err != nil {
 				b.Fatal(err)
 			}
@@ -38,7 +39,7 @@ func BenchmarkUpdate(b *testing.B) {
 			for b.Loop() {
 				for j := range entries {
 					index++
-					op := PushOp{Tenant: "00000000-0000-0000-0000-000000000001", Items: []PushItem{{Queue: "q", Partition: fmt.Sprintf("p-%d", index%100),
+					op := queuelog.PushOp{Tenant: "00000000-0000-0000-0000-000000000001", Items: []queuelog.PushItem{{Queue: "q", Partition: fmt.Sprintf("p-%d", index%100),
 						TransactionID: fmt.Sprintf("tx-%d", index), Dedup: true, Payload: payload}}}
 					entries[j] = sm.Entry{Index: index, Cmd: AppendCommand(nil, &Command{Clock: int64(index), Ops: []Op{op.Op()}})}
 				}
@@ -46,41 +47,10 @@ func BenchmarkUpdate(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			st := statsOf(m)
+			st := m.DedupStats()
 			b.ReportMetric(float64(b.N*64)/b.Elapsed().Seconds(), "entries/s")
 			b.ReportMetric(float64(st.Read)/float64(b.N*64), "reads/entry")
 			b.ReportMetric(float64(st.Builds), "builds")
 		})
 	}
-}
-
-// BenchmarkDedupFilterBuild times a build of the filter from a store of
-// 1M dedup keys (two passes: count, then hash): what Open and a snapshot
-// recovery pay, and what a rebuild costs its goroutine.
-func BenchmarkDedupFilterBuild(b *testing.B) {
-	m := newStateMachine(1, 1, b.TempDir(), nil, slog.Default(), newWatchers())
-	if _, err := m.Open(nil); err != nil {
-		b.Fatal(err)
-	}
-	defer m.Close()
-	const keys = 1 << 20
-	batch := m.db.NewBatch()
-	for i := range keys {
-		k := storefmt.DedupKey(uint64(1+i%100), fmt.Sprintf("%016d", i))
-		if err := batch.Set(k, make([]byte, 26), nil); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := batch.Commit(nil); err != nil {
-		b.Fatal(err)
-	}
-	if err := m.db.Flush(); err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		if _, n, _, err := buildFilter(m.db, defaultFilterKeys, nil); err != nil || n != keys {
-			b.Fatal(n, err)
-		}
-	}
-	b.ReportMetric(float64(b.N*keys)/b.Elapsed().Seconds(), "keys/s")
 }

@@ -1,4 +1,4 @@
-package raftlog
+package raftlog_test
 
 import (
 	"context"
@@ -13,6 +13,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	. "github.com/queen-mq/queen-go/raftlog"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 // storeTemplate is a node's data directory, built once: a one-node
@@ -56,7 +59,7 @@ func buildStore() (string, error) {
 		return "", err
 	}
 	defer h.Close()
-	s, err := h.StartShard(1, QueueLog.Appliers())
+	s, err := h.StartShard(1, queuelog.Appliers())
 	if err != nil {
 		return "", err
 	}
@@ -64,8 +67,8 @@ func buildStore() (string, error) {
 	defer cancel()
 	payload := []byte(`"` + strings.Repeat("x", 50<<10) + `"`)
 	for i := range 120 {
-		_, _, err := s.ProposeOp(ctx, PushOp{Tenant: formatTenant, Items: []PushItem{{Queue: "q", Partition: fmt.Sprint("p", i%3),
-			TransactionID: fmt.Sprint("t", i), Dedup: true, Payload: payload}}}.Op())
+		_, _, err := s.ProposeOp(ctx, (&queuelog.PushOp{Tenant: formatTenant, Items: []queuelog.PushItem{{Queue: "q", Partition: fmt.Sprint("p", i%3),
+			TransactionID: fmt.Sprint("t", i), Dedup: true, Payload: payload}}}).Op())
 		if err != nil {
 			return "", err
 		}
@@ -160,7 +163,7 @@ func TestVerifyStoreTakesATornWAL(t *testing.T) {
 	dir := builtStore(t)
 	wal := files(t, dir, "/raft/", "logdb-", ".log")[0]
 	b, _ := os.ReadFile(wal)
-	c, err := checkLog(b, walNum(wal), nil)
+	c, err := CheckLog(b, walNum(wal), nil)
 	if err != nil || c.Records < 2 {
 		t.Fatalf("%s: %+v %v", wal, c, err)
 	}
@@ -177,7 +180,7 @@ func middle(path string) int64 { return size(path) / 2 }
 // middleOfLog is a byte inside the WAL's records, records after it.
 func middleOfLog(path string) int64 {
 	b, _ := os.ReadFile(path)
-	c, _ := checkLog(b, walNum(path), nil)
+	c, _ := CheckLog(b, walNum(path), nil)
 	return int64(c.End / 2)
 }
 
@@ -185,7 +188,7 @@ func middleOfLog(path string) int64 {
 func firstRecord(string) int64 { return 20 }
 
 func walNum(path string) uint32 {
-	n, _ := fileNum(filepath.Base(path))
+	n, _ := FileNum(filepath.Base(path))
 	return uint32(n)
 }
 
@@ -194,12 +197,12 @@ func walNum(path string) uint32 {
 func currentManifests(t *testing.T, paths []string) []string {
 	var out []string
 	for _, p := range paths {
-		cur, err := currentManifest(filepath.Dir(p))
+		cur, err := CurrentManifest(filepath.Dir(p))
 		if err != nil || cur != filepath.Base(p) {
 			continue
 		}
 		b, _ := os.ReadFile(p)
-		if c, _ := checkLog(b, 0, nil); c.Records > 1 {
+		if c, _ := CheckLog(b, 0, nil); c.Records > 1 {
 			out = append(out, p)
 		}
 	}

@@ -1,4 +1,4 @@
-package raftlog
+package raftlog_test
 
 import (
 	"bytes"
@@ -10,18 +10,20 @@ import (
 	"testing"
 
 	sm "github.com/lni/dragonboat/v4/statemachine"
+	. "github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 func testAppliers() map[OpKind]Applier {
-	m := QueueLog.Appliers()
+	m := queuelog.Appliers()
 	m[detKind] = detApplier{}
 	return m
 }
 
-func openSM(t testing.TB, dir string) *stateMachine {
+func openSM(t testing.TB, dir string) *StateMachine {
 	t.Helper()
-	s := newStateMachine(1, 1, dir, testAppliers(), slog.New(slog.DiscardHandler), newWatchers())
+	s := NewStateMachine(1, 1, dir, testAppliers(), slog.New(slog.DiscardHandler))
 	if _, err := s.Open(nil); err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +42,7 @@ func entries(log [][]byte, from, to int) []sm.Entry {
 
 // applyRun applies log[from:to] to s in Updates of sizes drawn by size, and
 // appends each entry's result to results.
-func applyRun(t testing.TB, s *stateMachine, log [][]byte, from, to int, size func() int, results *[][]byte) {
+func applyRun(t testing.TB, s *StateMachine, log [][]byte, from, to int, size func() int, results *[][]byte) {
 	t.Helper()
 	for from < to {
 		n := min(size(), to-from)
@@ -60,10 +62,10 @@ func applyRun(t testing.TB, s *stateMachine, log [][]byte, from, to int, size fu
 
 // digest hashes every key and value of s's logical state: a record as
 // its bytes, wherever the store keeps them (a segment pointer is where this
-// node put it), and without segKey (node-local).
-func digest(t testing.TB, s *stateMachine) (sum [32]byte, keys int) {
+// node put it), and without SegKey (node-local).
+func digest(t testing.TB, s *StateMachine) (sum [32]byte, keys int) {
 	t.Helper()
-	it, err := s.db.NewIter(nil)
+	it, err := s.DB().NewIter(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,13 +73,13 @@ func digest(t testing.TB, s *stateMachine) (sum [32]byte, keys int) {
 	h := sha256.New()
 	for it.First(); it.Valid(); it.Next() {
 		k, v := it.Key(), it.Value()
-		if bytes.Equal(k, segKey) {
+		if bytes.Equal(k, SegKey) {
 			continue
 		}
 		if storefmt.IsRecordKey(k) && len(v) > 0 && v[0] == storefmt.RecordInSegment {
 			p, _, _, err := storefmt.DecodePtr(v)
 			if err == nil {
-				v, err = s.segs.read(p)
+				v, err = s.ReadSegment(p)
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -109,7 +111,7 @@ func TestDeterminism(t *testing.T) {
 		results [][]byte
 	}
 	var runs []run
-	record := func(name string, s *stateMachine, results [][]byte) {
+	record := func(name string, s *StateMachine, results [][]byte) {
 		sum, keys := digest(t, s)
 		if keys < 100 {
 			t.Fatalf("%s: only %d keys stored", name, keys)
@@ -122,7 +124,7 @@ func TestDeterminism(t *testing.T) {
 	{
 		s := openSM(t, filepath.Join(dir, "reference"))
 		var results [][]byte
-		applyRun(t, s, log, 0, n, func() int { s.cache.clear(); return 1 }, &results)
+		applyRun(t, s, log, 0, n, func() int { s.ClearCache(); return 1 }, &results)
 		record("no cache", s, results)
 	}
 	for _, tc := range []struct {
@@ -133,8 +135,8 @@ func TestDeterminism(t *testing.T) {
 		var results [][]byte
 		applyRun(t, s, log, 0, n, tc.size, &results)
 		record(tc.name, s, results)
-		if s.applied.Load() != n {
-			t.Fatalf("%s: applied %d", tc.name, s.applied.Load())
+		if s.Applied() != n {
+			t.Fatalf("%s: applied %d", tc.name, s.Applied())
 		}
 	}
 
@@ -144,16 +146,16 @@ func TestDeterminism(t *testing.T) {
 	// stores the same.
 	for _, tc := range []struct {
 		name  string
-		set   func(*dedupFilter)
+		set   func(*DedupFilter)
 		built uint64
-	}{{"no dedup filter", func(d *dedupFilter) { d.off = true }, 0}, {"dedup filter rebuilt often", func(d *dedupFilter) { d.minKeys = 8 }, 5}} {
+	}{{"no dedup filter", func(d *DedupFilter) { d.SetOff() }, 0}, {"dedup filter rebuilt often", func(d *DedupFilter) { d.SetMinKeys(8) }, 5}} {
 		s := openSM(t, filepath.Join(dir, tc.name))
-		tc.set(&s.dedup)
-		s.dedup.rebuild(s.db)
+		tc.set(s.Dedup())
+		s.RebuildDedup()
 		var results [][]byte
 		applyRun(t, s, log, 0, n, random, &results)
 		record(tc.name, s, results)
-		st := statsOf(s)
+		st := s.DedupStats()
 		t.Logf("%s: %+v", tc.name, st)
 		if st.Builds < tc.built {
 			t.Fatalf("%s: %+v", tc.name, st)
@@ -165,13 +167,13 @@ func TestDeterminism(t *testing.T) {
 		s := openSM(t, filepath.Join(dir, "restart"))
 		var results [][]byte
 		applyRun(t, s, log, 0, n/2, random, &results)
-		stamp := s.stamp.Load()
+		stamp := s.Stamp()
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
 		s = openSM(t, filepath.Join(dir, "restart"))
-		if s.applied.Load() != n/2 || s.stamp.Load() != stamp {
-			t.Fatalf("reopened at index %d stamp %d, closed at %d %d", s.applied.Load(), s.stamp.Load(), n/2, stamp)
+		if s.Applied() != n/2 || s.Stamp() != stamp {
+			t.Fatalf("reopened at index %d stamp %d, closed at %d %d", s.Applied(), s.Stamp(), n/2, stamp)
 		}
 		applyRun(t, s, log, n/2, n, random, &results)
 		record("restart", s, results)
@@ -197,8 +199,8 @@ func TestDeterminism(t *testing.T) {
 		if err := dst.RecoverFromSnapshot(&buf, make(chan struct{})); err != nil {
 			t.Fatal(err)
 		}
-		if dst.applied.Load() != n/3 {
-			t.Fatalf("recovered at index %d, want %d", dst.applied.Load(), n/3)
+		if dst.Applied() != n/3 {
+			t.Fatalf("recovered at index %d, want %d", dst.Applied(), n/3)
 		}
 		applyRun(t, dst, log, n/3, n, random, &results)
 		record("snapshot", dst, results)
@@ -241,8 +243,8 @@ func checkCoverage(t *testing.T, log [][]byte, results [][]byte) {
 		}
 		for j, op := range cmd.Ops {
 			switch op.Kind {
-			case OpPush:
-				answers, err := DecodePushAnswers(res.Ops[j])
+			case queuelog.OpPush:
+				answers, err := queuelog.DecodePushAnswers(res.Ops[j])
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -253,11 +255,11 @@ func checkCoverage(t *testing.T, log [][]byte, results [][]byte) {
 						seen["appended"]++
 					}
 				}
-			case OpTrim:
+			case queuelog.OpTrim:
 				if n, _ := binary.Uvarint(res.Ops[j]); n > 0 {
 					seen["trimmed"]++
 				}
-			case OpConfigure:
+			case queuelog.OpConfigure:
 				seen["configured"]++
 			}
 		}

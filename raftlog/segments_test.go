@@ -1,4 +1,4 @@
-package raftlog
+package raftlog_test
 
 import (
 	"bytes"
@@ -10,15 +10,17 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2"
+	. "github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 // openSMWith opens a state machine whose segments start anew past limit
 // bytes.
-func openSMWith(t testing.TB, dir string, limit int64) *stateMachine {
+func openSMWith(t testing.TB, dir string, limit int64) *StateMachine {
 	t.Helper()
-	s := newStateMachine(1, 1, dir, testAppliers(), slog.New(slog.DiscardHandler), newWatchers())
-	s.segLimit = limit
+	s := NewStateMachine(1, 1, dir, testAppliers(), slog.New(slog.DiscardHandler))
+	s.SetSegLimit(limit)
 	if _, err := s.Open(nil); err != nil {
 		t.Fatal(err)
 	}
@@ -29,37 +31,33 @@ func openSMWith(t testing.TB, dir string, limit int64) *stateMachine {
 // crash stops s as SIGKILL would: nothing is flushed or synced, so the
 // store keeps only what its last flush made durable (Pebble writes no WAL)
 // and the segments what the OS already holds.
-func crash(t testing.TB, s *stateMachine) {
+func crash(t testing.TB, s *StateMachine) {
 	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.dedup.stop()
-	if err := s.db.Close(); err != nil {
+	if err := s.Crash(); err != nil {
 		t.Fatal(err)
 	}
-	s.db = nil
-	s.segs.close()
 }
 
-func segmentFiles(t testing.TB, s *stateMachine) []uint64 {
+func segmentFiles(t testing.TB, s *StateMachine) []uint64 {
 	t.Helper()
-	ids, err := s.segs.list()
+	ids, err := s.SegmentFiles()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return ids
 }
 
-// resolveRecord decodes an 'R' value, reading a pointer's bytes from segs.
-func resolveRecord(segs *segments, v []byte) (storefmt.StoredRecord, error) {
-	b, err := (&View{segs: segs}).RecordBytes(v)
+// resolveRecord decodes an 'R' value, reading a pointer's bytes from s's
+// segments.
+func resolveRecord(s *StateMachine, v []byte) (storefmt.StoredRecord, error) {
+	b, err := s.RecordBytes(v)
 	if err != nil {
 		return storefmt.StoredRecord{}, err
 	}
 	return storefmt.DecodeRecord(b)
 }
 
-func readView(t testing.TB, s *stateMachine, fn func(v *View) (any, error)) any {
+func readView(t testing.TB, s *StateMachine, fn func(v *View) (any, error)) any {
 	t.Helper()
 	got, err := s.Lookup(fn)
 	if err != nil {
@@ -73,17 +71,17 @@ func readView(t testing.TB, s *stateMachine, fn func(v *View) (any, error)) any 
 func TestRecordsLiveInSegments(t *testing.T) {
 	s := openSM(t, t.TempDir())
 	update(t, s, 1, pushCmd(1000, "q", "p", 50))
-	v, ok, err := pebbleSource{s.db}.Get(storefmt.RecordKey(1, 7))
+	v, ok, err := s.Source().Get(storefmt.RecordKey(1, 7))
 	if err != nil || !ok || v[0] != storefmt.RecordInSegment || len(v) > 40 {
 		t.Fatalf("'R' value = %x (%v %v), want a pointer", v, ok, err)
 	}
 	b := readView(t, s, func(v *View) (any, error) {
-		return v.ReadRecords(formatTenant, "q", "p", 0, ReadLimits{})
-	}).(Batch)
+		return queuelog.ReadRecords(v, formatTenant, "q", "p", 0, queuelog.ReadLimits{})
+	}).(queuelog.Batch)
 	if len(b.Records) != 50 || string(b.Records[49].Payload) != `{"n":1}` || b.Records[3].TransactionID != "tx-1000-3" {
 		t.Fatalf("read back %d records: %+v", len(b.Records), b.Records[:1])
 	}
-	st, err := os.Stat(filepath.Join(s.dir+".segments", segmentName(0)))
+	st, err := os.Stat(filepath.Join(s.Dir()+".segments", SegmentName(0)))
 	if err != nil || st.Size() < 50*7 {
 		t.Fatalf("segment 0: %v %v", st, err)
 	}
@@ -111,7 +109,7 @@ func TestCrashReplaysIntoTheSegments(t *testing.T) {
 	crash(t, s)
 
 	s = openSMWith(t, filepath.Join(dir, "crash"), 8<<10)
-	from := int(s.applied.Load())
+	from := int(s.Applied())
 	if from < n/3 || from >= 2*n/3 {
 		t.Fatalf("reopened at index %d: want the synced %d (the flush after it lost), not %d", from, n/3, 2*n/3)
 	}
@@ -133,8 +131,8 @@ func TestCrashReplaysIntoTheSegments(t *testing.T) {
 	}
 	// The bytes the lost entries had appended were cut, not left before
 	// the replayed ones.
-	_, refEnd := ref.segs.position()
-	_, end := s.segs.position()
+	_, refEnd := ref.SegmentPosition()
+	_, end := s.SegmentPosition()
 	if refEnd != end {
 		t.Errorf("the active segment holds %d bytes without a crash, %d after it", refEnd, end)
 	}
@@ -159,7 +157,7 @@ func TestTrimmedSegmentsAreRemoved(t *testing.T) {
 		t.Fatalf("segments %v: want many from 0", before)
 	}
 	trim := func(partition string, until int64) {
-		op := TrimOp{Tenant: formatTenant, Queue: "q", Partition: partition, Before: until}
+		op := queuelog.TrimOp{Tenant: formatTenant, Queue: "q", Partition: partition, Before: until}
 		next(Command{Clock: 5000 + int64(idx), Ops: []Op{op.Op()}})
 	}
 	trim("a", 2150) // a keeps its last 50 records
@@ -177,10 +175,10 @@ func TestTrimmedSegmentsAreRemoved(t *testing.T) {
 	if len(after) >= len(before)/2 || after[len(after)-1] != before[len(before)-1] {
 		t.Fatalf("segments %v after both trims, from %v: the ones below a's first live record stay", after, before)
 	}
-	check := func(s *stateMachine) {
+	check := func(s *StateMachine) {
 		b := readView(t, s, func(v *View) (any, error) {
-			return v.ReadRecords(formatTenant, "q", "a", 150, ReadLimits{})
-		}).(Batch)
+			return queuelog.ReadRecords(v, formatTenant, "q", "a", 150, queuelog.ReadLimits{})
+		}).(queuelog.Batch)
 		if len(b.Records) != 50 || b.Records[0].Ts != 2150 || b.Records[49].Ts != 2199 {
 			t.Fatalf("a holds %d records from %d", len(b.Records), b.Records[0].Ts)
 		}
@@ -196,7 +194,7 @@ func TestTrimmedSegmentsAreRemoved(t *testing.T) {
 func TestSegmentChecksum(t *testing.T) {
 	s := openSM(t, t.TempDir())
 	update(t, s, 1, pushCmd(1000, "q", "p", 3))
-	f, err := os.OpenFile(filepath.Join(s.dir+".segments", segmentName(0)), os.O_RDWR, 0)
+	f, err := os.OpenFile(filepath.Join(s.Dir()+".segments", SegmentName(0)), os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +202,9 @@ func TestSegmentChecksum(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	_, err = s.Lookup(func(v *View) (any, error) { return v.ReadRecords(formatTenant, "q", "p", 0, ReadLimits{}) })
+	_, err = s.Lookup(func(v *View) (any, error) {
+		return queuelog.ReadRecords(v, formatTenant, "q", "p", 0, queuelog.ReadLimits{})
+	})
 	if !errors.Is(err, ErrStorage) {
 		t.Fatalf("read of a damaged record: %v, want ErrStorage", err)
 	}
@@ -215,13 +215,13 @@ func TestSegmentChecksum(t *testing.T) {
 func TestDryRunReadsSegments(t *testing.T) {
 	s := openSM(t, t.TempDir())
 	update(t, s, 1, pushCmd(1000, "q", "p", 2))
-	got, err := s.Lookup(dryRun{clock: 2000, fn: func(tx *Txn, at ApplyInfo) (any, error) {
-		return tx.View(at).ReadRecords(formatTenant, "q", "p", 0, ReadLimits{})
-	}})
+	got, err := s.Lookup(DryRun(2000, func(tx *Txn, at ApplyInfo) (any, error) {
+		return queuelog.ReadRecords(tx.View(at), formatTenant, "q", "p", 0, queuelog.ReadLimits{})
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := got.(Batch); len(b.Records) != 2 || string(b.Records[1].Payload) != `{"n":1}` {
+	if b := got.(queuelog.Batch); len(b.Records) != 2 || string(b.Records[1].Payload) != `{"n":1}` {
 		t.Fatalf("dry run read %+v", b)
 	}
 }
@@ -233,30 +233,30 @@ func TestOlderStoreMovesRecordsIntoSegments(t *testing.T) {
 	dir := t.TempDir()
 	s := openSMWith(t, dir, 512)
 	idx := uint64(1)
-	next := func(s *stateMachine, cmd Command) { update(t, s, idx, cmd); idx++ }
+	next := func(s *StateMachine, cmd Command) { update(t, s, idx, cmd); idx++ }
 	next(s, pushCmd(1000, "q", "p", 3))
 	for off := int64(0); off < 3; off++ { // as a store from before segments holds them
-		v, _, _ := pebbleSource{s.db}.Get(storefmt.RecordKey(1, off))
-		rec, err := resolveRecord(s.segs, v)
+		v, _, _ := s.Source().Get(storefmt.RecordKey(1, off))
+		rec, err := resolveRecord(s, v)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.db.Set(storefmt.RecordKey(1, off), rec.Encode(), pebble.NoSync); err != nil {
+		if err := s.DB().Set(storefmt.RecordKey(1, off), rec.Encode(), pebble.NoSync); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.db.Set(formatKey, binary.AppendUvarint(nil, 2), pebble.NoSync); err != nil {
+	if err := s.DB().Set(FormatKey, binary.AppendUvarint(nil, 2), pebble.NoSync); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	s = openSMWith(t, dir, 512)
-	if f, err := readFormat(s.db); err != nil || f != storeFormat {
-		t.Fatalf("format %d after open (%v), want %d", f, err, storeFormat)
+	if f, err := ReadFormat(s.DB()); err != nil || f != StoreFormat {
+		t.Fatalf("format %d after open (%v), want %d", f, err, StoreFormat)
 	}
 	for off := int64(0); off < 3; off++ {
-		if v, _, _ := (pebbleSource{s.db}).Get(storefmt.RecordKey(1, off)); len(v) == 0 || v[0] != storefmt.RecordInSegment {
+		if v, _, _ := s.Source().Get(storefmt.RecordKey(1, off)); len(v) == 0 || v[0] != storefmt.RecordInSegment {
 			t.Fatalf("record %d is not in a segment after the upgrade: %x", off, v)
 		}
 	}
@@ -266,7 +266,9 @@ func TestOlderStoreMovesRecordsIntoSegments(t *testing.T) {
 	if err := s.Sync(); err != nil {
 		t.Fatal(err)
 	}
-	b := readView(t, s, func(v *View) (any, error) { return v.ReadRecords(formatTenant, "q", "p", 0, ReadLimits{}) }).(Batch)
+	b := readView(t, s, func(v *View) (any, error) {
+		return queuelog.ReadRecords(v, formatTenant, "q", "p", 0, queuelog.ReadLimits{})
+	}).(queuelog.Batch)
 	if len(b.Records) != 203 || b.Records[0].TransactionID != "tx-1000-0" {
 		t.Fatalf("read %d records after the upgrade and a Sync, want 203", len(b.Records))
 	}
@@ -289,9 +291,9 @@ func (recordUpgrader) UpgradeStore(tx *Txn) error {
 func TestUpgradeRecordSurvivesCrash(t *testing.T) {
 	dir := t.TempDir()
 	ap := testAppliers()
-	ap[OpPush] = recordUpgrader{QueueLog.Appliers()[OpPush]}
-	open := func() *stateMachine {
-		s := newStateMachine(1, 1, dir, ap, slog.New(slog.DiscardHandler), newWatchers())
+	ap[queuelog.OpPush] = recordUpgrader{queuelog.Appliers()[queuelog.OpPush]}
+	open := func() *StateMachine {
+		s := NewStateMachine(1, 1, dir, ap, slog.New(slog.DiscardHandler))
 		if _, err := s.Open(nil); err != nil {
 			t.Fatal(err)
 		}
@@ -302,11 +304,11 @@ func TestUpgradeRecordSurvivesCrash(t *testing.T) {
 	update(t, s, 1, pushCmd(1000, "q", "p", 1)) // not flushed
 	crash(t, s)
 	s = open()
-	v, ok, err := pebbleSource{s.db}.Get(storefmt.RecordKey(99, 0))
+	v, ok, err := s.Source().Get(storefmt.RecordKey(99, 0))
 	if err != nil || !ok {
 		t.Fatalf("upgrade record: %v %v", ok, err)
 	}
-	if r, err := resolveRecord(s.segs, v); err != nil || string(r.Payload) != "upgrade-wrote-me" {
+	if r, err := resolveRecord(s, v); err != nil || string(r.Payload) != "upgrade-wrote-me" {
 		t.Fatalf("the upgrade's record after a crash: %+v %v", r, err)
 	}
 }
@@ -316,7 +318,7 @@ func TestUpgradeRecordSurvivesCrash(t *testing.T) {
 func TestSnapshotWithAPointerIsRefused(t *testing.T) {
 	s := openSM(t, t.TempDir())
 	var b []byte
-	b = append(b, snapshotMagic...)
+	b = append(b, SnapshotMagic...)
 	k, v := storefmt.RecordKey(1, 0), storefmt.EncodePtr(storefmt.Ptr{Seg: 0, Pos: 0, N: 5}, 1, "x")
 	b = binary.AppendUvarint(b, uint64(len(k)))
 	b = append(b, k...)

@@ -1,11 +1,13 @@
-package raftlog
+package raftlog_test
 
 import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 
+	. "github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 	"github.com/queen-mq/queen-go/raftlog/wire"
 )
 
@@ -29,7 +31,7 @@ func detOp(op byte, args ...[]byte) Op {
 }
 
 func (detApplier) Apply(tx *Txn, at ApplyInfo, data []byte) ([]byte, error) {
-	d := newDecoder(data[1:])
+	d := wire.NewDecoder(data[1:], ErrCorruptEntry)
 	switch data[0] {
 	case 's':
 		tx.Set(d.Bytes(), d.Bytes())
@@ -60,7 +62,7 @@ func recordedLog(seed uint64, n int) [][]byte {
 	queues := []string{"q1", "q2", "q3", "q4"}
 	clock := int64(1_000_000_000)
 	randPush := func() Op {
-		var items []PushItem
+		var items []queuelog.PushItem
 		for range 1 + rng.IntN(4) {
 			payload := make([]byte, rng.IntN(40))
 			for i := range payload {
@@ -68,10 +70,10 @@ func recordedLog(seed uint64, n int) [][]byte {
 			}
 			var mid [16]byte
 			binary.BigEndian.PutUint64(mid[:], rng.Uint64())
-			items = append(items, PushItem{Queue: queues[rng.IntN(3)], Partition: fmt.Sprint("p", rng.IntN(4)),
+			items = append(items, queuelog.PushItem{Queue: queues[rng.IntN(3)], Partition: fmt.Sprint("p", rng.IntN(4)),
 				TransactionID: fmt.Sprint("tx", rng.IntN(40)), MessageID: mid, Dedup: rng.IntN(5) > 0, Payload: payload})
 		}
-		return (&PushOp{Tenant: detTenant, Items: items}).Op()
+		return (&queuelog.PushOp{Tenant: detTenant, Items: items}).Op()
 	}
 	var log [][]byte
 	for range n {
@@ -89,13 +91,13 @@ func recordedLog(seed uint64, n int) [][]byte {
 			cmd.Ops = []Op{randPush()}
 		case r < 60:
 			opts := []string{`{"dedupWindowSeconds":5}`, `{"dedupWindowSeconds":0}`, `{"x":1,"y":[2]}`, `{"dedupWindowSeconds":null}`}
-			cmd.Ops = []Op{(&ConfigureOp{Tenant: detTenant, Queue: queues[rng.IntN(4)], Replace: rng.IntN(2) == 0, Options: []byte(opts[rng.IntN(4)])}).Op()}
+			cmd.Ops = []Op{(&queuelog.ConfigureOp{Tenant: detTenant, Queue: queues[rng.IntN(4)], Replace: rng.IntN(2) == 0, Options: []byte(opts[rng.IntN(4)])}).Op()}
 		case r < 68:
 			part := ""
 			if rng.IntN(2) == 0 {
 				part = fmt.Sprint("p", rng.IntN(4))
 			}
-			cmd.Ops = []Op{(&TrimOp{Tenant: detTenant, Queue: queues[rng.IntN(4)], Partition: part, Before: clock - int64(rng.IntN(20_000_000))}).Op()}
+			cmd.Ops = []Op{(&queuelog.TrimOp{Tenant: detTenant, Queue: queues[rng.IntN(4)], Partition: part, Before: clock - int64(rng.IntN(20_000_000))}).Op()}
 		case r < 76: // rolled back by a later op
 			last := detOp('a')
 			if rng.IntN(3) == 0 {
@@ -108,12 +110,12 @@ func recordedLog(seed uint64, n int) [][]byte {
 		case r < 84: // a range over the metadata: every queue of tenant t forgotten
 			cmd.Ops = []Op{detOp('r', storefmt.QueuePrefix(storefmt.PrefixQueue, detTenant, ""), wire.PrefixEnd(wire.AppendString([]byte{storefmt.PrefixQueue}, detTenant))), randPush()}
 		case r < 86: // a dedup sweep
-			cmd.Ops = []Op{(&DedupSweepOp{Tenant: detTenant, Queue: queues[rng.IntN(4)], Partition: fmt.Sprint("p", rng.IntN(4)), Limit: 1 + rng.IntN(20)}).Op()}
+			cmd.Ops = []Op{(&queuelog.DedupSweepOp{Tenant: detTenant, Queue: queues[rng.IntN(4)], Partition: fmt.Sprint("p", rng.IntN(4)), Limit: 1 + rng.IntN(20)}).Op()}
 		case r < 88: // a tick
 		case r < 90:
 			cmd.Ops = []Op{randPush(), {Kind: 999}}
 		case r < 92:
-			log = append(log, []byte{commandVersion + 1, 0, 0})
+			log = append(log, []byte{CommandVersion + 1, 0, 0})
 			continue
 		case r < 94:
 			b := AppendCommand(nil, &Command{Clock: clock, Ops: []Op{randPush()}})

@@ -1,4 +1,4 @@
-package raftlog
+package raftlog_test
 
 import (
 	"bytes"
@@ -11,13 +11,15 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	sm "github.com/lni/dragonboat/v4/statemachine"
+	. "github.com/queen-mq/queen-go/raftlog"
 	"github.com/queen-mq/queen-go/raftlog/internal/storefmt"
+	"github.com/queen-mq/queen-go/raftlog/queuelog"
 )
 
 const formatTenant = "00000000-0000-0000-0000-000000000001"
 
 // update applies commands to s as entries from index on.
-func update(t *testing.T, s *stateMachine, index uint64, cmds ...Command) []Result {
+func update(t *testing.T, s *StateMachine, index uint64, cmds ...Command) []Result {
 	t.Helper()
 	es := make([]sm.Entry, len(cmds))
 	for i := range cmds {
@@ -37,11 +39,11 @@ func update(t *testing.T, s *stateMachine, index uint64, cmds ...Command) []Resu
 }
 
 func pushCmd(clock int64, queue, partition string, n int) Command {
-	op := PushOp{Tenant: formatTenant}
+	op := queuelog.PushOp{Tenant: formatTenant}
 	for i := range n {
 		var mid [16]byte
 		binary.BigEndian.PutUint64(mid[8:], uint64(clock)<<16|uint64(i))
-		op.Items = append(op.Items, PushItem{Queue: queue, Partition: partition, TransactionID: fmt.Sprintf("tx-%d-%d", clock, i),
+		op.Items = append(op.Items, queuelog.PushItem{Queue: queue, Partition: partition, TransactionID: fmt.Sprintf("tx-%d-%d", clock, i),
 			MessageID: mid, Dedup: true, Payload: []byte(`{"n":1}`)})
 	}
 	return Command{Clock: clock, Ops: []Op{op.Op()}}
@@ -62,7 +64,7 @@ func TestNamesStoredOnce(t *testing.T) {
 			t.Fatalf("push aborted: %q", r.Ops)
 		}
 	}
-	it, err := s.db.NewIter(nil)
+	it, err := s.DB().NewIter(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +94,7 @@ func TestNamesStoredOnce(t *testing.T) {
 // layout, then pushes on.
 func TestUpgradeFormat1(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "sm")
-	db, err := pebble.Open(dir, pebbleOptions(func() {}))
+	db, err := pebble.Open(dir, PebbleOptions(func() {}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +111,7 @@ func TestUpgradeFormat1(t *testing.T) {
 		string(storefmt.CreatedKey(formatTenant, "orders", 1)):        []byte("eu/1"),
 		string(storefmt.RecordKey(7, 1)):                              rec(1),
 		string(storefmt.NextUIDKey):                                   binary.BigEndian.AppendUint64(nil, 8),
-		string(metaKey):                                               metaValue(3, 500),
+		string(MetaKey):                                               MetaValue(3, 500),
 	} {
 		if err := db.Set([]byte(k), v, pebble.NoSync); err != nil {
 			t.Fatal(err)
@@ -122,26 +124,26 @@ func TestUpgradeFormat1(t *testing.T) {
 		t.Fatal(err)
 	}
 	for round := range 2 { // the second open finds format 2 and changes nothing
-		s := newStateMachine(1, 1, dir, testAppliers(), nil, newWatchers())
+		s := NewStateMachine(1, 1, dir, testAppliers(), nil)
 		applied, err := s.Open(nil)
 		if err != nil || applied != uint64(3+round) {
 			t.Fatalf("round %d: open: %d %v", round, applied, err)
 		}
-		if f, err := readFormat(s.db); err != nil || f != storeFormat {
+		if f, err := ReadFormat(s.DB()); err != nil || f != StoreFormat {
 			t.Fatalf("round %d: format %d %v", round, f, err)
 		}
-		v := &View{src: pebbleSource{s.db}, segs: s.segs}
-		b, err := v.ReadRecords(formatTenant, "orders", "eu/1", 1, ReadLimits{MaxRecords: 1})
+		v := s.View()
+		b, err := queuelog.ReadRecords(v, formatTenant, "orders", "eu/1", 1, queuelog.ReadLimits{MaxRecords: 1})
 		if err != nil || len(b.Records) != 1 || b.HighWatermark != int64(2+round) || b.LogStart != 1 || b.Records[0].TransactionID != "tx1" {
 			t.Fatalf("round %d: read %+v %v", round, b, err)
 		}
-		parts, _, err := v.PartitionsChanged(formatTenant, "orders", math.MinInt64, 0, 10)
+		parts, _, err := queuelog.PartitionsChanged(v, formatTenant, "orders", math.MinInt64, 0, 10)
 		if err != nil || len(parts) != 1 || parts[0].Name != "eu/1" || parts[0].UID != 7 || parts[0].LastOffset != int64(1+round) {
 			t.Fatalf("round %d: partitions %+v %v", round, parts, err)
 		}
 		if round == 0 {
 			res := update(t, s, 4, pushCmd(600, "orders", "eu/1", 1))
-			if a, err := DecodePushAnswers(res[0].Ops[0]); err != nil || len(a) != 1 || a[0].Offset != 2 || a[0].PartitionID != m.ID {
+			if a, err := queuelog.DecodePushAnswers(res[0].Ops[0]); err != nil || len(a) != 1 || a[0].Offset != 2 || a[0].PartitionID != m.ID {
 				t.Fatalf("push after the upgrade: %+v %v", a, err)
 			}
 		}
@@ -154,13 +156,13 @@ func TestUpgradeFormat1(t *testing.T) {
 func TestNewerFormatRefused(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "sm")
 	s := openSM(t, dir)
-	if err := s.db.Set(formatKey, binary.AppendUvarint(nil, storeFormat+1), pebble.NoSync); err != nil {
+	if err := s.DB().Set(FormatKey, binary.AppendUvarint(nil, StoreFormat+1), pebble.NoSync); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
-	s2 := newStateMachine(1, 1, dir, testAppliers(), nil, newWatchers())
+	s2 := NewStateMachine(1, 1, dir, testAppliers(), nil)
 	if _, err := s2.Open(nil); err == nil || !strings.Contains(err.Error(), "newer than this broker's") {
-		t.Fatalf("open of format %d: %v", storeFormat+1, err)
+		t.Fatalf("open of format %d: %v", StoreFormat+1, err)
 	}
 }
 
@@ -172,12 +174,12 @@ func TestStoredDedupWindowSaturates(t *testing.T) {
 	for _, window := range []string{"9223372036854775807", "9223372036855", "1e400"} {
 		s := openSM(t, t.TempDir())
 		q := storefmt.QueueMeta{Created: 1, Options: []byte(`{"dedupWindowSeconds":` + window + `}`)}
-		if err := s.db.Set(storefmt.QueueKey(formatTenant, "q1"), q.Encode(), pebble.NoSync); err != nil {
+		if err := s.DB().Set(storefmt.QueueKey(formatTenant, "q1"), q.Encode(), pebble.NoSync); err != nil {
 			t.Fatal(err)
 		}
 		once := pushCmd(1000, "q1", "p", 1)
 		res := update(t, s, 1, once, Command{Clock: 2000, Ops: once.Ops})
-		a, err := DecodePushAnswers(res[1].Ops[0])
+		a, err := queuelog.DecodePushAnswers(res[1].Ops[0])
 		if err != nil || !a[0].Duplicate || a[0].Offset != 0 {
 			t.Fatalf("window %s: the retry answered %+v %v, want a duplicate of offset 0", window, a, err)
 		}
@@ -185,10 +187,10 @@ func TestStoredDedupWindowSaturates(t *testing.T) {
 }
 
 // dedupEntries counts the dedup entries in s's store.
-func dedupEntries(t *testing.T, s *stateMachine) int {
+func dedupEntries(t *testing.T, s *StateMachine) int {
 	t.Helper()
 	n := 0
-	if err := (pebbleSource{s.db}).Scan([]byte{storefmt.PrefixDedup}, []byte{storefmt.PrefixDedup + 1}, func(_, _ []byte) bool { n++; return true }); err != nil {
+	if err := s.Source().Scan([]byte{storefmt.PrefixDedup}, []byte{storefmt.PrefixDedup + 1}, func(_, _ []byte) bool { n++; return true }); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -200,7 +202,7 @@ func dedupEntries(t *testing.T, s *stateMachine) int {
 // owns is not the old record's to delete.
 func TestDedupSweep(t *testing.T) {
 	s := openSM(t, t.TempDir())
-	conf := Command{Clock: 1, Ops: []Op{(&ConfigureOp{Tenant: formatTenant, Queue: "q", Options: []byte(`{"dedupWindowSeconds":10}`)}).Op()}}
+	conf := Command{Clock: 1, Ops: []Op{(&queuelog.ConfigureOp{Tenant: formatTenant, Queue: "q", Options: []byte(`{"dedupWindowSeconds":10}`)}).Op()}}
 	cmds := []Command{conf}
 	for i := range 6 { // one push a second, from 100 s on
 		cmds = append(cmds, pushCmd(int64(100+i)*1_000_000, "q", "p", 2))
@@ -211,7 +213,7 @@ func TestDedupSweep(t *testing.T) {
 	}
 	sweep := func(index uint64, at int64, limit int) uint64 {
 		t.Helper()
-		res := update(t, s, index, Command{Clock: at, Ops: []Op{(&DedupSweepOp{Tenant: formatTenant, Queue: "q", Partition: "p", Limit: limit}).Op()}})
+		res := update(t, s, index, Command{Clock: at, Ops: []Op{(&queuelog.DedupSweepOp{Tenant: formatTenant, Queue: "q", Partition: "p", Limit: limit}).Op()}})
 		if !res[0].Applied() {
 			t.Fatalf("sweep: %q", res[0].Ops)
 		}
@@ -236,7 +238,7 @@ func TestDedupSweep(t *testing.T) {
 	// record's: a sweep walking the old record leaves it.
 	again := pushCmd(103*1_000_000, "q", "p", 1) // the ids of the push of 103 s
 	res := update(t, s, 13, Command{Clock: 120_000_000, Ops: again.Ops})
-	if a, _ := DecodePushAnswers(res[0].Ops[0]); a[0].Duplicate {
+	if a, _ := queuelog.DecodePushAnswers(res[0].Ops[0]); a[0].Duplicate {
 		t.Fatalf("a push after the window was a duplicate")
 	}
 	if n := sweep(14, 114_000_000+10_000_000, 100); n != 5 { // 103 s's other entry, 104 and 105 s's; not the new one
