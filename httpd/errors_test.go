@@ -2,10 +2,11 @@ package httpd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -50,8 +51,10 @@ func TestNoSuchRoute(t *testing.T) {
 	}
 }
 
-// TestUnavailable: the unknown-outcome kinds are 503 with their code and
-// Retry-After: 1, on every route that calls the broker.
+// TestUnavailable: the unknown-outcome kinds are 503 with their code,
+// Retry-After: 1 and one log line, on every route that calls the broker
+// (brokerRequests), over a broker whose every call fails (failAll); the
+// call is the route's, and the only one.
 func TestUnavailable(t *testing.T) {
 	kinds := []struct {
 		err  error
@@ -64,44 +67,26 @@ func TestUnavailable(t *testing.T) {
 		{fmt.Errorf("read index: %w", ErrNoLeader), CodeNoLeader},
 		{ErrRetry, CodeRetry},
 	}
-	routes := []struct{ method, path, body string }{
-		{"POST", "/api/v1/push", `{"items":[{"queue":"q","payload":1}]}`},
-		{"POST", "/api/v1/fetch", `{"entries":[{"queue":"q","offset":0}]}`},
-		{"POST", "/api/v1/fetch/offsets", `{"entries":[{"queue":"q","timestamp":0}]}`},
-		{"POST", "/api/v1/partitions/changed", `{"entries":[]}`},
-		{"POST", "/api/v1/configure", `{"queue":"q"}`},
-		{"POST", "/api/v1/kv", `[]`},
-		{"GET", "/api/v1/kv/a/k", ``},
-		{"PUT", "/api/v1/kv/a/k", `{"value":1}`},
-		{"DELETE", "/api/v1/kv/a/k", ``},
-		{"GET", "/api/v1/resources/queues", ``},
-		{"GET", "/api/v1/resources/queues/q", ``},
-		{"GET", "/api/v1/pop/queue/q", ``},
-		{"GET", "/api/v1/pop/queue/q/partition/p", ``},
-		{"GET", "/api/v1/pop?namespace=n", ``},
-		{"POST", "/api/v1/ack", `{"transactionId":"t","partitionId":"1"}`},
-		{"POST", "/api/v1/ack/batch", `{"acknowledgments":[{"transactionId":"t","partitionId":"1"}]}`},
-		{"POST", "/api/v1/lease/l/extend", `{"seconds":5}`},
-		{"POST", "/api/v1/transaction", `{"operations":[{"type":"push","queue":"q","payload":1}]}`},
-		{"GET", "/api/v1/consumer-groups", ``},
-		{"GET", "/api/v1/consumer-groups/lagging", ``},
-		{"GET", "/api/v1/consumer-groups/g", ``},
-		{"DELETE", "/api/v1/consumer-groups/g", ``},
-		{"DELETE", "/api/v1/consumer-groups/g/queues/q", ``},
-		{"POST", "/api/v1/consumer-groups/g/queues/q/seek", `{"toEnd":true}`},
-		{"POST", "/api/v1/consumer-groups/g/queues/q/partitions/p/seek", `{"timestamp":"2025-09-22T10:15:30Z"}`},
-		{"GET", "/api/v1/dlq", ``},
-		{"POST", "/api/v1/dlq/d1/replay", ``},
-		{"DELETE", "/api/v1/dlq?queue=q", ``},
-		{"GET", "/api/v1/messages?queue=q", ``},
+	for key, why := range notUnavailable {
+		t.Run("not unavailable "+key, func(t *testing.T) {
+			r, ok := noTenantRoutes[key]
+			if !ok {
+				t.Fatalf("notUnavailable has %s, which is not in noTenantRoutes", key)
+			}
+			method, _, _ := strings.Cut(key, " ")
+			e := failEnv(t, ErrTimeout, Options{})
+			if w := e.do(t, method, r.target, r.body); w.Code == http.StatusServiceUnavailable {
+				t.Fatalf("%s is listed as calling no broker method that fails (%s), but answers 503", key, why)
+			}
+			e.fb.none(t)
+		})
 	}
-	routes = append(routes, statsRequests...)
-
 	for _, k := range kinds {
-		for _, r := range routes {
-			t.Run(k.err.Error()+" "+r.method+" "+r.path, func(t *testing.T) {
-				e := newEnv(t, failing(k.err), Options{})
-				w := e.do(t, r.method, r.path, r.body)
+		for _, r := range brokerRequests() {
+			method, _, _ := strings.Cut(r.route, " ")
+			t.Run(k.err.Error()+" "+method+" "+r.target, func(t *testing.T) {
+				e := failEnv(t, k.err, Options{})
+				w := e.do(t, method, r.target, r.body)
 				wantError(t, w, http.StatusServiceUnavailable, k.code, "")
 				if ra := w.Header().Get("Retry-After"); ra != "1" {
 					t.Fatalf("Retry-After = %q", ra)
@@ -109,42 +94,38 @@ func TestUnavailable(t *testing.T) {
 				if e.logLines() != 1 {
 					t.Fatalf("log = %q, want one line", e.log)
 				}
+				if got := e.fb.only(t); r.call != "" && got.method != r.call {
+					t.Fatalf("broker got %s, want %s", got.method, r.call)
+				}
 			})
 		}
 	}
 }
 
-// failing is a broker whose every call fails with err.
-func failing(err error) *fakeBroker {
-	return &fakeBroker{
-		push:         func(context.Context, string, []PushItem) ([]PushResult, error) { return nil, err },
-		fetch:        func(context.Context, string, FetchRequest) ([]FetchEntry, error) { return nil, err },
-		fetchOffsets: func(context.Context, string, []OffsetQuery) ([]OffsetAnswer, error) { return nil, err },
-		changed:      func(context.Context, string, []ChangedQuery) (ChangedAnswer, error) { return ChangedAnswer{}, err },
-		configure: func(context.Context, string, ConfigureRequest) (ConfigureAnswer, error) {
-			return ConfigureAnswer{}, err
-		},
-		kv:     func(context.Context, string, []KVOp) (json.Marshaler, error) { return nil, err },
-		queues: func(context.Context, string) ([]QueueSummary, error) { return nil, err },
-		queue:  func(context.Context, string, string) (QueueDetail, bool, error) { return QueueDetail{}, false, err },
-		pop:    func(context.Context, string, PopRequest) (PopAnswer, bool, error) { return PopAnswer{}, false, err },
-		ack:    func(context.Context, string, []AckItem) ([]AckResult, error) { return nil, err },
-		extend: func(context.Context, string, string, int) (ExtendAnswer, error) { return ExtendAnswer{}, err },
-		transaction: func(context.Context, string, TxnRequest) (TxnAnswer, error) {
-			return TxnAnswer{}, err
-		},
-		groups:      func(context.Context, string) ([]GroupInfo, error) { return nil, err },
-		group:       func(context.Context, string, string) (GroupInfo, bool, error) { return GroupInfo{}, false, err },
-		deleteGroup: func(context.Context, string, string, string) (int, error) { return 0, err },
-		seek:        func(context.Context, string, SeekRequest) (int, error) { return 0, err },
-		dlq:         func(context.Context, string, DLQQuery) ([]DeadLetter, int, error) { return nil, 0, err },
-		replay: func(context.Context, string, string, string, string) (ReplayAnswer, error) {
-			return ReplayAnswer{}, err
-		},
-		purge:      func(context.Context, string, string, string) (int, error) { return 0, err },
-		messages:   func(context.Context, string, MessagesQuery) ([]MessageInfo, error) { return nil, err },
-		queueStats: func(context.Context, string, string) (Stats, error) { return Stats{}, err },
+// notUnavailable are the routes of noTenantRoutes that call no broker
+// method that can fail, so answer no 503 over failAll, and why.
+var notUnavailable = map[string]string{
+	"POST /stats/refresh":                           "answers a constant",
+	"GET /analytics/system-metrics":                 "reads the node's registry",
+	"GET /analytics/worker-metrics":                 "reads the node's registry",
+	"HEAD /pop":                                     "404 no_such_route",
+	"HEAD /pop/queue/{queue}":                       "404 no_such_route",
+	"HEAD /pop/queue/{queue}/partition/{partition}": "404 no_such_route",
+	"HEAD /ephemeral/pop":                           "404 no_such_route",
+}
+
+// brokerRequests are the requests of every route that calls the broker:
+// tenantRequests and streamTenantRequests (each with its call), then the
+// routes of noTenantRoutes not in notUnavailable (the Cluster's, whose
+// call is not named), by key.
+func brokerRequests() []tenantRequest {
+	rs := slices.Concat(tenantRequests, streamTenantRequests)
+	for _, key := range slices.Sorted(maps.Keys(noTenantRoutes)) {
+		if _, ok := notUnavailable[key]; !ok {
+			rs = append(rs, tenantRequest{route: key, target: noTenantRoutes[key].target, body: noTenantRoutes[key].body})
+		}
 	}
+	return rs
 }
 
 func TestBrokerErrors(t *testing.T) {
@@ -171,7 +152,7 @@ func TestBrokerErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, failing(c.err), Options{})
+			e := failEnv(t, c.err, Options{})
 			w := e.do(t, "POST", "/api/v1/push", `{"items":[{"queue":"q","payload":1}]}`)
 			wantJSON(t, w, c.status, c.want)
 			if got := w.Header().Get("Retry-After") == "1"; got != c.retryAfter {
@@ -191,7 +172,7 @@ func TestBrokerErrors(t *testing.T) {
 // the broker answered (a cancelled proposal comes back as a timeout).
 func TestClientGone(t *testing.T) {
 	for _, err := range []error{context.Canceled, fmt.Errorf("%w: request canceled", ErrTimeout)} {
-		e := newEnv(t, failing(err), Options{})
+		e := failEnv(t, err, Options{})
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		r := newRequest("POST", "/api/v1/push", `{"items":[{"queue":"q","payload":1}]}`).WithContext(ctx)

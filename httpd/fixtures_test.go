@@ -40,20 +40,6 @@ func wantRefused(t *testing.T, name, method, target, body string, status int, co
 	})
 }
 
-// statsRequests are the requests of the Statuser's routes (status and
-// resources counts), for the tests that run every route of a kind.
-var statsRequests = []struct{ method, path, body string }{
-	{"GET", "/api/v1/status", ``},
-	{"GET", "/api/v1/status/queues", ``},
-	{"GET", "/api/v1/status/queues/q", ``},
-	{"GET", "/api/v1/status/analytics", ``},
-	{"GET", "/api/v1/resources/overview", ``},
-	{"GET", "/api/v1/resources/namespaces", ``},
-	{"GET", "/api/v1/resources/tasks", ``},
-	{"GET", "/api/v1/resources/partitions", ``},
-	{"GET", "/api/v1/resources/queues/q/depth", ``},
-}
-
 // queryRefusal is a query a GET route refuses with 400 bad_request
 // before it asks the broker, and a part of the message it answers.
 type queryRefusal struct{ name, query, msg string }

@@ -29,7 +29,6 @@ type fakeBroker struct {
 	groups       func(ctx context.Context, tenant string) ([]GroupInfo, error)
 	group        func(ctx context.Context, tenant, group string) (GroupInfo, bool, error)
 	deleteGroup  func(ctx context.Context, tenant, group, queue string) (int, error)
-	seek         func(ctx context.Context, tenant string, req SeekRequest) (int, error)
 	dlq          func(ctx context.Context, tenant string, q DLQQuery) ([]DeadLetter, int, error)
 	replay       func(ctx context.Context, tenant, id, queue, partition string) (ReplayAnswer, error)
 	purge        func(ctx context.Context, tenant, queue, group string) (int, error)
@@ -382,9 +381,6 @@ func (f *fakeBroker) SetSubscription(ctx context.Context, tenant, group string, 
 // SeekConsumerGroup moves one partition by default.
 func (f *fakeBroker) SeekConsumerGroup(ctx context.Context, tenant string, req SeekRequest) (int, error) {
 	f.record("SeekConsumerGroup", tenant, req)
-	if f.seek != nil {
-		return f.seek(ctx, tenant, req)
-	}
 	return 1, nil
 }
 

@@ -252,13 +252,13 @@ func TestConsumeUnavailable(t *testing.T) {
 		{"POST", "/api/v1/ack", `{"transactionId":"t","partitionId":"1"}`},
 		{"POST", "/api/v1/lease/l/extend", `{"seconds":5}`},
 	} {
-		e := newEnv(t, failing(fmt.Errorf("propose: %w", ErrTimeout)), Options{})
+		e := failEnv(t, fmt.Errorf("propose: %w", ErrTimeout), Options{})
 		w := e.do(t, r.method, r.target, r.body)
 		wantError(t, w, http.StatusServiceUnavailable, CodeTimeout, "deadline")
 		if ra := w.Header().Get("Retry-After"); ra != "1" {
 			t.Fatalf("%s %s: Retry-After = %q", r.method, r.target, ra)
 		}
-		e = newEnv(t, failing(refused), Options{})
+		e = failEnv(t, refused, Options{})
 		wantJSON(t, e.do(t, r.method, r.target, r.body), http.StatusNotFound, `{"error":"queue q not found","code":"queue_not_found"}`)
 	}
 }

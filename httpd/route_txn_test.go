@@ -454,7 +454,7 @@ func TestTxnBrokerAnswerBroken(t *testing.T) {
 // TestTxnBrokerErrors: the broker's errors are answered as on every route.
 func TestTxnBrokerErrors(t *testing.T) {
 	body := `{"operations":[{"type":"push","queue":"q","payload":1}]}`
-	e := newEnv(t, failing(fmt.Errorf("propose: %w", ErrTimeout)), Options{})
+	e := failEnv(t, fmt.Errorf("propose: %w", ErrTimeout), Options{})
 	w := e.do(t, "POST", "/api/v1/transaction", body)
 	wantError(t, w, http.StatusServiceUnavailable, CodeTimeout, "deadline")
 	if ra := w.Header().Get("Retry-After"); ra != "1" {
@@ -470,7 +470,7 @@ func TestTxnBrokerErrors(t *testing.T) {
 			`{"error":"payload_too_large","reason":"kv_value_too_large","detail":"kv[0]"}`},
 	}
 	for _, c := range cases {
-		e := newEnv(t, failing(c.err), Options{})
+		e := failEnv(t, c.err, Options{})
 		wantJSON(t, e.do(t, "POST", "/api/v1/transaction", body), c.err.Status, c.want)
 	}
 }
